@@ -1,0 +1,93 @@
+// Child-process runs with posix_spawn; output captured through temporary files.
+#include "app/cli/child_run.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "engine/errors.h"
+#include "engine/trace_json.h"
+
+extern char** environ;
+
+namespace streamlab {
+namespace {
+
+std::string TempPath(const std::string& suffix) {
+  static int counter = 0;
+  return (std::filesystem::temp_directory_path() /
+          ("streamlab-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + suffix))
+      .string();
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+ChildRunResult RunChild(const std::string& self, std::vector<std::string> args, double timeout_s) {
+  std::string trace_path = TempPath(".trace.json");
+  std::string err_path = TempPath(".stderr.txt");
+  args.insert(args.begin(), {self, "run"});
+  args.insert(args.end(), {"--out", trace_path, "--quiet"});
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw RunError("cannot start " + self + ": " + std::strerror(rc));
+
+  // The child has its own watchdog; this is the backstop if the child itself hangs.
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000) + 30000);
+  int status = 0;
+  ChildRunResult result;
+  while (true) {
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      result.error = "the run did not finish and was killed";
+      std::remove(trace_path.c_str());
+      std::remove(err_path.c_str());
+      return result;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.error = Slurp(err_path);
+  if (!WIFEXITED(status))
+    result.error += (result.error.empty() ? "" : "; ") + std::string("the run crashed (signal ") +
+                    std::to_string(WTERMSIG(status)) + ")";
+  if (result.exit_code == 0) result.trace = LoadTraceFile(trace_path);
+  std::remove(trace_path.c_str());
+  std::remove(err_path.c_str());
+  return result;
+}
+
+}  // namespace streamlab

@@ -1,0 +1,23 @@
+// Runs `streamlab-cli run ...` in a child process and reads its trace back. GPU runs go
+// through here so that a sticky CUDA error, a hang or a crash ends only the child, and
+// each run gets the per-process CUDA settings its scenario asks for.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/trace.h"
+
+namespace streamlab {
+
+struct ChildRunResult {
+  int exit_code = -1;   // the child's exit code; -1 if it died from a signal
+  std::string error;    // the child's stderr (trimmed) when it failed
+  Trace trace;          // valid when exit_code == 0
+};
+
+// `args` are the arguments after `run` (lab, --variant, ...); --out and --quiet are added.
+ChildRunResult RunChild(const std::string& self, std::vector<std::string> args,
+                        double timeout_s);
+
+}  // namespace streamlab

@@ -1,0 +1,39 @@
+// `streamlab-cli list`: the catalogue by week, with variants and parameters.
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "engine/errors.h"
+#include "engine/lab_texts.h"
+#include "labs/catalogue.h"
+
+namespace streamlab {
+
+int CmdList() {
+  int week = 0;
+  for (const Lab& lab : AllLabs()) {
+    if (lab.week != week) {
+      week = lab.week;
+      std::cout << "Week " << week << "\n";
+    }
+    std::string title;
+    try {
+      title = LoadLabText(lab.id, "en").title;
+    } catch (const InputError& e) {
+      title = "(texts missing: " + std::string(e.what()) + ")";
+    }
+    std::cout << "  " << lab.id << std::string(lab.id.size() < 28 ? 28 - lab.id.size() : 1, ' ')
+              << title << "\n";
+    std::cout << "      variants:";
+    for (const std::string& v : lab.variants) std::cout << " " << v;
+    if (!lab.params.empty()) {
+      std::cout << "   params:";
+      for (const LabParam& p : lab.params)
+        std::cout << " " << p.name << "=" << p.fallback << " [" << p.min << ".." << p.max << "]";
+    }
+    if (lab.devices > 1) std::cout << "   needs " << lab.devices << " GPUs";
+    std::cout << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace streamlab

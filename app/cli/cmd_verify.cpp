@@ -1,0 +1,89 @@
+// `streamlab-cli verify [LAB...|--all]`: runs every variant of each lab and checks the
+// lab's expectations on the trace. One line per check, then "N passed, N failed".
+#include <filesystem>
+#include <iostream>
+
+#include "app/cli/backend_choice.h"
+#include "app/cli/child_run.h"
+#include "app/cli/commands.h"
+#include "app/cli/run_target.h"
+#include "engine/errors.h"
+#include "engine/scenario_json.h"
+#include "engine/trace_json.h"
+#include "kernels/cuda_backend.h"
+#include "labs/catalogue.h"
+
+namespace streamlab {
+namespace {
+
+// Runs one lab variant: in this process on the simulator, in a child process on a GPU.
+Trace RunVariant(const VerifyCommand& cmd, const Lab& lab, const std::string& variant) {
+  if (cmd.backend == "sim") {
+    RunTarget target = ResolveRunTarget(lab.id, variant, {});
+    BackendChoice backend = ChooseBackend("sim", target.scenario, cmd.profile);
+    Trace trace = backend.executor->Run(target.scenario, RunOptions{});
+    LabelTrace(target, trace);
+    return trace;
+  }
+  ChildRunResult child = RunChild(cmd.self,
+                                  {lab.id, "--variant", variant, "--backend", cmd.backend,
+                                   "--timeout", std::to_string(cmd.timeout_s)},
+                                  cmd.timeout_s);
+  if (child.exit_code == kExitNoBackend) throw BackendError(child.error);
+  if (child.exit_code != 0) throw RunError(child.error.empty() ? "the run failed" : child.error);
+  return child.trace;
+}
+
+}  // namespace
+
+int CmdVerify(const VerifyCommand& cmd) {
+  if (cmd.backend != "sim" && cmd.backend != "cuda" && cmd.backend != "auto")
+    throw InputError("--backend must be sim, cuda or auto");
+  std::vector<const Lab*> labs;
+  if (cmd.all) {
+    for (const Lab& lab : AllLabs()) labs.push_back(&lab);
+  } else {
+    if (cmd.labs.empty()) throw InputError("name labs to verify, or pass --all");
+    for (const std::string& id : cmd.labs) labs.push_back(&FindLab(id));
+  }
+  if (cmd.backend == "cuda") {
+    CudaProbe probe = ProbeCuda();
+    if (!probe.usable) throw BackendError("no usable GPU: " + probe.reason);
+    std::cout << "GPU: " << probe.device_name << " x" << probe.device_count << ", driver "
+              << probe.driver << "\n";
+  }
+  if (!cmd.out_dir.empty()) std::filesystem::create_directories(cmd.out_dir);
+
+  int passed = 0, failed = 0;
+  for (const Lab* lab : labs) {
+    for (const std::string& variant : lab->variants) {
+      std::string label = lab->id + "/" + variant;
+      Trace trace;
+      try {
+        trace = RunVariant(cmd, *lab, variant);
+      } catch (const std::exception& e) {
+        std::cout << "FAIL  " << label << ": run failed: " << e.what() << "\n";
+        ++failed;
+        continue;
+      }
+      if (!cmd.out_dir.empty())
+        SaveJsonFile(TraceToJson(trace), cmd.out_dir + "/" + lab->id + "." + variant + ".json");
+      LabArgs args = ResolveLabArgs(*lab, variant, trace.params.empty() ? std::map<std::string, double>{} : trace.params);
+      for (const Expectation& e : lab->expectations(args)) {
+        CheckResult r;
+        try {
+          r = e.check(trace);
+        } catch (const std::exception& ex) {
+          r = {false, ex.what()};
+        }
+        std::cout << (r.pass ? "PASS  " : "FAIL  ") << label << ": " << e.claim << " ("
+                  << r.measured << ")\n";
+        (r.pass ? passed : failed)++;
+      }
+    }
+  }
+  std::cout << passed << " passed, " << failed << " failed\n";
+  return failed ? kExitFailed : kExitOk;
+}
+
+}  // namespace streamlab

@@ -1,0 +1,42 @@
+// The CLI's subcommands. Each returns the process exit code; errors are thrown
+// (InputError -> 2, BackendError -> 3, RunError -> 4) and mapped in main.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace streamlab {
+
+enum ExitCode { kExitOk = 0, kExitFailed = 1, kExitBadInput = 2, kExitNoBackend = 3, kExitRunError = 4 };
+
+struct RunCommand {
+  std::string target;  // lab id or scenario file
+  std::string backend = "sim";
+  std::string variant;
+  std::vector<std::string> params;
+  std::string out;      // trace JSON
+  std::string chrome;   // Chrome-trace JSON
+  std::string profile;  // simulator profile JSON
+  std::string save_scenario;
+  double timeout_s = 10;
+  int repeat = 1;
+  int width = 80;
+  bool quiet = false;
+};
+
+struct VerifyCommand {
+  std::vector<std::string> labs;
+  bool all = false;
+  std::string backend = "sim";
+  std::string out_dir;  // keep each run's trace here
+  std::string profile;
+  double timeout_s = 10;
+  std::string self;     // path of this executable, to run GPU labs in child processes
+};
+
+int CmdList();
+int CmdRun(const RunCommand& cmd);
+int CmdShow(const std::string& path, int width);
+int CmdVerify(const VerifyCommand& cmd);
+
+}  // namespace streamlab

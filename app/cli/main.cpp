@@ -1,0 +1,97 @@
+// streamlab-cli: the headless front end. Parses the command line and maps errors to exit
+// codes: 0 ok, 1 a verify check failed, 2 bad input, 3 no usable backend, 4 run failed.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <climits>
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "engine/errors.h"
+
+namespace {
+
+constexpr const char* kFooter = R"(
+Exit codes: 0 ok, 1 a verify check failed, 2 bad input, 3 no usable GPU, 4 the run failed.
+
+Profile a lab in Nsight Systems (each op is an NVTX range named after it):
+  nsys profile --trace=cuda,nvtx -o w2-legacy streamlab-cli run w2-legacy-default-stall --backend cuda --variant legacy)";
+
+std::string SelfPath(const char* argv0) {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) return std::string(buf, static_cast<size_t>(n));
+  return argv0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace streamlab;
+  CLI::App app{"StreamLab: CUDA streams and events, run and explained"};
+  app.footer(kFooter);
+  app.require_subcommand(1);
+
+  app.add_subcommand("list", "List the labs by week");
+
+  RunCommand run;
+  CLI::App* run_cmd = app.add_subcommand("run", "Run a lab or a scenario file and show its timeline");
+  run_cmd->add_option("target", run.target, "Lab id or scenario .json")->required();
+  run_cmd->add_option("--backend", run.backend, "sim, cuda or auto")->capture_default_str();
+  run_cmd->add_option("--variant", run.variant, "Lab variant (default: the first)");
+  run_cmd->add_option("--param", run.params, "Lab parameter name=value (repeatable)");
+  run_cmd->add_option("--out", run.out, "Write the trace JSON here");
+  run_cmd->add_option("--chrome", run.chrome, "Write a Chrome-trace JSON here (Perfetto)");
+  run_cmd->add_option("--profile", run.profile, "Simulator device profile JSON");
+  run_cmd->add_option("--save-scenario", run.save_scenario, "Write the scenario JSON here");
+  run_cmd->add_option("--timeout", run.timeout_s, "GPU watchdog in seconds")->capture_default_str();
+  run_cmd->add_option("--repeat", run.repeat, "GPU: measured runs, keep the median")->capture_default_str();
+  run_cmd->add_option("--width", run.width, "Text chart width")->capture_default_str();
+  run_cmd->add_flag("--quiet", run.quiet, "Print no chart");
+
+  std::string show_path;
+  int show_width = 80;
+  CLI::App* show_cmd = app.add_subcommand("show", "Print a saved trace as a text Gantt chart");
+  show_cmd->add_option("trace", show_path, "Trace JSON")->required();
+  show_cmd->add_option("--width", show_width, "Chart width")->capture_default_str();
+
+  VerifyCommand verify;
+  CLI::App* verify_cmd = app.add_subcommand("verify", "Run labs and check their expectations");
+  verify_cmd->add_option("labs", verify.labs, "Lab ids");
+  verify_cmd->add_flag("--all", verify.all, "Every lab");
+  verify_cmd->add_option("--backend", verify.backend, "sim, cuda or auto")->capture_default_str();
+  verify_cmd->add_option("--out-dir", verify.out_dir, "Keep each run's trace in this folder");
+  verify_cmd->add_option("--profile", verify.profile, "Simulator device profile JSON");
+  verify_cmd->add_option("--timeout", verify.timeout_s, "GPU watchdog per run, seconds");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "streamlab-cli: " << e.what() << " (see --help)\n";
+    return kExitBadInput;
+  }
+
+  try {
+    if (app.got_subcommand("list")) return CmdList();
+    if (run_cmd->parsed()) return CmdRun(run);
+    if (show_cmd->parsed()) return CmdShow(show_path, show_width);
+    if (verify_cmd->parsed()) {
+      verify.self = SelfPath(argv[0]);
+      return CmdVerify(verify);
+    }
+  } catch (const InputError& e) {
+    std::cerr << "streamlab-cli: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const BackendError& e) {
+    std::cerr << "streamlab-cli: " << e.what() << "\n";
+    return kExitNoBackend;
+  } catch (const std::exception& e) {
+    std::cerr << "streamlab-cli: run failed: " << e.what() << "\n";
+    return kExitRunError;
+  }
+  return kExitBadInput;
+}

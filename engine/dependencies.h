@@ -1,0 +1,35 @@
+// The ordering edges CUDA's stream semantics put between GPU ops, derived from the
+// scenario alone (submission order), before anything runs. The simulator executes them; the
+// exporters draw them; the analyzer explains with them.
+#pragma once
+
+#include <vector>
+
+#include "engine/scenario.h"
+
+namespace streamlab {
+
+enum class EdgeKind {
+  kStreamOrder,    // previous op on the same stream (FIFO)
+  kEvent,          // cudaStreamWaitEvent on the latest record of the event
+  kWaitStream,     // wait_stream: the other stream's last op at the time of the call
+  kLegacyBarrier,  // legacy default stream <-> blocking streams
+};
+
+struct DepEdge {
+  int from = -1;  // op index that must finish first
+  int to = -1;    // op index that waits
+  EdgeKind kind = EdgeKind::kStreamOrder;
+};
+
+struct StreamDependencies {
+  std::vector<std::vector<DepEdge>> into;  // into[op]: edges that op waits on
+  std::vector<int> last_record_before;     // for wait_event/sync_event/query: the record op, or -1
+  std::vector<int> last_on_stream_before;  // for wait_stream/sync_stream: that stream's last op, or -1
+};
+
+StreamDependencies ComputeDependencies(const Scenario& scenario);
+
+const char* ToString(EdgeKind kind);
+
+}  // namespace streamlab

@@ -1,0 +1,109 @@
+// Device profile JSON and the simulator's per-block and per-transfer cost model.
+#include "engine/device_profile.h"
+
+#include <cmath>
+
+#include "engine/errors.h"
+
+namespace streamlab {
+namespace {
+
+// One table drives both directions, so a field cannot be saved but not loaded.
+template <typename Fn>
+void ForEachField(DeviceProfile& p, Fn&& fn) {
+  fn("sm_count", p.sm_count);
+  fn("max_threads_per_sm", p.max_threads_per_sm);
+  fn("max_blocks_per_sm", p.max_blocks_per_sm);
+  fn("launch_host_ns", p.launch_host);
+  fn("record_host_ns", p.record_host);
+  fn("wait_host_ns", p.wait_host);
+  fn("query_host_ns", p.query_host);
+  fn("sync_wake_ns", p.sync_wake);
+  fn("memset_host_ns", p.memset_host);
+  fn("malloc_base_ns", p.malloc_base);
+  fn("malloc_per_mb_ns", p.malloc_per_mb);
+  fn("free_host_ns", p.free_host);
+  fn("malloc_host_base_ns", p.malloc_host_base);
+  fn("malloc_host_per_mb_ns", p.malloc_host_per_mb);
+  fn("malloc_host_syncs_device", p.malloc_host_syncs_device);
+  fn("set_device_host_ns", p.set_device_host);
+  fn("module_load_ns", p.module_load);
+  fn("submit_latency_ns", p.submit_latency);
+  fn("same_stream_gap_ns", p.same_stream_gap);
+  fn("cross_stream_gap_ns", p.cross_stream_gap);
+  fn("h2d_pinned_gbps", p.h2d_pinned_gbps);
+  fn("d2h_pinned_gbps", p.d2h_pinned_gbps);
+  fn("pageable_gbps", p.pageable_gbps);
+  fn("d2d_gbps", p.d2d_gbps);
+  fn("peer_gbps", p.peer_gbps);
+  fn("memset_gbps", p.memset_gbps);
+  fn("copy_fixed_ns", p.copy_fixed);
+  fn("compute_ns_per_fma", p.compute_ns_per_fma);
+  fn("sm_memory_gbps", p.sm_memory_gbps);
+  fn("atomic_ns", p.atomic_ns);
+  fn("shared_ns_per_iter", p.shared_ns_per_iter);
+  fn("priority_greatest", p.priority_greatest);
+  fn("priority_least", p.priority_least);
+}
+
+}  // namespace
+
+Json ProfileToJson(const DeviceProfile& profile) {
+  DeviceProfile copy = profile;
+  Json j{{"kind", "streamlab.profile"}, {"schema", 1}, {"name", profile.name}};
+  ForEachField(copy, [&](const char* key, auto& field) { j[key] = field; });
+  return j;
+}
+
+DeviceProfile ProfileFromJson(const Json& json, const std::string& source) {
+  if (!json.is_object()) throw InputError(source + ": expected a JSON object");
+  JsonReader r(json, source, "");
+  if (r.String("kind", "streamlab.profile") != "streamlab.profile")
+    r.FailAt("kind", "expected \"streamlab.profile\"");
+  if (r.Int("schema", 1) != 1) r.FailAt("schema", "only schema 1 is supported");
+  DeviceProfile p;
+  p.name = r.String("name", p.name);
+  ForEachField(p, [&](const char* key, auto& field) {
+    using T = std::decay_t<decltype(field)>;
+    if (!r.Has(key)) return;
+    if constexpr (std::is_same_v<T, bool>) {
+      field = r.Bool(key, field);
+    } else if constexpr (std::is_same_v<T, double>) {
+      double v = r.Number(key, field);
+      if (!(v > 0) || !std::isfinite(v) || v > 1e7) r.FailAt(key, "must be a positive number");
+      field = v;
+    } else {
+      int64_t v = r.Int(key);
+      if (v < -1000 || v > int64_t{10'000'000'000}) r.FailAt(key, "out of range");
+      field = static_cast<T>(v);
+    }
+  });
+  if (p.sm_count < 1 || p.sm_count > 1024) r.FailAt("sm_count", "must be 1..1024");
+  if (p.max_threads_per_sm < 32 || p.max_threads_per_sm > 4096)
+    r.FailAt("max_threads_per_sm", "must be 32..4096");
+  if (p.max_blocks_per_sm < 1 || p.max_blocks_per_sm > 64)
+    r.FailAt("max_blocks_per_sm", "must be 1..64");
+  return p;
+}
+
+DeviceProfile LoadProfileFile(const std::string& path) {
+  return ProfileFromJson(ParseJson(ReadTextFile(path), path), path);
+}
+
+TimeNs BlockDuration(const DeviceProfile& p, const KernelSpec& k) {
+  double ns = 0;
+  switch (k.kind) {
+    case KernelKind::kSpin: ns = static_cast<double>(k.work); break;
+    case KernelKind::kCompute: ns = static_cast<double>(k.work) * p.compute_ns_per_fma; break;
+    case KernelKind::kMemory: ns = static_cast<double>(k.work) / p.sm_memory_gbps; break;
+    case KernelKind::kAtomic: ns = static_cast<double>(k.work) * p.atomic_ns; break;
+    case KernelKind::kSharedMemory: ns = static_cast<double>(k.work) * p.shared_ns_per_iter; break;
+  }
+  return std::max<TimeNs>(Us(1), static_cast<TimeNs>(ns));
+}
+
+TimeNs TransferDuration(const DeviceProfile& p, uint64_t bytes, double gbps) {
+  return p.copy_fixed + static_cast<TimeNs>(static_cast<double>(bytes) / gbps);
+}
+
+}  // namespace streamlab

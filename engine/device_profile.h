@@ -1,0 +1,64 @@
+// The numbers the simulator needs about a GPU and its host. The built-in default is the
+// H200 measured in shared/GPU-FACTS.md; a JSON file can override any field.
+#pragma once
+
+#include <string>
+
+#include "engine/json_reader.h"
+#include "engine/scenario.h"
+
+namespace streamlab {
+
+struct DeviceProfile {
+  std::string name = "NVIDIA H200 (simulated, GPU-FACTS profile)";
+  // Streaming multiprocessors and what fits on one at a time.
+  int sm_count = 132;
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 32;
+  // Host-side cost of API calls (time the host thread spends in the call).
+  TimeNs launch_host = Us(5);         // cudaLaunchKernel / cudaMemcpyAsync submission
+  TimeNs record_host = Us(1.2);       // cudaEventRecord
+  TimeNs wait_host = Us(1);           // cudaStreamWaitEvent
+  TimeNs query_host = Us(0.5);        // cudaEventQuery
+  TimeNs sync_wake = Us(3);           // a blocked sync returns this long after the GPU is done
+  TimeNs memset_host = Us(9);         // cudaMemset (legacy stream) returns without waiting
+  TimeNs malloc_base = Us(20);        // cudaMalloc: 161 us for 64 MB on the H200
+  TimeNs malloc_per_mb = Ns(2200);
+  TimeNs free_host = Us(40);          // cudaFree after its device-wide sync
+  TimeNs malloc_host_base = Us(50);   // cudaMallocHost pins pages: slow per MB
+  TimeNs malloc_host_per_mb = Us(60);
+  bool malloc_host_syncs_device = true;  // CUDA docs: page-locked allocation prevents concurrency
+  TimeNs set_device_host = Us(0.3);
+  TimeNs module_load = Us(40);        // lazy loading of one kernel function
+  // GPU-side latencies.
+  TimeNs submit_latency = Us(4);      // host call returns -> the GPU sees the work
+  TimeNs same_stream_gap = Us(1);     // back-to-back ops on one stream
+  TimeNs cross_stream_gap = Us(6);    // a dependency released by another stream / event
+  // Copy engines and memory.
+  double h2d_pinned_gbps = 54.8;
+  double d2h_pinned_gbps = 54.8;
+  double pageable_gbps = 5.7;         // staged through a driver buffer; blocks the host
+  double d2d_gbps = 1500;
+  double peer_gbps = 300;             // cudaMemcpyPeerAsync between two GPUs
+  double memset_gbps = 2000;
+  TimeNs copy_fixed = Us(2);
+  // Kernel cost model for the non-spin kinds (per block).
+  double compute_ns_per_fma = 2.0;    // one dependent FMA per thread per iteration
+  double sm_memory_gbps = 36;         // HBM bandwidth / SM count
+  double atomic_ns = 8.0;             // per atomic per thread, contended
+  double shared_ns_per_iter = 1.0;
+  int priority_greatest = -5;
+  int priority_least = 0;
+};
+
+Json ProfileToJson(const DeviceProfile& profile);
+// Fields not present keep their default. Throws InputError on a bad value.
+DeviceProfile ProfileFromJson(const Json& json, const std::string& source);
+DeviceProfile LoadProfileFile(const std::string& path);
+
+// How long one block of this kernel runs on this profile.
+TimeNs BlockDuration(const DeviceProfile& profile, const KernelSpec& kernel);
+// How long the copy engine needs for a transfer of `bytes` at `gbps`.
+TimeNs TransferDuration(const DeviceProfile& profile, uint64_t bytes, double gbps);
+
+}  // namespace streamlab

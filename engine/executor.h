@@ -1,0 +1,25 @@
+// The one interface both backends implement: run a Scenario, return its Trace.
+#pragma once
+
+#include <string>
+
+#include "engine/scenario.h"
+#include "engine/trace.h"
+
+namespace streamlab {
+
+struct RunOptions {
+  TimeNs timeout = Ms(10000);  // watchdog for real GPU runs
+  int repeat = 1;              // real GPU runs: keep the median of N measured runs
+  bool warmup = true;          // real GPU runs: one unmeasured pass first
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual std::string Backend() const = 0;  // "sim" or "cuda"
+  // Throws InputError for scenarios this backend cannot run, RunError when a run fails.
+  virtual Trace Run(const Scenario& scenario, const RunOptions& options) = 0;
+};
+
+}  // namespace streamlab

@@ -1,0 +1,33 @@
+// Duration formatting.
+#include "engine/format.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace streamlab {
+
+std::string FormatDuration(TimeNs ns) {
+  char buf[32];
+  double v = static_cast<double>(ns);
+  double a = std::fabs(v);
+  if (a < 1e3) std::snprintf(buf, sizeof buf, "%.0f ns", v);
+  else if (a < 1e4) std::snprintf(buf, sizeof buf, "%.2f us", v / 1e3);
+  else if (a < 1e6) std::snprintf(buf, sizeof buf, "%.1f us", v / 1e3);
+  else if (a < 1e9) std::snprintf(buf, sizeof buf, "%.2f ms", v / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.2f s", v / 1e9);
+  return buf;
+}
+
+std::string FormatMicros(TimeNs ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f us", static_cast<double>(ns) / 1e3);
+  return buf;
+}
+
+std::string FormatPercent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", fraction * 100.0);
+  return buf;
+}
+
+}  // namespace streamlab

@@ -1,0 +1,145 @@
+// JSON parsing with located errors (line/column for syntax, a path for structure).
+#include "engine/json_reader.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "engine/errors.h"
+
+namespace streamlab {
+
+std::string ReadTextFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open file");
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size < 0) throw InputError(path + ": cannot read file");
+  if (size > (256 << 20)) throw InputError(path + ": file larger than 256 MiB");
+  in.seekg(0);
+  std::string text(static_cast<size_t>(size), '\0');
+  in.read(text.data(), size);
+  if (!in) throw InputError(path + ": cannot read file");
+  return text;
+}
+
+Json ParseJson(const std::string& text, const std::string& source) {
+  try {
+    // Depth-limited by nlohmann's recursive parser; cap nesting ourselves to avoid stack
+    // exhaustion on hostile input.
+    int depth = 0, max_depth = 0;
+    bool in_string = false, escaped = false;
+    for (char c : text) {
+      if (in_string) {
+        if (escaped) escaped = false;
+        else if (c == '\\') escaped = true;
+        else if (c == '"') in_string = false;
+        continue;
+      }
+      if (c == '"') in_string = true;
+      else if (c == '[' || c == '{') max_depth = std::max(max_depth, ++depth);
+      else if (c == ']' || c == '}') --depth;
+    }
+    if (max_depth > 64) throw InputError(source + ": JSON nested deeper than 64 levels");
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    size_t offset = e.byte == 0 ? 0 : e.byte - 1;
+    int line = 1, column = 1;
+    for (size_t i = 0; i < offset && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    std::string what = e.what();
+    size_t cut = what.find("parse error");
+    if (cut != std::string::npos) what = what.substr(cut);
+    throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                     ": malformed JSON: " + what);
+  }
+}
+
+JsonReader::JsonReader(const Json& value, std::string source, std::string path)
+    : value_(value), source_(std::move(source)), path_(std::move(path)) {
+  if (!value_.is_object()) Fail("expected an object");
+}
+
+void JsonReader::Fail(const std::string& what) const {
+  throw InputError(source_ + ": " + (path_.empty() ? std::string("(top level)") : path_) + ": " +
+                   what);
+}
+
+void JsonReader::FailAt(const char* key, const std::string& what) const {
+  std::string at = path_.empty() ? key : path_ + "." + key;
+  throw InputError(source_ + ": " + at + ": " + what);
+}
+
+bool JsonReader::Has(const char* key) const { return value_.contains(key); }
+
+const Json& JsonReader::Field(const char* key) const {
+  auto it = value_.find(key);
+  if (it == value_.end()) FailAt(key, "missing");
+  return *it;
+}
+
+std::string JsonReader::String(const char* key) const {
+  const Json& v = Field(key);
+  if (!v.is_string()) FailAt(key, "expected a string");
+  return v.get<std::string>();
+}
+
+std::string JsonReader::String(const char* key, const std::string& fallback) const {
+  return Has(key) ? String(key) : fallback;
+}
+
+int64_t JsonReader::Int(const char* key) const {
+  const Json& v = Field(key);
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (d == static_cast<double>(static_cast<int64_t>(d)) && d > -9e18 && d < 9e18)
+      return static_cast<int64_t>(d);
+  }
+  FailAt(key, "expected an integer");
+}
+
+int64_t JsonReader::Int(const char* key, int64_t fallback) const {
+  return Has(key) ? Int(key) : fallback;
+}
+
+double JsonReader::Number(const char* key, double fallback) const {
+  if (!Has(key)) return fallback;
+  const Json& v = Field(key);
+  if (!v.is_number()) FailAt(key, "expected a number");
+  return v.get<double>();
+}
+
+bool JsonReader::Bool(const char* key, bool fallback) const {
+  if (!Has(key)) return fallback;
+  const Json& v = Field(key);
+  if (!v.is_boolean()) FailAt(key, "expected true or false");
+  return v.get<bool>();
+}
+
+JsonReader JsonReader::Object(const char* key) const {
+  const Json& v = Field(key);
+  if (!v.is_object()) FailAt(key, "expected an object");
+  return JsonReader(v, source_, path_.empty() ? key : path_ + "." + key);
+}
+
+std::vector<JsonReader> JsonReader::Array(const char* key) const {
+  std::vector<JsonReader> out;
+  if (!Has(key)) return out;
+  const Json& v = Field(key);
+  if (!v.is_array()) FailAt(key, "expected an array");
+  std::string base = path_.empty() ? key : path_ + "." + key;
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::string at = base + "[" + std::to_string(i) + "]";
+    if (!v[i].is_object()) throw InputError(source_ + ": " + at + ": expected an object");
+    out.emplace_back(v[i], source_, at);
+  }
+  return out;
+}
+
+}  // namespace streamlab

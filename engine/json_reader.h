@@ -1,0 +1,47 @@
+// Reading JSON files with errors a student can act on: "x.json:3:14: ..." for syntax,
+// "x.json: ops[2].stream: expected a string" for structure. Used by every file reader.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace streamlab {
+
+using Json = nlohmann::json;
+
+// Throws InputError if the file is missing, unreadable or larger than 256 MiB.
+std::string ReadTextFile(const std::string& path);
+// Throws InputError "source:line:column: message" on malformed JSON.
+Json ParseJson(const std::string& text, const std::string& source);
+
+// A view of one JSON object with its path, for typed access with located errors.
+class JsonReader {
+ public:
+  JsonReader(const Json& value, std::string source, std::string path);
+
+  const Json& value() const { return value_; }
+  const std::string& path() const { return path_; }
+
+  bool Has(const char* key) const;
+  std::string String(const char* key) const;
+  std::string String(const char* key, const std::string& fallback) const;
+  int64_t Int(const char* key) const;
+  int64_t Int(const char* key, int64_t fallback) const;
+  double Number(const char* key, double fallback) const;
+  bool Bool(const char* key, bool fallback) const;
+  JsonReader Object(const char* key) const;
+  // Array elements as readers; an absent key gives an empty array.
+  std::vector<JsonReader> Array(const char* key) const;
+  [[noreturn]] void Fail(const std::string& what) const;
+  [[noreturn]] void FailAt(const char* key, const std::string& what) const;
+
+ private:
+  const Json& Field(const char* key) const;
+  const Json& value_;
+  std::string source_;
+  std::string path_;
+};
+
+}  // namespace streamlab

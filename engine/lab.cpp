@@ -1,0 +1,70 @@
+// Lab argument resolution and the shared expectation shapes.
+#include "engine/lab.h"
+
+#include "engine/errors.h"
+#include "engine/format.h"
+#include "engine/trace_query.h"
+
+namespace streamlab {
+
+LabArgs ResolveLabArgs(const Lab& lab, const std::string& variant,
+                       const std::map<std::string, double>& overrides) {
+  LabArgs args;
+  args.variant = variant.empty() ? lab.variants.front() : variant;
+  bool known = false;
+  for (const std::string& v : lab.variants) known |= v == args.variant;
+  if (!known) {
+    std::string list;
+    for (const std::string& v : lab.variants) list += (list.empty() ? "" : ", ") + v;
+    throw InputError("lab " + lab.id + " has no variant \"" + args.variant + "\" (variants: " +
+                     list + ")");
+  }
+  for (const LabParam& p : lab.params) args.params[p.name] = p.fallback;
+  for (const auto& [name, value] : overrides) {
+    const LabParam* param = nullptr;
+    for (const LabParam& p : lab.params)
+      if (p.name == name) param = &p;
+    if (!param) {
+      std::string list;
+      for (const LabParam& p : lab.params) list += (list.empty() ? "" : ", ") + p.name;
+      throw InputError("lab " + lab.id + " has no parameter \"" + name + "\" (parameters: " +
+                       (list.empty() ? "none" : list) + ")");
+    }
+    if (!(value >= param->min && value <= param->max))
+      throw InputError("parameter " + name + " must be in " + std::to_string(param->min) + ".." +
+                       std::to_string(param->max));
+    args.params[name] = value;
+  }
+  return args;
+}
+
+namespace {
+// Event edges have ~3 us of slack on a real GPU; a later op may appear to begin a hair
+// before the earlier one's end by calibration error.
+TimeNs OrderingTolerance(const Trace& t) { return Us(1) + t.clock_error; }
+}  // namespace
+
+Expectation StartsAfterEnd(const std::string& later, const std::string& earlier) {
+  return {later + " starts after " + earlier + " ends", [=](const Trace& t) {
+            const OpRecord& a = OpNamed(t, later);
+            const OpRecord& b = OpNamed(t, earlier);
+            TimeNs gap = a.start - b.end;
+            return CheckResult{gap >= -OrderingTolerance(t), "gap " + FormatDuration(gap)};
+          }};
+}
+
+Expectation OverlapAtLeast(const std::string& a, const std::string& b, double fraction) {
+  return {a + " and " + b + " overlap >= " + FormatPercent(fraction), [=](const Trace& t) {
+            double f = OverlapFraction(OpNamed(t, a), OpNamed(t, b));
+            return CheckResult{f >= fraction, "overlap " + FormatPercent(f)};
+          }};
+}
+
+Expectation OverlapAtMost(const std::string& a, const std::string& b, double fraction) {
+  return {a + " and " + b + " overlap <= " + FormatPercent(fraction), [=](const Trace& t) {
+            double f = OverlapFraction(OpNamed(t, a), OpNamed(t, b));
+            return CheckResult{f <= fraction, "overlap " + FormatPercent(f)};
+          }};
+}
+
+}  // namespace streamlab

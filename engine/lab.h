@@ -1,0 +1,61 @@
+// What a lab is: an id and place in the course, its parameters and variants, a function
+// from (variant, parameters) to the Scenario it runs, and its expectations - the lab's
+// claims about the GPU, checked on the trace of every run (simulated or real).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/scenario.h"
+#include "engine/trace.h"
+
+namespace streamlab {
+
+struct LabParam {
+  std::string name;
+  double min = 0;
+  double max = 0;
+  double fallback = 0;  // the default
+  std::string unit;     // "us", "blocks", "streams", ...
+};
+
+struct LabArgs {
+  std::string variant;
+  std::map<std::string, double> params;
+  // The parameter's value; throws std::out_of_range for a name the lab did not declare.
+  double operator[](const std::string& name) const { return params.at(name); }
+};
+
+struct CheckResult {
+  bool pass = false;
+  std::string measured;  // the figure behind the verdict, e.g. "overlap 97%"
+};
+
+struct Expectation {
+  std::string claim;  // e.g. "k_legacy starts after k_s1 ends"
+  std::function<CheckResult(const Trace&)> check;
+};
+
+struct Lab {
+  std::string id;
+  int week = 1;
+  int order = 0;
+  int devices = 1;
+  std::vector<std::string> variants;
+  std::vector<LabParam> params;
+  std::function<Scenario(const LabArgs&)> build;
+  std::function<std::vector<Expectation>(const LabArgs&)> expectations;
+};
+
+// Fills in defaults and checks variant and parameter names and ranges (InputError).
+LabArgs ResolveLabArgs(const Lab& lab, const std::string& variant,
+                       const std::map<std::string, double>& overrides);
+
+// Common expectation shapes, so a lab states its claims in one line each.
+Expectation StartsAfterEnd(const std::string& later, const std::string& earlier);
+Expectation OverlapAtLeast(const std::string& a, const std::string& b, double fraction);
+Expectation OverlapAtMost(const std::string& a, const std::string& b, double fraction);
+
+}  // namespace streamlab

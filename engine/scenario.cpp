@@ -1,0 +1,234 @@
+// Names of the Scenario enums, op classification helpers and structural validation.
+#include "engine/scenario.h"
+
+#include <array>
+#include <string>
+#include <utility>
+
+#include "engine/errors.h"
+
+namespace streamlab {
+namespace {
+
+template <typename Enum, size_t N>
+const char* NameOf(const std::array<std::pair<Enum, const char*>, N>& table, Enum value) {
+  for (const auto& [e, name] : table)
+    if (e == value) return name;
+  return "?";
+}
+
+template <typename Enum, size_t N>
+bool ParseName(const std::array<std::pair<Enum, const char*>, N>& table, const std::string& text,
+               Enum* out) {
+  for (const auto& [e, name] : table) {
+    if (text == name) {
+      *out = e;
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr std::array<std::pair<StreamKind, const char*>, 3> kStreamKinds{{
+    {StreamKind::kCreated, "created"},
+    {StreamKind::kLegacyDefault, "legacy_default"},
+    {StreamKind::kPerThreadDefault, "per_thread_default"},
+}};
+constexpr std::array<std::pair<MemoryKind, const char*>, 3> kMemoryKinds{{
+    {MemoryKind::kDevice, "device"},
+    {MemoryKind::kPinnedHost, "pinned"},
+    {MemoryKind::kPageableHost, "pageable"},
+}};
+constexpr std::array<std::pair<OpKind, const char*>, 16> kOpKinds{{
+    {OpKind::kKernel, "kernel"},         {OpKind::kMemcpy, "memcpy"},
+    {OpKind::kMemset, "memset"},         {OpKind::kMalloc, "malloc"},
+    {OpKind::kFree, "free"},             {OpKind::kMallocHost, "malloc_host"},
+    {OpKind::kRecord, "record"},         {OpKind::kWaitEvent, "wait_event"},
+    {OpKind::kWaitStream, "wait_stream"}, {OpKind::kSyncDevice, "sync_device"},
+    {OpKind::kSyncStream, "sync_stream"}, {OpKind::kSyncEvent, "sync_event"},
+    {OpKind::kQuery, "query"},           {OpKind::kHostWork, "host_work"},
+    {OpKind::kSetDevice, "set_device"},  {OpKind::kPeerCopy, "peer_copy"},
+}};
+constexpr std::array<std::pair<KernelKind, const char*>, 5> kKernelKinds{{
+    {KernelKind::kSpin, "spin"},
+    {KernelKind::kCompute, "compute"},
+    {KernelKind::kMemory, "memory"},
+    {KernelKind::kAtomic, "atomic"},
+    {KernelKind::kSharedMemory, "shared_memory"},
+}};
+
+std::string Where(size_t index, const char* field) {
+  return "ops[" + std::to_string(index) + "]." + field;
+}
+
+}  // namespace
+
+const char* ToString(StreamKind kind) { return NameOf(kStreamKinds, kind); }
+const char* ToString(MemoryKind kind) { return NameOf(kMemoryKinds, kind); }
+const char* ToString(OpKind kind) { return NameOf(kOpKinds, kind); }
+const char* ToString(KernelKind kind) { return NameOf(kKernelKinds, kind); }
+bool FromString(const std::string& t, StreamKind* out) { return ParseName(kStreamKinds, t, out); }
+bool FromString(const std::string& t, MemoryKind* out) { return ParseName(kMemoryKinds, t, out); }
+bool FromString(const std::string& t, OpKind* out) { return ParseName(kOpKinds, t, out); }
+bool FromString(const std::string& t, KernelKind* out) { return ParseName(kKernelKinds, t, out); }
+
+bool IsStreamOp(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kKernel:
+    case OpKind::kMemcpy:
+    case OpKind::kMemset:
+    case OpKind::kRecord:
+    case OpKind::kWaitEvent:
+    case OpKind::kWaitStream:
+    case OpKind::kPeerCopy:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsBlockingStream(const StreamDesc& stream) {
+  if (stream.kind == StreamKind::kPerThreadDefault) return true;
+  return stream.kind == StreamKind::kCreated && !stream.non_blocking;
+}
+
+std::vector<int> BuffersRead(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kKernel: return op.kernel.reads;
+    case OpKind::kMemcpy:
+    case OpKind::kPeerCopy: return {op.src};
+    default: return {};
+  }
+}
+
+std::vector<int> BuffersWritten(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kKernel: return op.kernel.writes;
+    case OpKind::kMemcpy:
+    case OpKind::kPeerCopy: return {op.dst};
+    case OpKind::kMemset: return {op.buffer};
+    default: return {};
+  }
+}
+
+// Limits that keep a hand-edited file from asking for absurd work or memory.
+constexpr int kMaxDevices = 16;
+constexpr size_t kMaxOps = 100000;
+constexpr size_t kMaxObjects = 4096;
+constexpr uint64_t kMaxBufferBytes = 8ull << 30;  // 8 GiB
+constexpr int64_t kMaxGrid = 1 << 20;
+constexpr TimeNs kMaxDuration = Ms(10000);
+
+void ValidateScenario(const Scenario& s) {
+  auto fail = [](const std::string& what) { throw InputError(what); };
+  if (s.device_count < 1 || s.device_count > kMaxDevices)
+    fail("device_count: must be 1.." + std::to_string(kMaxDevices));
+  if (s.settings.max_connections < 1 || s.settings.max_connections > 32)
+    fail("settings.max_connections: must be 1..32");
+  if (s.streams.size() > kMaxObjects || s.events.size() > kMaxObjects ||
+      s.buffers.size() > kMaxObjects)
+    fail("too many streams, events or buffers (limit " + std::to_string(kMaxObjects) + ")");
+  if (s.ops.size() > kMaxOps) fail("too many ops (limit " + std::to_string(kMaxOps) + ")");
+
+  auto device_ok = [&](int d) { return d >= 0 && d < s.device_count; };
+  std::vector<int> special(s.device_count * 2, 0);
+  for (size_t i = 0; i < s.streams.size(); ++i) {
+    const StreamDesc& st = s.streams[i];
+    std::string at = "streams[" + std::to_string(i) + "]";
+    if (st.name.empty()) fail(at + ".name: empty");
+    if (!device_ok(st.device)) fail(at + ".device: no device " + std::to_string(st.device));
+    if (st.priority < -5 || st.priority > 0) fail(at + ".priority: must be -5..0");
+    if (st.kind != StreamKind::kCreated && st.non_blocking)
+      fail(at + ": a default stream cannot be non-blocking");
+    if (st.kind != StreamKind::kCreated &&
+        ++special[st.device * 2 + (st.kind == StreamKind::kLegacyDefault ? 0 : 1)] > 1)
+      fail(at + ": a device has one legacy and one per-thread default stream");
+  }
+  for (size_t i = 0; i < s.events.size(); ++i)
+    if (!device_ok(s.events[i].device))
+      fail("events[" + std::to_string(i) + "].device: no device " +
+           std::to_string(s.events[i].device));
+  for (size_t i = 0; i < s.buffers.size(); ++i) {
+    const BufferDesc& b = s.buffers[i];
+    std::string at = "buffers[" + std::to_string(i) + "]";
+    if (b.bytes == 0 || b.bytes > kMaxBufferBytes) fail(at + ".bytes: must be 1..8 GiB");
+    if (!device_ok(b.device)) fail(at + ".device: no device " + std::to_string(b.device));
+  }
+
+  auto stream_ok = [&](int v) { return v >= 0 && v < static_cast<int>(s.streams.size()); };
+  auto event_ok = [&](int v) { return v >= 0 && v < static_cast<int>(s.events.size()); };
+  auto buffer_ok = [&](int v) { return v >= 0 && v < static_cast<int>(s.buffers.size()); };
+  auto is_host = [&](int b) { return s.buffers[b].kind != MemoryKind::kDevice; };
+
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    bool needs_stream = IsStreamOp(op) || op.kind == OpKind::kSyncStream;
+    if (needs_stream && !stream_ok(op.stream)) fail(Where(i, "stream") + ": no such stream");
+    // cudaMemcpy / cudaMemset (not Async) run on the legacy default stream.
+    if ((op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset) && !op.async &&
+        s.streams[op.stream].kind != StreamKind::kLegacyDefault)
+      fail(Where(i, "stream") + ": a synchronous copy or memset runs on the legacy default stream");
+    switch (op.kind) {
+      case OpKind::kKernel: {
+        const KernelSpec& k = op.kernel;
+        if (k.grid < 1 || k.grid > kMaxGrid) fail(Where(i, "grid") + ": must be 1..1048576");
+        if (k.block < 1 || k.block > 1024) fail(Where(i, "block") + ": must be 1..1024");
+        if (k.work < 0) fail(Where(i, "work") + ": must be >= 0");
+        if (k.kind == KernelKind::kSpin && k.work > kMaxDuration)
+          fail(Where(i, "work") + ": a spin block may last at most 10 s");
+        if (k.function_slot < 0 || k.function_slot > 7)
+          fail(Where(i, "function_slot") + ": must be 0..7");
+        for (int b : k.reads)
+          if (!buffer_ok(b)) fail(Where(i, "reads") + ": no such buffer");
+        for (int b : k.writes)
+          if (!buffer_ok(b)) fail(Where(i, "writes") + ": no such buffer");
+        break;
+      }
+      case OpKind::kMemcpy:
+      case OpKind::kPeerCopy:
+        if (!buffer_ok(op.src) || !buffer_ok(op.dst)) fail(Where(i, "src/dst") + ": no such buffer");
+        if (op.bytes == 0 || op.bytes > s.buffers[op.src].bytes || op.bytes > s.buffers[op.dst].bytes)
+          fail(Where(i, "bytes") + ": must be 1..size of both buffers");
+        if (op.kind == OpKind::kMemcpy && is_host(op.src) && is_host(op.dst))
+          fail(Where(i, "src/dst") + ": host-to-host copies are not GPU work");
+        if (op.kind == OpKind::kPeerCopy && (is_host(op.src) || is_host(op.dst)))
+          fail(Where(i, "src/dst") + ": peer_copy needs two device buffers");
+        break;
+      case OpKind::kMemset:
+        if (!buffer_ok(op.buffer) || is_host(op.buffer))
+          fail(Where(i, "buffer") + ": memset needs a device buffer");
+        if (op.bytes == 0 || op.bytes > s.buffers[op.buffer].bytes)
+          fail(Where(i, "bytes") + ": must be 1..buffer size");
+        break;
+      case OpKind::kMalloc:
+      case OpKind::kFree:
+        if (!buffer_ok(op.buffer) || is_host(op.buffer))
+          fail(Where(i, "buffer") + ": needs a device buffer");
+        break;
+      case OpKind::kMallocHost:
+        if (!buffer_ok(op.buffer) || s.buffers[op.buffer].kind != MemoryKind::kPinnedHost)
+          fail(Where(i, "buffer") + ": needs a pinned host buffer");
+        break;
+      case OpKind::kRecord:
+      case OpKind::kWaitEvent:
+      case OpKind::kSyncEvent:
+      case OpKind::kQuery:
+        if (!event_ok(op.event)) fail(Where(i, "event") + ": no such event");
+        break;
+      case OpKind::kWaitStream:
+        if (!stream_ok(op.other_stream)) fail(Where(i, "other_stream") + ": no such stream");
+        break;
+      case OpKind::kHostWork:
+        if (op.duration < 0 || op.duration > kMaxDuration)
+          fail(Where(i, "duration") + ": must be 0..10 s");
+        break;
+      case OpKind::kSetDevice:
+        if (!device_ok(op.device)) fail(Where(i, "device") + ": no such device");
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+}  // namespace streamlab

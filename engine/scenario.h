@@ -1,0 +1,139 @@
+// The Scenario: the stream/event program a lab runs, as plain data.
+// Devices, streams, events and buffers are declared up front; `ops` is the ordered list of
+// calls the host thread makes. Executors (simulated or CUDA) turn it into a Trace.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace streamlab {
+
+using TimeNs = int64_t;
+
+constexpr TimeNs Ns(double v) { return static_cast<TimeNs>(v); }
+constexpr TimeNs Us(double v) { return static_cast<TimeNs>(v * 1e3); }
+constexpr TimeNs Ms(double v) { return static_cast<TimeNs>(v * 1e6); }
+
+enum class StreamKind {
+  kCreated,           // cudaStreamCreateWithPriority(...)
+  kLegacyDefault,     // stream 0 / cudaStreamLegacy: syncs with every blocking stream
+  kPerThreadDefault,  // cudaStreamPerThread: blocking, but no sync with other streams
+};
+
+struct StreamDesc {
+  std::string name;
+  int device = 0;
+  StreamKind kind = StreamKind::kCreated;
+  bool non_blocking = false;  // cudaStreamNonBlocking: never syncs with the legacy stream
+  int priority = 0;           // lower number = higher priority (CUDA convention)
+};
+
+struct EventDesc {
+  std::string name;
+  int device = 0;
+};
+
+enum class MemoryKind { kDevice, kPinnedHost, kPageableHost };
+
+struct BufferDesc {
+  std::string name;
+  MemoryKind kind = MemoryKind::kDevice;
+  int device = 0;  // for device buffers: which GPU
+  uint64_t bytes = 0;
+};
+
+enum class OpKind {
+  kKernel,
+  kMemcpy,      // cudaMemcpyAsync on a stream, or cudaMemcpy (async = false)
+  kMemset,      // cudaMemsetAsync on a stream, or cudaMemset (async = false)
+  kMalloc,      // cudaMalloc of a device buffer
+  kFree,        // cudaFree of a device buffer
+  kMallocHost,  // cudaMallocHost of a pinned buffer
+  kRecord,      // cudaEventRecord(event, stream)
+  kWaitEvent,   // cudaStreamWaitEvent(stream, event)
+  kWaitStream,  // stream.wait_stream(other): record on other, then wait on it
+  kSyncDevice,
+  kSyncStream,
+  kSyncEvent,
+  kQuery,       // cudaEventQuery
+  kHostWork,    // the host computes for a while
+  kSetDevice,
+  kPeerCopy,    // cudaMemcpyPeerAsync between two devices' buffers
+};
+
+enum class KernelKind { kSpin, kCompute, kMemory, kAtomic, kSharedMemory };
+
+struct KernelSpec {
+  KernelKind kind = KernelKind::kSpin;
+  // Which of several identical kernel functions to use (0..7). Distinct slots are distinct
+  // CUDA functions, which matters for lazy module loading.
+  int function_slot = 0;
+  int grid = 1;
+  int block = 128;
+  // Work per block: spin = ns per block; compute = FMA iterations per thread;
+  // memory = bytes streamed per block; atomic = atomics per thread; shared = iterations.
+  int64_t work = 0;
+  std::vector<int> reads;   // buffer indices
+  std::vector<int> writes;  // buffer indices
+};
+
+struct Op {
+  OpKind kind = OpKind::kHostWork;
+  std::string name;
+  int stream = -1;        // the stream the op is issued to
+  int event = -1;         // record / wait_event / sync_event / query
+  int other_stream = -1;  // wait_stream: the stream waited for
+  int buffer = -1;        // malloc / free / malloc_host / memset destination
+  int src = -1;           // memcpy / peer_copy
+  int dst = -1;
+  uint64_t bytes = 0;
+  int value = 0;          // memset value
+  bool async = true;      // memcpy / memset: the Async variant on `stream`
+  TimeNs duration = 0;    // host_work
+  int device = -1;        // set_device
+  KernelSpec kernel;
+};
+
+// Per-process settings; they must be in force before the CUDA context exists.
+struct RunSettings {
+  int max_connections = 8;      // CUDA_DEVICE_MAX_CONNECTIONS
+  bool lazy_loading = true;     // CUDA_MODULE_LOADING=LAZY (the default since CUDA 12.2)
+  bool launch_blocking = false; // CUDA_LAUNCH_BLOCKING=1
+  // Run the scenario once, unmeasured, before the measured run (loads every kernel's module,
+  // warms caches). Off only for labs about first-launch effects.
+  bool warmup = true;
+};
+
+struct Scenario {
+  static constexpr int kSchemaVersion = 1;
+  std::string name;
+  int device_count = 1;
+  RunSettings settings;
+  std::vector<StreamDesc> streams;
+  std::vector<EventDesc> events;
+  std::vector<BufferDesc> buffers;
+  std::vector<Op> ops;
+};
+
+const char* ToString(StreamKind kind);
+const char* ToString(MemoryKind kind);
+const char* ToString(OpKind kind);
+const char* ToString(KernelKind kind);
+bool FromString(const std::string& text, StreamKind* out);
+bool FromString(const std::string& text, MemoryKind* out);
+bool FromString(const std::string& text, OpKind* out);
+bool FromString(const std::string& text, KernelKind* out);
+
+// True for ops that put work on a GPU stream (and so get a GPU span in the trace).
+bool IsStreamOp(const Op& op);
+// A stream that synchronises with the legacy default stream.
+bool IsBlockingStream(const StreamDesc& stream);
+// Buffer indices that an op only reads / writes (kernels, copies, memsets).
+std::vector<int> BuffersRead(const Op& op);
+std::vector<int> BuffersWritten(const Op& op);
+
+// Throws InputError naming the first problem ("ops[3].stream: no stream 7").
+void ValidateScenario(const Scenario& scenario);
+
+}  // namespace streamlab

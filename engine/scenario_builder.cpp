@@ -1,0 +1,271 @@
+// ScenarioBuilder: appends ops in program order; every call maps to one CUDA runtime call.
+#include "engine/scenario_builder.h"
+
+#include <utility>
+
+namespace streamlab {
+
+KernelSpec Spin(TimeNs per_block, int grid, int block, int function_slot) {
+  KernelSpec k;
+  k.kind = KernelKind::kSpin;
+  k.work = per_block;
+  k.grid = grid;
+  k.block = block;
+  k.function_slot = function_slot;
+  return k;
+}
+
+KernelSpec Compute(int64_t fma_iterations, int grid, int block) {
+  KernelSpec k;
+  k.kind = KernelKind::kCompute;
+  k.work = fma_iterations;
+  k.grid = grid;
+  k.block = block;
+  return k;
+}
+
+KernelSpec MemoryStream(int64_t bytes_per_block, int grid, int block) {
+  KernelSpec k;
+  k.kind = KernelKind::kMemory;
+  k.work = bytes_per_block;
+  k.grid = grid;
+  k.block = block;
+  return k;
+}
+
+namespace {
+std::vector<int> Indices(const std::vector<Buffer>& buffers) {
+  std::vector<int> out;
+  for (const Buffer& b : buffers) out.push_back(b.index());
+  return out;
+}
+}  // namespace
+
+int Stream::Launch(const std::string& name, KernelSpec kernel, std::vector<Buffer> reads,
+                   std::vector<Buffer> writes) {
+  Op op;
+  op.kind = OpKind::kKernel;
+  op.name = name;
+  op.stream = index_;
+  op.kernel = std::move(kernel);
+  op.kernel.reads = Indices(reads);
+  op.kernel.writes = Indices(writes);
+  return b_->Append(std::move(op));
+}
+
+int Stream::Record(Event event) {
+  Op op;
+  op.kind = OpKind::kRecord;
+  op.stream = index_;
+  op.event = event.index();
+  return b_->Append(std::move(op));
+}
+
+int Stream::Wait(Event event) {
+  Op op;
+  op.kind = OpKind::kWaitEvent;
+  op.stream = index_;
+  op.event = event.index();
+  return b_->Append(std::move(op));
+}
+
+int Stream::WaitStream(Stream other) {
+  Op op;
+  op.kind = OpKind::kWaitStream;
+  op.stream = index_;
+  op.other_stream = other.index();
+  return b_->Append(std::move(op));
+}
+
+int Stream::Copy(const std::string& name, Buffer dst, Buffer src, uint64_t bytes) {
+  Op op;
+  op.kind = OpKind::kMemcpy;
+  op.name = name;
+  op.stream = index_;
+  op.dst = dst.index();
+  op.src = src.index();
+  op.bytes = bytes;
+  return b_->Append(std::move(op));
+}
+
+int Stream::Memset(const std::string& name, Buffer dst, uint64_t bytes, int value) {
+  Op op;
+  op.kind = OpKind::kMemset;
+  op.name = name;
+  op.stream = index_;
+  op.buffer = dst.index();
+  op.bytes = bytes;
+  op.value = value;
+  return b_->Append(std::move(op));
+}
+
+int Stream::PeerCopy(const std::string& name, Buffer dst, Buffer src, uint64_t bytes) {
+  Op op;
+  op.kind = OpKind::kPeerCopy;
+  op.name = name;
+  op.stream = index_;
+  op.dst = dst.index();
+  op.src = src.index();
+  op.bytes = bytes;
+  return b_->Append(std::move(op));
+}
+
+int Stream::Synchronize() {
+  Op op;
+  op.kind = OpKind::kSyncStream;
+  op.stream = index_;
+  return b_->Append(std::move(op));
+}
+
+namespace {
+Op HostOp(OpKind kind) {
+  Op op;
+  op.kind = kind;
+  return op;
+}
+}  // namespace
+
+int Host::SyncDevice() { return b_->Append(HostOp(OpKind::kSyncDevice)); }
+
+int Host::SyncEvent(Event event) {
+  Op op = HostOp(OpKind::kSyncEvent);
+  op.event = event.index();
+  return b_->Append(std::move(op));
+}
+
+int Host::Query(Event event) {
+  Op op = HostOp(OpKind::kQuery);
+  op.event = event.index();
+  return b_->Append(std::move(op));
+}
+
+int Host::Work(const std::string& name, TimeNs duration) {
+  Op op = HostOp(OpKind::kHostWork);
+  op.name = name;
+  op.duration = duration;
+  return b_->Append(std::move(op));
+}
+
+int Host::Malloc(Buffer buffer) {
+  Op op = HostOp(OpKind::kMalloc);
+  op.buffer = buffer.index();
+  return b_->Append(std::move(op));
+}
+
+int Host::Free(Buffer buffer) {
+  Op op = HostOp(OpKind::kFree);
+  op.buffer = buffer.index();
+  return b_->Append(std::move(op));
+}
+
+int Host::MallocHost(Buffer buffer) {
+  Op op = HostOp(OpKind::kMallocHost);
+  op.buffer = buffer.index();
+  return b_->Append(std::move(op));
+}
+
+int Host::SetDevice(int device) {
+  b_->current_device_ = device;
+  Op op = HostOp(OpKind::kSetDevice);
+  op.device = device;
+  return b_->Append(std::move(op));
+}
+
+int Host::Memcpy(const std::string& name, Buffer dst, Buffer src, uint64_t bytes) {
+  Op op = HostOp(OpKind::kMemcpy);
+  op.name = name;
+  op.async = false;
+  op.stream = b_->LegacyStreamIndex();
+  op.dst = dst.index();
+  op.src = src.index();
+  op.bytes = bytes;
+  return b_->Append(std::move(op));
+}
+
+int Host::Memset(const std::string& name, Buffer dst, uint64_t bytes, int value) {
+  Op op = HostOp(OpKind::kMemset);
+  op.name = name;
+  op.async = false;
+  op.stream = b_->LegacyStreamIndex();
+  op.buffer = dst.index();
+  op.bytes = bytes;
+  op.value = value;
+  return b_->Append(std::move(op));
+}
+
+ScenarioBuilder::ScenarioBuilder(std::string name, int device_count) {
+  scenario_.name = std::move(name);
+  scenario_.device_count = device_count;
+}
+
+Stream ScenarioBuilder::AddStream(StreamDesc desc) {
+  scenario_.streams.push_back(std::move(desc));
+  return Stream(this, static_cast<int>(scenario_.streams.size()) - 1);
+}
+
+Stream ScenarioBuilder::CreateStream(const std::string& name, StreamOptions options) {
+  StreamDesc d;
+  d.name = name;
+  d.device = options.device;
+  d.non_blocking = options.non_blocking;
+  d.priority = options.priority;
+  return AddStream(std::move(d));
+}
+
+Stream ScenarioBuilder::LegacyDefaultStream(int device) {
+  StreamDesc d;
+  d.name = device == 0 ? "legacy" : "legacy" + std::to_string(device);
+  d.device = device;
+  d.kind = StreamKind::kLegacyDefault;
+  return AddStream(std::move(d));
+}
+
+Stream ScenarioBuilder::PerThreadDefaultStream(int device) {
+  StreamDesc d;
+  d.name = device == 0 ? "per-thread" : "per-thread" + std::to_string(device);
+  d.device = device;
+  d.kind = StreamKind::kPerThreadDefault;
+  return AddStream(std::move(d));
+}
+
+Event ScenarioBuilder::CreateEvent(const std::string& name, int device) {
+  scenario_.events.push_back({name, device});
+  return Event(static_cast<int>(scenario_.events.size()) - 1);
+}
+
+Buffer ScenarioBuilder::AddBuffer(const std::string& name, MemoryKind kind, uint64_t bytes,
+                                  int device) {
+  scenario_.buffers.push_back({name, kind, device, bytes});
+  return Buffer(static_cast<int>(scenario_.buffers.size()) - 1);
+}
+
+Buffer ScenarioBuilder::DeviceBuffer(const std::string& name, uint64_t bytes, int device) {
+  return AddBuffer(name, MemoryKind::kDevice, bytes, device);
+}
+Buffer ScenarioBuilder::PinnedBuffer(const std::string& name, uint64_t bytes) {
+  return AddBuffer(name, MemoryKind::kPinnedHost, bytes, 0);
+}
+Buffer ScenarioBuilder::PageableBuffer(const std::string& name, uint64_t bytes) {
+  return AddBuffer(name, MemoryKind::kPageableHost, bytes, 0);
+}
+
+int ScenarioBuilder::Append(Op op) {
+  scenario_.ops.push_back(std::move(op));
+  return static_cast<int>(scenario_.ops.size()) - 1;
+}
+
+int ScenarioBuilder::LegacyStreamIndex() {
+  for (size_t i = 0; i < scenario_.streams.size(); ++i) {
+    const StreamDesc& st = scenario_.streams[i];
+    if (st.kind == StreamKind::kLegacyDefault && st.device == current_device_)
+      return static_cast<int>(i);
+  }
+  return LegacyDefaultStream(current_device_).index();
+}
+
+Scenario ScenarioBuilder::Build() const {
+  ValidateScenario(scenario_);
+  return scenario_;
+}
+
+}  // namespace streamlab

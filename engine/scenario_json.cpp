@@ -1,0 +1,214 @@
+// Scenario JSON (schema 1): {"kind": "streamlab.scenario", "schema": 1, "streams": [...],
+// "events": [...], "buffers": [...], "ops": [{"op": "kernel", "stream": "s1", ...}]}.
+#include "engine/scenario_json.h"
+
+#include <fstream>
+#include <map>
+
+#include "engine/errors.h"
+
+namespace streamlab {
+namespace {
+
+constexpr const char* kKind = "streamlab.scenario";
+
+Json KernelToJson(const Scenario& s, const KernelSpec& k) {
+  Json j{{"kind", ToString(k.kind)}, {"grid", k.grid}, {"block", k.block}, {"work", k.work}};
+  if (k.function_slot != 0) j["function_slot"] = k.function_slot;
+  Json reads = Json::array(), writes = Json::array();
+  for (int b : k.reads) reads.push_back(s.buffers[b].name);
+  for (int b : k.writes) writes.push_back(s.buffers[b].name);
+  if (!reads.empty()) j["reads"] = reads;
+  if (!writes.empty()) j["writes"] = writes;
+  return j;
+}
+
+Json OpToJson(const Scenario& s, const Op& op) {
+  Json j{{"op", ToString(op.kind)}};
+  if (!op.name.empty()) j["name"] = op.name;
+  if (op.stream >= 0) j["stream"] = s.streams[op.stream].name;
+  if (op.event >= 0) j["event"] = s.events[op.event].name;
+  if (op.other_stream >= 0) j["other_stream"] = s.streams[op.other_stream].name;
+  if (op.buffer >= 0) j["buffer"] = s.buffers[op.buffer].name;
+  if (op.src >= 0) j["src"] = s.buffers[op.src].name;
+  if (op.dst >= 0) j["dst"] = s.buffers[op.dst].name;
+  if (op.bytes) j["bytes"] = op.bytes;
+  if (op.kind == OpKind::kMemset) j["value"] = op.value;
+  if ((op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset) && !op.async) j["async"] = false;
+  if (op.kind == OpKind::kHostWork) j["duration_ns"] = op.duration;
+  if (op.kind == OpKind::kSetDevice) j["device"] = op.device;
+  if (op.kind == OpKind::kKernel) j["kernel"] = KernelToJson(s, op.kernel);
+  return j;
+}
+
+// Resolves names to indices, failing with the JSON path when a name is unknown.
+class NameTable {
+ public:
+  void Add(const JsonReader& at, const std::string& name, int index) {
+    if (!names_.emplace(name, index).second) at.FailAt("name", "duplicate name \"" + name + "\"");
+  }
+  int Find(const JsonReader& at, const char* key, const char* what) const {
+    std::string name = at.String(key);
+    auto it = names_.find(name);
+    if (it == names_.end()) at.FailAt(key, std::string("no ") + what + " named \"" + name + "\"");
+    return it->second;
+  }
+  int FindOptional(const JsonReader& at, const char* key, const char* what) const {
+    return at.Has(key) ? Find(at, key, what) : -1;
+  }
+
+ private:
+  std::map<std::string, int> names_;
+};
+
+int ToInt(const JsonReader& at, const char* key, int64_t v, int64_t lo, int64_t hi) {
+  if (v < lo || v > hi)
+    at.FailAt(key, "must be " + std::to_string(lo) + ".." + std::to_string(hi));
+  return static_cast<int>(v);
+}
+
+KernelSpec KernelFromJson(const JsonReader& r, const NameTable& buffers) {
+  KernelSpec k;
+  std::string kind = r.String("kind", "spin");
+  if (!FromString(kind, &k.kind)) r.FailAt("kind", "unknown kernel kind \"" + kind + "\"");
+  k.grid = ToInt(r, "grid", r.Int("grid", 1), 1, 1 << 20);
+  k.block = ToInt(r, "block", r.Int("block", 128), 1, 1024);
+  k.work = r.Int("work", 0);
+  k.function_slot = ToInt(r, "function_slot", r.Int("function_slot", 0), 0, 7);
+  for (const char* key : {"reads", "writes"}) {
+    if (!r.Has(key)) continue;
+    const Json& list = r.value()[key];
+    if (!list.is_array()) r.FailAt(key, "expected an array of buffer names");
+    for (const Json& name : list) {
+      if (!name.is_string()) r.FailAt(key, "expected an array of buffer names");
+      Json one{{"b", name}};
+      JsonReader tmp(one, "", r.path() + "." + key);
+      int index = buffers.Find(tmp, "b", "buffer");
+      (std::string(key) == "reads" ? k.reads : k.writes).push_back(index);
+    }
+  }
+  return k;
+}
+
+}  // namespace
+
+Json ScenarioToJson(const Scenario& s) {
+  Json streams = Json::array(), events = Json::array(), buffers = Json::array(), ops = Json::array();
+  for (const StreamDesc& st : s.streams) {
+    Json j{{"name", st.name}, {"kind", ToString(st.kind)}, {"device", st.device}};
+    if (st.non_blocking) j["non_blocking"] = true;
+    if (st.priority != 0) j["priority"] = st.priority;
+    streams.push_back(j);
+  }
+  for (const EventDesc& e : s.events) events.push_back({{"name", e.name}, {"device", e.device}});
+  for (const BufferDesc& b : s.buffers)
+    buffers.push_back(
+        {{"name", b.name}, {"kind", ToString(b.kind)}, {"device", b.device}, {"bytes", b.bytes}});
+  for (const Op& op : s.ops) ops.push_back(OpToJson(s, op));
+  return Json{{"kind", kKind},
+              {"schema", Scenario::kSchemaVersion},
+              {"name", s.name},
+              {"device_count", s.device_count},
+              {"settings",
+               {{"max_connections", s.settings.max_connections},
+                {"lazy_loading", s.settings.lazy_loading},
+                {"launch_blocking", s.settings.launch_blocking},
+                {"warmup", s.settings.warmup}}},
+              {"streams", streams},
+              {"events", events},
+              {"buffers", buffers},
+              {"ops", ops}};
+}
+
+Scenario ScenarioFromJson(const Json& json, const std::string& source) {
+  if (!json.is_object()) throw InputError(source + ": expected a JSON object at the top level");
+  JsonReader root(json, source, "");
+  std::string kind = root.String("kind", kKind);
+  if (kind != kKind) root.FailAt("kind", "expected \"" + std::string(kKind) + "\", got \"" + kind + "\"");
+  int64_t schema = root.Int("schema");
+  if (schema != Scenario::kSchemaVersion)
+    root.FailAt("schema", "version " + std::to_string(schema) + " is not supported (this build reads " +
+                              std::to_string(Scenario::kSchemaVersion) + ")");
+  Scenario s;
+  s.name = root.String("name", "scenario");
+  s.device_count = ToInt(root, "device_count", root.Int("device_count", 1), 1, 16);
+  if (root.Has("settings")) {
+    JsonReader st = root.Object("settings");
+    s.settings.max_connections =
+        ToInt(st, "max_connections", st.Int("max_connections", 8), 1, 32);
+    s.settings.lazy_loading = st.Bool("lazy_loading", true);
+    s.settings.launch_blocking = st.Bool("launch_blocking", false);
+    s.settings.warmup = st.Bool("warmup", true);
+  }
+  NameTable streams, events, buffers;
+  for (const JsonReader& r : root.Array("streams")) {
+    StreamDesc d;
+    d.name = r.String("name");
+    std::string k = r.String("kind", "created");
+    if (!FromString(k, &d.kind)) r.FailAt("kind", "unknown stream kind \"" + k + "\"");
+    d.device = ToInt(r, "device", r.Int("device", 0), 0, s.device_count - 1);
+    d.non_blocking = r.Bool("non_blocking", false);
+    d.priority = ToInt(r, "priority", r.Int("priority", 0), -5, 0);
+    streams.Add(r, d.name, static_cast<int>(s.streams.size()));
+    s.streams.push_back(d);
+  }
+  for (const JsonReader& r : root.Array("events")) {
+    EventDesc e{r.String("name"), ToInt(r, "device", r.Int("device", 0), 0, s.device_count - 1)};
+    events.Add(r, e.name, static_cast<int>(s.events.size()));
+    s.events.push_back(e);
+  }
+  for (const JsonReader& r : root.Array("buffers")) {
+    BufferDesc b;
+    b.name = r.String("name");
+    std::string k = r.String("kind", "device");
+    if (!FromString(k, &b.kind)) r.FailAt("kind", "unknown memory kind \"" + k + "\"");
+    b.device = ToInt(r, "device", r.Int("device", 0), 0, s.device_count - 1);
+    int64_t bytes = r.Int("bytes");
+    if (bytes <= 0 || bytes > (int64_t{8} << 30)) r.FailAt("bytes", "must be 1..8 GiB");
+    b.bytes = static_cast<uint64_t>(bytes);
+    buffers.Add(r, b.name, static_cast<int>(s.buffers.size()));
+    s.buffers.push_back(b);
+  }
+  std::vector<JsonReader> op_readers = root.Array("ops");
+  if (op_readers.size() > 100000) root.FailAt("ops", "more than 100000 ops");
+  for (const JsonReader& r : op_readers) {
+    Op op;
+    std::string k = r.String("op");
+    if (!FromString(k, &op.kind)) r.FailAt("op", "unknown op \"" + k + "\"");
+    op.name = r.String("name", "");
+    op.stream = streams.FindOptional(r, "stream", "stream");
+    op.event = events.FindOptional(r, "event", "event");
+    op.other_stream = streams.FindOptional(r, "other_stream", "stream");
+    op.buffer = buffers.FindOptional(r, "buffer", "buffer");
+    op.src = buffers.FindOptional(r, "src", "buffer");
+    op.dst = buffers.FindOptional(r, "dst", "buffer");
+    int64_t bytes = r.Int("bytes", 0);
+    if (bytes < 0) r.FailAt("bytes", "must be >= 0");
+    op.bytes = static_cast<uint64_t>(bytes);
+    op.value = ToInt(r, "value", r.Int("value", 0), 0, 255);
+    op.async = r.Bool("async", true);
+    op.duration = r.Int("duration_ns", 0);
+    op.device = ToInt(r, "device", r.Int("device", -1), -1, 15);
+    if (op.kind == OpKind::kKernel) op.kernel = KernelFromJson(r.Object("kernel"), buffers);
+    s.ops.push_back(std::move(op));
+  }
+  try {
+    ValidateScenario(s);
+  } catch (const InputError& e) {
+    throw InputError(source + ": " + e.what());
+  }
+  return s;
+}
+
+Scenario LoadScenarioFile(const std::string& path) {
+  return ScenarioFromJson(ParseJson(ReadTextFile(path), path), path);
+}
+
+void SaveJsonFile(const Json& json, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw InputError(path + ": cannot write file");
+  out << json.dump(1) << "\n";
+  if (!out) throw InputError(path + ": write failed");
+}
+
+}  // namespace streamlab

@@ -1,0 +1,232 @@
+// The discrete-event GPU model. See sim_gpu.h for the rules it follows.
+#include "engine/sim_gpu.h"
+
+#include <algorithm>
+
+#include "engine/errors.h"
+
+namespace streamlab {
+namespace {
+// Per-block records beyond this many per run are not kept (the run is still simulated).
+constexpr size_t kMaxBlockRecords = 200000;
+}  // namespace
+
+SimGpu::SimGpu(const DeviceProfile& profile, int device_count, int max_connections)
+    : profile_(profile), devices_(device_count) {
+  for (Device& d : devices_) {
+    d.sms.resize(profile.sm_count);
+    d.queues.resize(max_connections);
+  }
+}
+
+bool SimGpu::AllIdle() const {
+  for (const Device& d : devices_)
+    if (d.outstanding) return false;
+  return true;
+}
+
+int SimGpu::Submit(SimItem item) {
+  if (item.visible_at < now_) throw RunError("simulator: work submitted in the past");
+  int index = static_cast<int>(items_.size());
+  Device& d = devices_[item.device];
+  d.queues[item.queue % d.queues.size()].push_back(index);
+  d.outstanding++;
+  Push(item.visible_at, EventKind::kWake, index);
+  items_.push_back(std::move(item));
+  return index;
+}
+
+void SimGpu::Push(TimeNs time, EventKind kind, int item, int sm) {
+  if (kind == EventKind::kWake && !wakes_.insert(time).second) return;
+  events_.push({time, seq_++, kind, item, sm});
+}
+
+void SimGpu::RunUntil(const std::function<bool()>& done) {
+  Schedule();
+  while (!done()) {
+    if (events_.empty()) throw RunError("simulator: the run can never finish (deadlock)");
+    Step();
+  }
+}
+
+void SimGpu::AdvanceTo(TimeNs t) {
+  Schedule();
+  while (!events_.empty() && events_.top().time <= t) Step();
+  now_ = std::max(now_, t);
+}
+
+void SimGpu::Step() {
+  now_ = events_.top().time;
+  wakes_.erase(wakes_.begin(), wakes_.upper_bound(now_));
+  while (!events_.empty() && events_.top().time == now_) {
+    Timed ev = events_.top();
+    events_.pop();
+    SimItem& it = items_[ev.item];
+    if (ev.kind == EventKind::kBlockEnd) {
+      Sm& sm = devices_[it.device].sms[ev.sm];
+      sm.threads -= it.threads;
+      sm.blocks -= 1;
+      if (++it.blocks_done == it.grid) Finish(ev.item);
+    } else if (ev.kind == EventKind::kCopyEnd) {
+      devices_[it.device].engine_busy[static_cast<int>(it.engine)] = false;
+      Finish(ev.item);
+    }
+  }
+  Schedule();
+}
+
+void SimGpu::Finish(int index) {
+  SimItem& it = items_[index];
+  it.done = true;
+  it.end = now_;
+  devices_[it.device].outstanding--;
+}
+
+TimeNs SimGpu::ReleaseTime(int dep, int stream) const {
+  const SimItem& d = items_[dep];
+  auto gap = [&](int from) {
+    return from == stream ? profile_.same_stream_gap : profile_.cross_stream_gap;
+  };
+  if (d.kind != SimItem::Kind::kMarker) return d.end + gap(d.stream);
+  TimeNs release = d.end;
+  for (const auto& [from, end] : d.reach) release = std::max(release, end + gap(from));
+  return release;
+}
+
+// A marker remembers, per stream, the latest work it (transitively) waited for, so the
+// release of a chain record -> wait -> kernel costs one cross-stream gap, not three.
+void SimGpu::ComputeReach(SimItem& marker) {
+  auto merge = [&](int stream, TimeNs end) {
+    for (auto& [s, e] : marker.reach) {
+      if (s == stream) {
+        e = std::max(e, end);
+        return;
+      }
+    }
+    marker.reach.emplace_back(stream, end);
+  };
+  for (int dep : marker.deps) {
+    const SimItem& d = items_[dep];
+    if (d.kind != SimItem::Kind::kMarker) {
+      merge(d.stream, d.end);
+    } else {
+      for (const auto& [s, e] : d.reach) merge(s, e);
+    }
+  }
+}
+
+void SimGpu::Schedule() {
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (Device& d : devices_) {
+      progress |= DrainQueues(d);
+      progress |= DispatchBlocks(d);
+      progress |= StartCopies(d);
+    }
+  }
+}
+
+// A hardware queue hands its head item on when the item is visible and its dependencies
+// are released; until then it holds back everything behind it, whatever stream that is from.
+bool SimGpu::DrainQueues(Device& d) {
+  bool progress = false;
+  for (std::deque<int>& q : d.queues) {
+    while (!q.empty()) {
+      const SimItem& it = items_[q.front()];
+      if (it.visible_at > now_) break;
+      bool deps_done = std::all_of(it.deps.begin(), it.deps.end(),
+                                   [&](int dep) { return items_[dep].done; });
+      if (!deps_done) break;
+      TimeNs eligible = it.visible_at;
+      if (it.kind != SimItem::Kind::kMarker)
+        for (int dep : it.deps) eligible = std::max(eligible, ReleaseTime(dep, it.stream));
+      if (eligible > now_) {
+        Push(eligible, EventKind::kWake, q.front());
+        break;
+      }
+      Launch(q.front());
+      q.pop_front();
+      progress = true;
+    }
+  }
+  return progress;
+}
+
+void SimGpu::Launch(int index) {
+  SimItem& it = items_[index];
+  Device& d = devices_[it.device];
+  it.ready = now_;
+  it.launch_seq = launches_++;
+  switch (it.kind) {
+    case SimItem::Kind::kMarker:
+      ComputeReach(it);
+      it.start = now_;
+      Finish(index);
+      break;
+    case SimItem::Kind::kKernel:
+      d.pending.push_back(index);
+      break;
+    case SimItem::Kind::kCopy:
+      d.engine_queue[static_cast<int>(it.engine)].push_back(index);
+      break;
+  }
+}
+
+// Pending blocks go to the least-loaded SM that has room, highest-priority kernel first,
+// then in launch order. Running blocks are never preempted.
+bool SimGpu::DispatchBlocks(Device& d) {
+  if (d.pending.empty()) return false;
+  std::stable_sort(d.pending.begin(), d.pending.end(), [&](int a, int b) {
+    const SimItem& x = items_[a];
+    const SimItem& y = items_[b];
+    return x.priority != y.priority ? x.priority < y.priority : x.launch_seq < y.launch_seq;
+  });
+  bool progress = false;
+  for (int index : d.pending) {
+    SimItem& k = items_[index];
+    while (k.next_block < k.grid) {
+      int best = -1, best_free = -1;
+      for (int s = 0; s < static_cast<int>(d.sms.size()); ++s) {
+        const Sm& sm = d.sms[s];
+        if (sm.blocks >= profile_.max_blocks_per_sm) continue;
+        int free_threads = profile_.max_threads_per_sm - sm.threads;
+        if (free_threads < k.threads) continue;
+        if (free_threads > best_free) {
+          best = s;
+          best_free = free_threads;
+        }
+      }
+      if (best < 0) break;
+      d.sms[best].threads += k.threads;
+      d.sms[best].blocks += 1;
+      if (k.start < 0) k.start = now_;
+      if (block_records_ < kMaxBlockRecords) {
+        k.blocks.push_back({k.next_block, best, now_, now_ + k.block_time});
+        block_records_++;
+      }
+      Push(now_ + k.block_time, EventKind::kBlockEnd, index, best);
+      k.next_block++;
+      progress = true;
+    }
+  }
+  std::erase_if(d.pending, [&](int i) { return items_[i].next_block == items_[i].grid; });
+  return progress;
+}
+
+bool SimGpu::StartCopies(Device& d) {
+  bool progress = false;
+  for (int e = 0; e < kCopyEngineCount; ++e) {
+    if (d.engine_busy[e] || d.engine_queue[e].empty()) continue;
+    int index = d.engine_queue[e].front();
+    d.engine_queue[e].pop_front();
+    SimItem& it = items_[index];
+    it.start = now_;
+    d.engine_busy[e] = true;
+    Push(now_ + it.transfer, EventKind::kCopyEnd, index);
+    progress = true;
+  }
+  return progress;
+}
+
+}  // namespace streamlab

@@ -1,0 +1,118 @@
+// The simulated GPU: a deterministic discrete-event model of one or more devices.
+// Work arrives as SimItems (kernels, copies, zero-length markers for records/waits) with the
+// dependencies the host-side rules gave them. The model adds what the hardware does:
+// hardware queues that are FIFO across the streams mapped to them, a block scheduler that
+// packs blocks onto SMs by priority then arrival (never preempting), and copy engines.
+#pragma once
+
+#include <array>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <set>
+#include <vector>
+
+#include "engine/device_profile.h"
+#include "engine/trace.h"
+
+namespace streamlab {
+
+enum class CopyEngine { kH2D = 0, kD2H = 1, kD2D = 2, kPeer = 3 };
+constexpr int kCopyEngineCount = 4;
+
+struct SimItem {
+  enum class Kind { kKernel, kCopy, kMarker };
+  Kind kind = Kind::kMarker;
+  int op = -1;
+  int device = 0;
+  int stream = -1;
+  int queue = 0;            // hardware queue (connection) on the device
+  TimeNs visible_at = 0;    // when the GPU sees the submission
+  std::vector<int> deps;    // items that must be done before this one starts
+  // Kernels.
+  int grid = 0;
+  int threads = 0;
+  TimeNs block_time = 0;
+  int priority = 0;
+  // Copies.
+  CopyEngine engine = CopyEngine::kH2D;
+  TimeNs transfer = 0;
+  // Results.
+  bool done = false;
+  TimeNs ready = -1;
+  TimeNs start = -1;
+  TimeNs end = -1;
+  std::vector<BlockRecord> blocks;
+  // Markers: for each stream, the latest end of the work this marker waited for.
+  std::vector<std::pair<int, TimeNs>> reach;
+  // Internal progress.
+  int next_block = 0;
+  int blocks_done = 0;
+  int64_t launch_seq = 0;
+};
+
+class SimGpu {
+ public:
+  SimGpu(const DeviceProfile& profile, int device_count, int max_connections);
+
+  // Adds work; item.visible_at must not lie before Now(). Returns the item's index.
+  int Submit(SimItem item);
+  // Runs the model until `done()` holds; throws RunError if it never can.
+  void RunUntil(const std::function<bool()>& done);
+  // Processes everything that happens up to and including time t.
+  void AdvanceTo(TimeNs t);
+  TimeNs Now() const { return now_; }
+  const SimItem& item(int index) const { return items_[index]; }
+  bool DeviceIdle(int device) const { return devices_[device].outstanding == 0; }
+  bool AllIdle() const;
+
+ private:
+  struct Sm {
+    int threads = 0;
+    int blocks = 0;
+  };
+  struct Device {
+    std::vector<Sm> sms;
+    std::vector<std::deque<int>> queues;
+    std::vector<int> pending;  // launched kernels with blocks still to dispatch
+    std::array<std::deque<int>, kCopyEngineCount> engine_queue;
+    std::array<bool, kCopyEngineCount> engine_busy{};
+    int outstanding = 0;
+  };
+  enum class EventKind { kWake, kBlockEnd, kCopyEnd };
+  struct Timed {
+    TimeNs time;
+    int64_t seq;
+    EventKind kind;
+    int item;
+    int sm;
+    bool operator>(const Timed& o) const {
+      return time != o.time ? time > o.time : seq > o.seq;
+    }
+  };
+
+  void Push(TimeNs time, EventKind kind, int item, int sm = -1);
+  void Step();
+  void Schedule();
+  bool DrainQueues(Device& device);
+  bool DispatchBlocks(Device& device);
+  bool StartCopies(Device& device);
+  void Launch(int index);
+  void Finish(int index);
+  // When a dependency lets an item on `stream` go: work items add the same-stream or
+  // cross-stream gap; markers pass through what they waited for.
+  TimeNs ReleaseTime(int dep, int stream) const;
+  void ComputeReach(SimItem& marker);
+
+  const DeviceProfile& profile_;
+  std::vector<Device> devices_;
+  std::vector<SimItem> items_;
+  std::priority_queue<Timed, std::vector<Timed>, std::greater<Timed>> events_;
+  std::set<TimeNs> wakes_;
+  TimeNs now_ = 0;
+  int64_t seq_ = 0;
+  int64_t launches_ = 0;
+  size_t block_records_ = 0;
+};
+
+}  // namespace streamlab

@@ -1,0 +1,100 @@
+// Text Gantt rendering. Letters mark GPU work ('.' = queued, ready but not started),
+// '#' = host blocked in a call, '=' = host computing, '|' = a short API call.
+#include "engine/text_gantt.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "engine/format.h"
+
+namespace streamlab {
+namespace {
+
+constexpr int kLabelWidth = 18;
+
+char SymbolFor(int n) {
+  static const char kSymbols[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  return kSymbols[n % (sizeof(kSymbols) - 1)];
+}
+
+std::string Fit(const std::string& text, size_t width) {
+  if (text.size() <= width) return text + std::string(width - text.size(), ' ');
+  return text.substr(0, width - 1) + "~";
+}
+
+}  // namespace
+
+std::string RenderTextGantt(const Trace& t, int width) {
+  const Scenario& s = t.scenario;
+  std::vector<Lane> lanes = LanesOf(s);
+  int bar = std::max(20, width - kLabelWidth - 2);
+  TimeNs begin = TraceBegin(t), end = TraceEnd(t);
+  TimeNs span = std::max<TimeNs>(1, end - begin);
+  auto col = [&](TimeNs time) {
+    return std::clamp(static_cast<int>((time - begin) * bar / span), 0, bar - 1);
+  };
+  std::vector<std::string> rows(lanes.size(), std::string(bar, ' '));
+  std::ostringstream legend;
+  int symbols = 0;
+
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpRecord& r = t.ops[i];
+    const Op& op = s.ops[i];
+    // Host lane.
+    TimeNs host_time = r.ret - r.submit;
+    bool blocking = host_time > span / bar;
+    char host_mark = op.kind == OpKind::kHostWork ? '=' : (blocking ? '#' : '|');
+    for (int c = col(r.submit); c <= col(r.ret); ++c)
+      if (rows[0][c] == ' ' || host_mark != '|') rows[0][c] = host_mark;
+    if (!r.gpu) {
+      if (blocking && op.kind != OpKind::kHostWork)
+        legend << "  #  host blocked " << FormatDuration(host_time) << " in "
+               << DisplayName(s, static_cast<int>(i)) << "\n";
+      continue;
+    }
+    std::string& row = rows[GpuLaneOf(lanes, op)];
+    if (r.end == r.start) {  // record / wait marker
+      char& cell = row[col(r.start)];
+      if (cell == ' ') cell = ':';
+      continue;
+    }
+    char sym = SymbolFor(symbols++);
+    for (int c = col(r.ready); c < col(r.start); ++c)
+      if (row[c] == ' ') row[c] = '.';
+    for (int c = col(r.start); c <= col(r.end - 1); ++c) row[c] = sym;
+    legend << "  " << sym << "  " << Fit(DisplayName(s, static_cast<int>(i)), 16) << " "
+           << Fit(s.streams[op.stream].name, 10) << " " << FormatDuration(r.start - begin) << " -> "
+           << FormatDuration(r.end - begin);
+    if (r.start - r.ready > Us(2)) legend << "  (queued " << FormatDuration(r.start - r.ready) << ")";
+    if (blocking) legend << "  host blocked " << FormatDuration(host_time);
+    legend << "\n";
+  }
+
+  std::ostringstream out;
+  out << (t.lab.empty() ? s.name : t.lab);
+  if (!t.variant.empty()) out << " [" << t.variant << "]";
+  out << "  " << t.backend << ", " << t.device_name << ", total " << FormatDuration(span) << "\n";
+  // Time axis: four ticks.
+  std::string axis(bar, ' ');
+  std::string ticks(bar, '-');
+  for (int k = 0; k < 4; ++k) {
+    int c = k * bar / 4;
+    ticks[c] = '+';
+    std::string label = FormatDuration(span * k / 4);
+    for (size_t j = 0; j < label.size() && c + j < axis.size(); ++j) axis[c + j] = label[j];
+  }
+  out << std::string(kLabelWidth, ' ') << " " << axis << "\n";
+  out << std::string(kLabelWidth, ' ') << " " << ticks << "\n";
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    std::string label = lanes[i].name;
+    if (lanes[i].kind == LaneKind::kStream && s.device_count > 1)
+      label = "g" + std::to_string(lanes[i].device) + ":" + label;
+    out << Fit(label, kLabelWidth) << "|" << rows[i] << "|\n";
+  }
+  out << "legend: A..Z = GPU op (below), . = queued (ready, not started), : = record/wait,\n"
+         "        # = host blocked, = = host work, | = API call\n";
+  out << legend.str();
+  return out.str();
+}
+
+}  // namespace streamlab

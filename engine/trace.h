@@ -1,0 +1,81 @@
+// The Trace: what happened when a Scenario ran, on one time base in nanoseconds.
+// One OpRecord per scenario op (same index); GPU work also carries ready/start/end and,
+// where instrumented, per-block records. Lanes are derived from the scenario.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/scenario.h"
+
+namespace streamlab {
+
+struct BlockRecord {
+  int block = 0;
+  int sm = 0;
+  TimeNs start = 0;
+  TimeNs end = 0;
+};
+
+struct OpRecord {
+  int op = -1;
+  // Host thread: the API call began at `submit` and returned at `ret`.
+  TimeNs submit = 0;
+  TimeNs ret = 0;
+  // GPU side, for ops that run on a stream (kernels, copies, memsets; records and waits
+  // are zero-length markers). `ready` = the stream reached the op (an event just before it
+  // fired); `start`/`end` = first block began, last block finished (or the copy ran).
+  bool gpu = false;
+  TimeNs ready = 0;
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::vector<BlockRecord> blocks;
+  std::string note;  // e.g. "ready" / "not ready" for a query, "lazy module load"
+};
+
+struct BufferCheck {
+  std::string buffer;
+  std::string expected;
+  std::string actual;
+  bool ok = true;
+};
+
+struct Trace {
+  static constexpr int kSchemaVersion = 1;
+  std::string backend;        // "sim" or "cuda"
+  std::string device_name;
+  std::string driver;
+  std::string captured_at;    // ISO date-time
+  std::string profile;        // simulator profile name (sim backend)
+  TimeNs clock_error = 0;     // worst calibration error between host, events and %globaltimer
+  std::string lab;
+  std::string variant;
+  std::map<std::string, double> params;
+  Scenario scenario;
+  std::vector<OpRecord> ops;  // ops[i] describes scenario.ops[i]
+  std::vector<BufferCheck> checks;
+  std::vector<std::string> notes;
+};
+
+enum class LaneKind { kHost, kStream };
+
+struct Lane {
+  LaneKind kind = LaneKind::kHost;
+  int device = -1;  // -1 for the host
+  int stream = -1;
+  std::string name;
+  std::string flags;  // e.g. "blocking, prio 0"
+};
+
+// Host lane first, then one lane per stream, grouped by device in declaration order.
+std::vector<Lane> LanesOf(const Scenario& scenario);
+// The lane index an op's GPU span is drawn in (its stream's lane), or 0 for host-only ops.
+int GpuLaneOf(const std::vector<Lane>& lanes, const Op& op);
+// A readable name for an op: its own name, or e.g. "record e1 on s1".
+std::string DisplayName(const Scenario& scenario, int op);
+// Earliest and latest timestamps in the trace.
+TimeNs TraceBegin(const Trace& trace);
+TimeNs TraceEnd(const Trace& trace);
+
+}  // namespace streamlab

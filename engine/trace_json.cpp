@@ -1,0 +1,135 @@
+// Trace JSON: metadata, the embedded scenario, one record per op, buffer checks.
+#include "engine/trace_json.h"
+
+#include "engine/errors.h"
+#include "engine/scenario_json.h"
+
+namespace streamlab {
+namespace {
+constexpr const char* kKind = "streamlab.trace";
+constexpr size_t kMaxBlocksPerTrace = 2'000'000;
+}  // namespace
+
+Json TraceToJson(const Trace& t) {
+  Json ops = Json::array();
+  for (const OpRecord& r : t.ops) {
+    Json j{{"op", r.op}, {"submit", r.submit}, {"return", r.ret}};
+    if (r.gpu) {
+      j["ready"] = r.ready;
+      j["start"] = r.start;
+      j["end"] = r.end;
+    }
+    if (!r.note.empty()) j["note"] = r.note;
+    if (!r.blocks.empty()) {
+      // Compact: [block, sm, start, end] rows.
+      Json rows = Json::array();
+      for (const BlockRecord& b : r.blocks) rows.push_back({b.block, b.sm, b.start, b.end});
+      j["blocks"] = rows;
+    }
+    ops.push_back(j);
+  }
+  Json checks = Json::array();
+  for (const BufferCheck& c : t.checks)
+    checks.push_back(
+        {{"buffer", c.buffer}, {"expected", c.expected}, {"actual", c.actual}, {"ok", c.ok}});
+  return Json{{"kind", kKind},
+              {"schema", Trace::kSchemaVersion},
+              {"time_unit", "ns"},
+              {"backend", t.backend},
+              {"device_name", t.device_name},
+              {"driver", t.driver},
+              {"captured_at", t.captured_at},
+              {"profile", t.profile},
+              {"clock_error_ns", t.clock_error},
+              {"lab", t.lab},
+              {"variant", t.variant},
+              {"params", t.params},
+              {"notes", t.notes},
+              {"scenario", ScenarioToJson(t.scenario)},
+              {"ops", ops},
+              {"checks", checks}};
+}
+
+Trace TraceFromJson(const Json& json, const std::string& source) {
+  if (!json.is_object()) throw InputError(source + ": expected a JSON object at the top level");
+  JsonReader root(json, source, "");
+  std::string kind = root.String("kind");
+  if (kind != kKind) root.FailAt("kind", "expected \"" + std::string(kKind) + "\", got \"" + kind + "\"");
+  int64_t schema = root.Int("schema");
+  if (schema != Trace::kSchemaVersion)
+    root.FailAt("schema", "version " + std::to_string(schema) + " is not supported");
+  Trace t;
+  t.backend = root.String("backend", "");
+  t.device_name = root.String("device_name", "");
+  t.driver = root.String("driver", "");
+  t.captured_at = root.String("captured_at", "");
+  t.profile = root.String("profile", "");
+  t.clock_error = root.Int("clock_error_ns", 0);
+  t.lab = root.String("lab", "");
+  t.variant = root.String("variant", "");
+  if (root.Has("params")) {
+    const Json& params = json["params"];
+    if (!params.is_object()) root.FailAt("params", "expected an object");
+    for (auto it = params.begin(); it != params.end(); ++it) {
+      if (!it.value().is_number()) root.FailAt("params", "values must be numbers");
+      t.params[it.key()] = it.value().get<double>();
+    }
+  }
+  if (root.Has("notes")) {
+    const Json& notes = json["notes"];
+    if (!notes.is_array()) root.FailAt("notes", "expected an array of strings");
+    for (const Json& n : notes) {
+      if (!n.is_string()) root.FailAt("notes", "expected an array of strings");
+      t.notes.push_back(n.get<std::string>());
+    }
+  }
+  if (!root.Has("scenario")) root.FailAt("scenario", "missing");
+  t.scenario = ScenarioFromJson(json["scenario"], source + " (scenario)");
+
+  std::vector<JsonReader> ops = root.Array("ops");
+  if (ops.size() != t.scenario.ops.size())
+    root.FailAt("ops", "has " + std::to_string(ops.size()) + " records for " +
+                           std::to_string(t.scenario.ops.size()) + " scenario ops");
+  size_t blocks_total = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const JsonReader& r = ops[i];
+    OpRecord rec;
+    rec.op = static_cast<int>(r.Int("op"));
+    if (rec.op != static_cast<int>(i)) r.FailAt("op", "expected " + std::to_string(i));
+    rec.submit = r.Int("submit");
+    rec.ret = r.Int("return");
+    if (rec.ret < rec.submit) r.FailAt("return", "earlier than submit");
+    rec.gpu = r.Has("start");
+    if (rec.gpu) {
+      rec.ready = r.Int("ready", r.Int("start"));
+      rec.start = r.Int("start");
+      rec.end = r.Int("end");
+      if (rec.end < rec.start) r.FailAt("end", "earlier than start");
+    }
+    rec.note = r.String("note", "");
+    if (r.Has("blocks")) {
+      const Json& rows = r.value()["blocks"];
+      if (!rows.is_array()) r.FailAt("blocks", "expected an array");
+      blocks_total += rows.size();
+      if (blocks_total > kMaxBlocksPerTrace) r.FailAt("blocks", "too many block records");
+      for (const Json& row : rows) {
+        if (!row.is_array() || row.size() != 4 ||
+            !std::all_of(row.begin(), row.end(), [](const Json& v) { return v.is_number_integer(); }))
+          r.FailAt("blocks", "expected rows of 4 integers [block, sm, start, end]");
+        rec.blocks.push_back({row[0].get<int>(), row[1].get<int>(), row[2].get<TimeNs>(),
+                              row[3].get<TimeNs>()});
+      }
+    }
+    t.ops.push_back(std::move(rec));
+  }
+  for (const JsonReader& r : root.Array("checks"))
+    t.checks.push_back(
+        {r.String("buffer"), r.String("expected", ""), r.String("actual", ""), r.Bool("ok", true)});
+  return t;
+}
+
+Trace LoadTraceFile(const std::string& path) {
+  return TraceFromJson(ParseJson(ReadTextFile(path), path), path);
+}
+
+}  // namespace streamlab

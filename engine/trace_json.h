@@ -1,0 +1,16 @@
+// Trace <-> JSON (schema 1). A trace file embeds its scenario, so every view and the
+// analyzer can work from the file alone, e.g. a trace captured on a GPU server.
+#pragma once
+
+#include <string>
+
+#include "engine/json_reader.h"
+#include "engine/trace.h"
+
+namespace streamlab {
+
+Json TraceToJson(const Trace& trace);
+Trace TraceFromJson(const Json& json, const std::string& source);
+Trace LoadTraceFile(const std::string& path);
+
+}  // namespace streamlab

@@ -1,0 +1,44 @@
+// Trace measures used by expectations and summaries.
+#include "engine/trace_query.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "engine/errors.h"
+
+namespace streamlab {
+
+const OpRecord& OpNamed(const Trace& t, const std::string& name) {
+  for (size_t i = 0; i < t.scenario.ops.size(); ++i)
+    if (t.scenario.ops[i].name == name) return t.ops[i];
+  throw RunError("trace has no op named \"" + name + "\"");
+}
+
+double OverlapFraction(const OpRecord& a, const OpRecord& b) {
+  TimeNs overlap = std::min(a.end, b.end) - std::max(a.start, b.start);
+  TimeNs shorter = std::min(a.end - a.start, b.end - b.start);
+  if (overlap <= 0 || shorter <= 0) return 0.0;
+  return static_cast<double>(overlap) / static_cast<double>(shorter);
+}
+
+TimeNs GpuMakespan(const Trace& t) {
+  TimeNs first = std::numeric_limits<TimeNs>::max(), last = 0;
+  for (const OpRecord& r : t.ops) {
+    if (!r.gpu || r.end == r.start) continue;
+    first = std::min(first, r.start);
+    last = std::max(last, r.end);
+  }
+  return last > first ? last - first : 0;
+}
+
+TimeNs HostTimeInCalls(const Trace& t, int until) {
+  TimeNs total = 0;
+  size_t n = until < 0 ? t.ops.size() : std::min<size_t>(t.ops.size(), until);
+  for (size_t i = 0; i < n; ++i)
+    if (t.scenario.ops[i].kind != OpKind::kHostWork) total += HostCallTime(t.ops[i]);
+  return total;
+}
+
+TimeNs HostCallTime(const OpRecord& r) { return r.ret - r.submit; }
+
+}  // namespace streamlab

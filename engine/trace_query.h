@@ -1,0 +1,22 @@
+// Looking up ops in a trace by name, and the measures that lab expectations are made of.
+#pragma once
+
+#include <string>
+
+#include "engine/trace.h"
+
+namespace streamlab {
+
+// The record of the op with this name; throws RunError if there is none.
+const OpRecord& OpNamed(const Trace& trace, const std::string& name);
+// Overlap of two GPU spans as a fraction of the shorter one (0 = none, 1 = full).
+double OverlapFraction(const OpRecord& a, const OpRecord& b);
+// From the first GPU op's start to the last GPU op's end.
+TimeNs GpuMakespan(const Trace& trace);
+// Time the host spent inside API calls, excluding host_work, up to (not including) op
+// `until` (-1 = all ops).
+TimeNs HostTimeInCalls(const Trace& trace, int until = -1);
+// Time a host call took (return - submit).
+TimeNs HostCallTime(const OpRecord& record);
+
+}  // namespace streamlab

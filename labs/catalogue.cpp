@@ -1,0 +1,29 @@
+// The catalogue lists each lab once; labs live one per file under labs/weekN/.
+#include "labs/catalogue.h"
+
+#include <algorithm>
+
+#include "engine/errors.h"
+
+namespace streamlab {
+
+const std::vector<Lab>& AllLabs() {
+  static const std::vector<Lab> labs = [] {
+    std::vector<Lab> all{FifoVsStreamsLab(), EventChainLab(), LegacyDefaultStallLab()};
+    std::stable_sort(all.begin(), all.end(), [](const Lab& a, const Lab& b) {
+      return a.week != b.week ? a.week < b.week : a.order < b.order;
+    });
+    return all;
+  }();
+  return labs;
+}
+
+const Lab& FindLab(const std::string& id) {
+  for (const Lab& lab : AllLabs())
+    if (lab.id == id) return lab;
+  std::string known;
+  for (const Lab& lab : AllLabs()) known += (known.empty() ? "" : ", ") + lab.id;
+  throw InputError("unknown lab \"" + id + "\" (labs: " + known + ")");
+}
+
+}  // namespace streamlab
