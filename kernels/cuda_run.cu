@@ -1,0 +1,517 @@
+// CudaRun: executes a Scenario with the real CUDA calls and measures it.
+// [SECTION] setup: streams, events, buffers, scratch, cancel flag
+// [SECTION] one pass: per-op timing events, the real call, host stamps, NVTX ranges
+// [SECTION] clocks: events -> %globaltimer (bounded by each kernel's in-kernel times),
+//           %globaltimer -> host (ping-pong), all onto the host's steady clock
+#include "kernels/cuda_run.h"
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include "engine/trace.h"
+#include "kernels/clock_calibration.h"
+#include "kernels/cuda_raii.h"
+#include "kernels/device_kernels.cuh"
+#include "kernels/watchdog.h"
+
+namespace streamlab {
+namespace {
+
+constexpr int kMaxInstrumentedBlocks = 1 << 16;
+constexpr size_t kScratchBytes = 64ull << 20;
+constexpr int64_t kCalibrationSpinNs = 20000;
+
+int64_t HostNow() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The stream-ordered span of one op: a timing event on each side and, for kernels, a
+// buffer of per-block records.
+struct OpProbe {
+  int device = -1;
+  OwnedEvent ready;
+  OwnedEvent done;
+  OwnedEvent aux;  // wait_stream's internal event
+  DeviceMemory timing;
+  int blocks = 0;
+};
+
+int64_t ElapsedNs(cudaEvent_t from, cudaEvent_t to) {
+  float ms = 0;
+  SL_CUDA(cudaEventElapsedTime(&ms, from, to));
+  return static_cast<int64_t>(static_cast<double>(ms) * 1e6);
+}
+
+// Bounds on the offset x in globaltimer = event_time + x, from spans measured both ways:
+// the ready event fires before the first block starts, the done event after the last ends.
+struct OffsetBounds {
+  int64_t lo = std::numeric_limits<int64_t>::min();
+  int64_t hi = std::numeric_limits<int64_t>::max();
+  void Add(int64_t ready_e, int64_t done_e, int64_t start_g, int64_t end_g) {
+    hi = std::min(hi, start_g - ready_e);
+    lo = std::max(lo, end_g - done_e);
+  }
+  int64_t Mid() const { return lo / 2 + hi / 2; }
+  // Half the feasible window; if the bounds cross (event resolution), their disagreement.
+  int64_t Error() const { return (hi >= lo ? hi - lo : lo - hi) / 2 + 500; }
+};
+
+bool ReadBlocks(const OpProbe& probe, std::vector<BlockTiming>* out) {
+  out->resize(probe.blocks);
+  SL_CUDA(cudaMemcpy(out->data(), probe.timing.get(), probe.blocks * sizeof(BlockTiming),
+                     cudaMemcpyDeviceToHost));
+  return std::all_of(out->begin(), out->end(),
+                     [](const BlockTiming& b) { return b.start != 0 && b.end >= b.start; });
+}
+
+}  // namespace
+
+// [SECTION] setup ------------------------------------------------------------------------
+
+struct CudaRun::State {
+  const Scenario& s;
+  TimeNs timeout;
+  int current_device = 0;
+  std::vector<OwnedStream> owned_streams;
+  std::vector<cudaStream_t> streams;
+  std::vector<OwnedEvent> events;
+  std::vector<void*> buffers;            // current pointer of each buffer (null = not allocated)
+  std::vector<DeviceMemory> device_mem;  // owners of buffers allocated up front
+  std::vector<PinnedMemory> pinned_mem;
+  std::vector<PageableMemory> pageable_mem;
+  std::vector<bool> allocated_by_op;     // buffers a malloc/malloc_host op owns this pass
+  std::vector<DeviceMemory> scratch;     // per device, for kernels that name no buffer
+  std::vector<OwnedStream> calibration_streams;
+  PinnedMemory cancel_mem;
+  volatile int* cancel = nullptr;
+
+  State(const Scenario& scenario, TimeNs t) : s(scenario), timeout(t) {}
+
+  void UseDevice(int device) {
+    if (device == current_device) return;
+    SL_CUDA(cudaSetDevice(device));
+    current_device = device;
+  }
+
+  void Setup() {
+    void* flag = nullptr;
+    SL_CUDA(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
+    cancel_mem = PinnedMemory(flag);
+    cancel = static_cast<volatile int*>(flag);
+    *cancel = 0;
+
+    for (int d = 0; d < s.device_count; ++d) {
+      SL_CUDA(cudaSetDevice(d));
+      void* p = nullptr;
+      SL_CUDA(cudaMalloc(&p, kScratchBytes));
+      scratch.emplace_back(p);
+      SL_CUDA(cudaMemset(p, 0, kScratchBytes));
+      cudaStream_t cs = nullptr;
+      SL_CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+      calibration_streams.emplace_back(cs);
+      for (int peer = 0; peer < s.device_count; ++peer) {
+        if (peer == d) continue;
+        int can = 0;
+        SL_CUDA(cudaDeviceCanAccessPeer(&can, d, peer));
+        if (!can) continue;
+        cudaError_t e = cudaDeviceEnablePeerAccess(peer, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+        else SL_CUDA(e);
+      }
+    }
+    current_device = s.device_count - 1;
+    UseDevice(0);
+
+    for (const StreamDesc& st : s.streams) {
+      UseDevice(st.device);
+      if (st.kind == StreamKind::kLegacyDefault) {
+        streams.push_back(cudaStreamLegacy);
+        owned_streams.emplace_back();
+      } else if (st.kind == StreamKind::kPerThreadDefault) {
+        streams.push_back(cudaStreamPerThread);
+        owned_streams.emplace_back();
+      } else {
+        int least = 0, greatest = 0;
+        SL_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        int priority = std::clamp(st.priority, greatest, least);
+        cudaStream_t raw = nullptr;
+        SL_CUDA(cudaStreamCreateWithPriority(
+            &raw, st.non_blocking ? cudaStreamNonBlocking : cudaStreamDefault, priority));
+        owned_streams.emplace_back(raw);
+        streams.push_back(raw);
+      }
+    }
+    for (const EventDesc& e : s.events) {
+      UseDevice(e.device);
+      cudaEvent_t raw = nullptr;
+      SL_CUDA(cudaEventCreateWithFlags(&raw, cudaEventDisableTiming));
+      events.emplace_back(raw);
+    }
+
+    buffers.assign(s.buffers.size(), nullptr);
+    allocated_by_op.assign(s.buffers.size(), false);
+    device_mem.resize(s.buffers.size());
+    pinned_mem.resize(s.buffers.size());
+    pageable_mem.resize(s.buffers.size());
+    EnsureBuffers();
+  }
+
+  // Allocates every buffer that no malloc / malloc_host op allocates and that is not held
+  // now (a free op in the last pass released it), zero-filled.
+  void EnsureBuffers() {
+    std::vector<bool> op_allocates(s.buffers.size(), false);
+    for (const Op& op : s.ops)
+      if (op.kind == OpKind::kMalloc || op.kind == OpKind::kMallocHost) op_allocates[op.buffer] = true;
+    for (size_t i = 0; i < s.buffers.size(); ++i) {
+      if (op_allocates[i] || buffers[i]) continue;
+      const BufferDesc& b = s.buffers[i];
+      void* p = nullptr;
+      switch (b.kind) {
+        case MemoryKind::kDevice:
+          UseDevice(b.device);
+          SL_CUDA(cudaMalloc(&p, b.bytes));
+          device_mem[i] = DeviceMemory(p);
+          SL_CUDA(cudaMemset(p, 0, b.bytes));
+          break;
+        case MemoryKind::kPinnedHost:
+          SL_CUDA(cudaMallocHost(&p, b.bytes));
+          pinned_mem[i] = PinnedMemory(p);
+          std::memset(p, 0, b.bytes);
+          break;
+        case MemoryKind::kPageableHost:
+          p = std::aligned_alloc(4096, (b.bytes + 4095) / 4096 * 4096);
+          if (!p) throw RunError("out of host memory for buffer " + b.name);
+          pageable_mem[i] = PageableMemory(p);
+          std::memset(p, 0, b.bytes);  // touch every page now, not during the run
+          break;
+      }
+      buffers[i] = p;
+    }
+    for (int d = 0; d < s.device_count; ++d) {
+      UseDevice(d);
+      SL_CUDA(cudaDeviceSynchronize());
+    }
+    UseDevice(0);
+  }
+
+  // Frees what malloc / malloc_host ops allocated and did not free, so the next pass
+  // starts from the same state.
+  void ReleaseOpAllocations() {
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      if (!allocated_by_op[i] || !buffers[i]) continue;
+      if (s.buffers[i].kind == MemoryKind::kDevice) (void)cudaFree(buffers[i]);
+      else (void)cudaFreeHost(buffers[i]);
+      buffers[i] = nullptr;
+      allocated_by_op[i] = false;
+    }
+  }
+
+  void* BufferPtr(int index) const {
+    if (!buffers[index])
+      throw RunError("buffer " + s.buffers[index].name + " is used while not allocated");
+    return buffers[index];
+  }
+
+  // [SECTION] one pass ---------------------------------------------------------------------
+
+  KernelArgs KernelArgsFor(const Op& op, const OpProbe& probe) const {
+    KernelArgs a;
+    a.kind = static_cast<int>(op.kernel.kind);
+    a.slot = op.kernel.function_slot;
+    a.work = op.kernel.work;
+    a.timing = probe.blocks ? static_cast<BlockTiming*>(probe.timing.get()) : nullptr;
+    a.cancel = cancel;
+    int device = s.streams[op.stream].device;
+    if (!op.kernel.reads.empty()) {
+      a.read = BufferPtr(op.kernel.reads.front());
+      a.read_bytes = s.buffers[op.kernel.reads.front()].bytes;
+    }
+    if (!op.kernel.writes.empty()) {
+      a.write = BufferPtr(op.kernel.writes.front());
+      a.write_bytes = s.buffers[op.kernel.writes.front()].bytes;
+    }
+    bool needs_memory = op.kernel.kind == KernelKind::kMemory || op.kernel.kind == KernelKind::kAtomic;
+    if (needs_memory && !a.read) {
+      a.read = scratch[device].get();
+      a.read_bytes = kScratchBytes;
+    }
+    if (op.kernel.kind == KernelKind::kAtomic && !a.write) {
+      a.write = scratch[device].get();
+      a.write_bytes = kScratchBytes;
+    }
+    return a;
+  }
+
+  OpProbe MakeProbe(const Op& op) {
+    OpProbe probe;
+    if (op.stream < 0 || !IsStreamOp(op)) return probe;
+    probe.device = s.streams[op.stream].device;
+    UseDevice(probe.device);
+    probe.ready = MakeTimingEvent();
+    probe.done = MakeTimingEvent();
+    if (op.kind == OpKind::kWaitStream) {
+      cudaEvent_t raw = nullptr;
+      SL_CUDA(cudaEventCreateWithFlags(&raw, cudaEventDisableTiming));
+      probe.aux = OwnedEvent(raw);
+    }
+    if (op.kind == OpKind::kKernel && op.kernel.grid <= kMaxInstrumentedBlocks) {
+      void* p = nullptr;
+      SL_CUDA(cudaMalloc(&p, op.kernel.grid * sizeof(BlockTiming)));
+      probe.timing = DeviceMemory(p);
+      SL_CUDA(cudaMemset(p, 0, op.kernel.grid * sizeof(BlockTiming)));
+      probe.blocks = op.kernel.grid;
+    }
+    return probe;
+  }
+
+  // Issues op `i` with its real CUDA call; stamps the host time around the call only.
+  void Issue(int i, OpProbe& probe, OpRecord& rec, int64_t origin) {
+    const Op& op = s.ops[i];
+    cudaStream_t stream = op.stream >= 0 ? streams[op.stream] : nullptr;
+    if (probe.ready) {
+      UseDevice(probe.device);
+      SL_CUDA(cudaEventRecord(probe.ready.get(), stream));
+    }
+    std::string range = DisplayName(s, i);
+    nvtxRangePushA(range.c_str());
+    rec.submit = HostNow() - origin;
+    switch (op.kind) {
+      case OpKind::kKernel:
+        SL_CUDA(LaunchLabKernel(KernelArgsFor(op, probe), op.kernel.grid, op.kernel.block, stream));
+        break;
+      case OpKind::kMemcpy:
+        if (op.async)
+          SL_CUDA(cudaMemcpyAsync(BufferPtr(op.dst), BufferPtr(op.src), op.bytes, cudaMemcpyDefault, stream));
+        else
+          SL_CUDA(cudaMemcpy(BufferPtr(op.dst), BufferPtr(op.src), op.bytes, cudaMemcpyDefault));
+        break;
+      case OpKind::kPeerCopy:
+        SL_CUDA(cudaMemcpyPeerAsync(BufferPtr(op.dst), s.buffers[op.dst].device, BufferPtr(op.src),
+                                    s.buffers[op.src].device, op.bytes, stream));
+        break;
+      case OpKind::kMemset:
+        if (op.async) SL_CUDA(cudaMemsetAsync(BufferPtr(op.buffer), op.value, op.bytes, stream));
+        else SL_CUDA(cudaMemset(BufferPtr(op.buffer), op.value, op.bytes));
+        break;
+      case OpKind::kRecord:
+        SL_CUDA(cudaEventRecord(events[op.event].get(), stream));
+        break;
+      case OpKind::kWaitEvent:
+        SL_CUDA(cudaStreamWaitEvent(stream, events[op.event].get(), 0));
+        break;
+      case OpKind::kWaitStream:  // what torch's wait_stream does: record on the other, wait
+        SL_CUDA(cudaEventRecord(probe.aux.get(), streams[op.other_stream]));
+        SL_CUDA(cudaStreamWaitEvent(stream, probe.aux.get(), 0));
+        break;
+      case OpKind::kSyncDevice:
+        SL_CUDA(cudaDeviceSynchronize());
+        break;
+      case OpKind::kSyncStream:
+        SL_CUDA(cudaStreamSynchronize(stream));
+        break;
+      case OpKind::kSyncEvent:
+        SL_CUDA(cudaEventSynchronize(events[op.event].get()));
+        break;
+      case OpKind::kQuery: {
+        cudaError_t e = cudaEventQuery(events[op.event].get());
+        if (e == cudaErrorNotReady) {
+          (void)cudaGetLastError();  // not an error: the answer "not yet"
+          rec.note = "not ready";
+        } else {
+          SL_CUDA(e);
+          rec.note = "ready";
+        }
+        break;
+      }
+      case OpKind::kHostWork: {
+        int64_t until = HostNow() + op.duration;
+        while (HostNow() < until) {
+        }
+        break;
+      }
+      case OpKind::kSetDevice:
+        SL_CUDA(cudaSetDevice(op.device));
+        current_device = op.device;
+        break;
+      case OpKind::kMalloc: {
+        UseDevice(s.buffers[op.buffer].device);
+        ReleaseIfHeld(op.buffer);
+        SL_CUDA(cudaMalloc(&buffers[op.buffer], s.buffers[op.buffer].bytes));
+        allocated_by_op[op.buffer] = true;
+        break;
+      }
+      case OpKind::kMallocHost:
+        ReleaseIfHeld(op.buffer);
+        SL_CUDA(cudaMallocHost(&buffers[op.buffer], s.buffers[op.buffer].bytes));
+        allocated_by_op[op.buffer] = true;
+        break;
+      case OpKind::kFree:
+        SL_CUDA(cudaFree(BufferPtr(op.buffer)));
+        buffers[op.buffer] = nullptr;
+        allocated_by_op[op.buffer] = false;
+        device_mem[op.buffer].Release();  // freed just now by the op itself
+        break;
+    }
+    rec.ret = HostNow() - origin;
+    nvtxRangePop();
+    if (probe.done) SL_CUDA(cudaEventRecord(probe.done.get(), stream));
+  }
+
+  void ReleaseIfHeld(int buffer) {
+    if (allocated_by_op[buffer]) {
+      allocated_by_op[buffer] = false;
+      if (s.buffers[buffer].kind == MemoryKind::kDevice) SL_CUDA(cudaFree(buffers[buffer]));
+      else SL_CUDA(cudaFreeHost(buffers[buffer]));
+      buffers[buffer] = nullptr;
+    }
+  }
+};
+
+CudaRun::CudaRun(const Scenario& scenario, TimeNs timeout)
+    : state_(std::make_unique<State>(scenario, timeout)) {
+  state_->Setup();
+}
+
+CudaRun::~CudaRun() {
+  if (state_) state_->ReleaseOpAllocations();
+}
+
+Trace CudaRun::Pass() {
+  State& st = *state_;
+  const Scenario& s = st.s;
+  size_t n = s.ops.size();
+  st.EnsureBuffers();
+  std::vector<OpProbe> probes;
+  probes.reserve(n);
+  for (const Op& op : s.ops) probes.push_back(st.MakeProbe(op));
+
+  // Per device: a reference event, then a short instrumented spin between two events, so
+  // even a run without kernels can align event time with %globaltimer.
+  struct DeviceRef {
+    OwnedEvent ref, calib_done;
+    DeviceMemory timing;
+  };
+  std::vector<DeviceRef> refs(s.device_count);
+  *st.cancel = 0;
+  for (int d = 0; d < s.device_count; ++d) {
+    st.UseDevice(d);
+    DeviceRef& r = refs[d];
+    r.ref = MakeTimingEvent();
+    r.calib_done = MakeTimingEvent();
+    void* p = nullptr;
+    SL_CUDA(cudaMalloc(&p, sizeof(BlockTiming)));
+    r.timing = DeviceMemory(p);
+    SL_CUDA(cudaMemset(p, 0, sizeof(BlockTiming)));
+    cudaStream_t cs = st.calibration_streams[d].get();
+    SL_CUDA(cudaEventRecord(r.ref.get(), cs));
+    KernelArgs a;
+    a.work = kCalibrationSpinNs;
+    a.timing = static_cast<BlockTiming*>(p);
+    SL_CUDA(LaunchLabKernel(a, 1, 32, cs));
+    SL_CUDA(cudaEventRecord(r.calib_done.get(), cs));
+    SL_CUDA(cudaStreamSynchronize(cs));
+  }
+  st.UseDevice(0);
+
+  Trace trace;
+  trace.ops.resize(n);
+  Watchdog watchdog(std::chrono::nanoseconds(st.timeout), st.cancel);
+  int64_t origin = HostNow();
+  for (size_t i = 0; i < n; ++i) {
+    trace.ops[i].op = static_cast<int>(i);
+    st.Issue(static_cast<int>(i), probes[i], trace.ops[i], origin);
+  }
+  for (int d = 0; d < s.device_count; ++d) {
+    st.UseDevice(d);
+    SL_CUDA(cudaDeviceSynchronize());
+  }
+  if (watchdog.Stop())
+    throw RunError("watchdog: the run took longer than " + std::to_string(st.timeout / 1'000'000'000) +
+                   " s and was cancelled (raise --timeout for longer runs)");
+  st.ReleaseOpAllocations();
+
+  // [SECTION] clocks -----------------------------------------------------------------------
+  std::vector<OffsetBounds> bounds(s.device_count);
+  std::vector<std::vector<BlockTiming>> blocks(n);
+  std::vector<bool> instrumented(n, false);
+  std::vector<int64_t> ready_e(n, 0), done_e(n, 0);
+  for (int d = 0; d < s.device_count; ++d) {
+    std::vector<BlockTiming> calib;
+    OpProbe tmp;
+    tmp.timing = std::move(refs[d].timing);
+    tmp.blocks = 1;
+    if (ReadBlocks(tmp, &calib))
+      bounds[d].Add(0, ElapsedNs(refs[d].ref.get(), refs[d].calib_done.get()),
+                    static_cast<int64_t>(calib[0].start), static_cast<int64_t>(calib[0].end));
+    refs[d].timing = std::move(tmp.timing);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const OpProbe& p = probes[i];
+    if (!p.ready) continue;
+    st.UseDevice(p.device);
+    ready_e[i] = ElapsedNs(refs[p.device].ref.get(), p.ready.get());
+    done_e[i] = ElapsedNs(refs[p.device].ref.get(), p.done.get());
+    if (p.blocks && ReadBlocks(p, &blocks[i])) {
+      instrumented[i] = true;
+      uint64_t first = UINT64_MAX, last = 0;
+      for (const BlockTiming& b : blocks[i]) {
+        first = std::min(first, b.start);
+        last = std::max(last, b.end);
+      }
+      bounds[p.device].Add(ready_e[i], done_e[i], static_cast<int64_t>(first), static_cast<int64_t>(last));
+    }
+  }
+  // %globaltimer -> host clock, per device; then event time -> globaltimer -> trace time.
+  std::vector<ClockOffset> host_offsets;
+  TimeNs worst_error = 0;
+  for (int d = 0; d < s.device_count; ++d) {
+    host_offsets.push_back(CalibrateGlobalTimer(d, HostNow));
+    worst_error = std::max(worst_error, bounds[d].Error() + host_offsets[d].error);
+    trace.notes.push_back("GPU " + std::to_string(d) + " clock alignment: events->globaltimer +/-" +
+                          std::to_string(bounds[d].Error()) + " ns, globaltimer->host +/-" +
+                          std::to_string(host_offsets[d].error) + " ns");
+  }
+  st.current_device = -1;
+  st.UseDevice(0);
+  auto from_global = [&](int d, int64_t g) { return g - host_offsets[d].offset - origin; };
+  auto from_event = [&](int d, int64_t e) { return from_global(d, e + bounds[d].Mid()); };
+
+  for (size_t i = 0; i < n; ++i) {
+    const OpProbe& p = probes[i];
+    if (!p.ready) continue;
+    OpRecord& rec = trace.ops[i];
+    rec.gpu = true;
+    rec.ready = from_event(p.device, ready_e[i]);
+    rec.start = rec.ready;
+    rec.end = std::max(rec.ready, from_event(p.device, done_e[i]));
+    const OpKind kind = s.ops[i].kind;
+    if (kind == OpKind::kRecord || kind == OpKind::kWaitEvent || kind == OpKind::kWaitStream)
+      rec.start = rec.end;  // a marker: "ready" = stream reached it, end = it was satisfied
+    if (instrumented[i]) {
+      TimeNs first = std::numeric_limits<TimeNs>::max(), last = 0;
+      for (size_t b = 0; b < blocks[i].size(); ++b) {
+        const BlockTiming& bt = blocks[i][b];
+        BlockRecord br{static_cast<int>(b), static_cast<int>(bt.sm),
+                       from_global(p.device, static_cast<int64_t>(bt.start)),
+                       from_global(p.device, static_cast<int64_t>(bt.end))};
+        first = std::min(first, br.start);
+        last = std::max(last, br.end);
+        rec.blocks.push_back(br);
+      }
+      rec.start = first;
+      rec.end = last;
+      rec.ready = std::min(rec.ready, rec.start);
+    }
+  }
+  trace.clock_error = worst_error;
+  return trace;
+}
+
+}  // namespace streamlab

@@ -1,0 +1,46 @@
+// Ends a run that takes too long: after the timeout it raises a cancel flag in mapped
+// pinned memory that every spin kernel polls, so blocked syncs return and the run can fail
+// cleanly instead of hanging the process.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace streamlab {
+
+class Watchdog {
+ public:
+  Watchdog(std::chrono::nanoseconds timeout, volatile int* cancel_flag)
+      : thread_([this, timeout, cancel_flag] {
+          std::unique_lock<std::mutex> lock(mutex_);
+          if (!cv_.wait_for(lock, timeout, [this] { return stopped_; })) {
+            fired_ = true;
+            *cancel_flag = 1;
+          }
+        }) {}
+  ~Watchdog() { Stop(); }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  // Returns true if the watchdog fired before it was stopped.
+  bool Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopped_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    return fired_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stopped_ = false;
+  bool fired_ = false;
+  std::thread thread_;
+};
+
+}  // namespace streamlab
