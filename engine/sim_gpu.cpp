@@ -160,6 +160,11 @@ void SimGpu::Launch(int index) {
   it.launch_seq = launches_++;
   switch (it.kind) {
     case SimItem::Kind::kMarker:
+      // "ready" = the stream reached the marker; it completes when what it waits for is done.
+      it.ready = it.visible_at;
+      for (int dep : it.deps)
+        if (items_[dep].stream == it.stream) it.ready = std::max(it.ready, items_[dep].end);
+      it.ready = std::min(it.ready, now_);
       ComputeReach(it);
       it.start = now_;
       Finish(index);

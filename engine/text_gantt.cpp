@@ -6,11 +6,12 @@
 #include <sstream>
 
 #include "engine/format.h"
+#include "engine/trace_query.h"
 
 namespace streamlab {
 namespace {
 
-constexpr int kLabelWidth = 18;
+constexpr size_t kLabelWidth = 18;
 
 char SymbolFor(int n) {
   static const char kSymbols[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -22,12 +23,18 @@ std::string Fit(const std::string& text, size_t width) {
   return text.substr(0, width - 1) + "~";
 }
 
+std::string FitLine(const std::string& text, int width) {
+  std::string fitted = Fit(text, static_cast<size_t>(std::max(width, 2)));
+  while (!fitted.empty() && fitted.back() == ' ') fitted.pop_back();
+  return fitted;
+}
+
 }  // namespace
 
 std::string RenderTextGantt(const Trace& t, int width) {
   const Scenario& s = t.scenario;
   std::vector<Lane> lanes = LanesOf(s);
-  int bar = std::max(20, width - kLabelWidth - 2);
+  int bar = std::max(20, width - static_cast<int>(kLabelWidth) - 2);
   TimeNs begin = TraceBegin(t), end = TraceEnd(t);
   TimeNs span = std::max<TimeNs>(1, end - begin);
   auto col = [&](TimeNs time) {
@@ -59,21 +66,26 @@ std::string RenderTextGantt(const Trace& t, int width) {
       continue;
     }
     char sym = SymbolFor(symbols++);
-    for (int c = col(r.ready); c < col(r.start); ++c)
+    TimeNs queued = QueuedTime(t, r);
+    for (int c = col(r.start - queued); c < col(r.start); ++c)
       if (row[c] == ' ') row[c] = '.';
     for (int c = col(r.start); c <= col(r.end - 1); ++c) row[c] = sym;
     legend << "  " << sym << "  " << Fit(DisplayName(s, static_cast<int>(i)), 16) << " "
            << Fit(s.streams[op.stream].name, 10) << " " << FormatDuration(r.start - begin) << " -> "
            << FormatDuration(r.end - begin);
-    if (r.start - r.ready > Us(2)) legend << "  (queued " << FormatDuration(r.start - r.ready) << ")";
+    if (queued) legend << "  (queued " << FormatDuration(queued) << ")";
     if (blocking) legend << "  host blocked " << FormatDuration(host_time);
     legend << "\n";
   }
 
   std::ostringstream out;
-  out << (t.lab.empty() ? s.name : t.lab);
-  if (!t.variant.empty()) out << " [" << t.variant << "]";
-  out << "  " << t.backend << ", " << t.device_name << ", total " << FormatDuration(span) << "\n";
+  std::string title = t.lab.empty() ? s.name : t.lab;
+  if (!t.variant.empty()) title += " [" + t.variant + "]";
+  title += "  total " + FormatDuration(span);
+  out << FitLine(title, width) << "\n";
+  std::string source = t.backend + ": " + t.device_name;
+  if (t.clock_error > 0) source += ", clock error +/-" + FormatDuration(t.clock_error);
+  out << FitLine(source, width) << "\n";
   // Time axis: four ticks.
   std::string axis(bar, ' ');
   std::string ticks(bar, '-');

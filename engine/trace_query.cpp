@@ -41,4 +41,12 @@ TimeNs HostTimeInCalls(const Trace& t, int until) {
 
 TimeNs HostCallTime(const OpRecord& r) { return r.ret - r.submit; }
 
+TimeNs QueuedTime(const Trace& t, const OpRecord& r) {
+  // GPU-FACTS.md: events give ready/done edges with ~3 us of slack; measured ready->start on
+  // an idle H200 was up to ~7 us for a stream's first kernel.
+  const TimeNs slack = Us(10) + t.clock_error;
+  TimeNs queued = r.gpu ? r.start - r.ready : 0;
+  return queued > slack ? queued : 0;
+}
+
 }  // namespace streamlab

@@ -16,6 +16,10 @@ TimeNs GpuMakespan(const Trace& trace);
 // Time the host spent inside API calls, excluding host_work, up to (not including) op
 // `until` (-1 = all ops).
 TimeNs HostTimeInCalls(const Trace& trace, int until = -1);
+// Time between *ready* (the stream reached the op) and *start* (its first block ran), when
+// that exceeds what timing events blur anyway (a few us of slack plus clock error);
+// else 0. A real gap means the op waited for SMs (or a copy engine), not for ordering.
+TimeNs QueuedTime(const Trace& trace, const OpRecord& record);
 // Time a host call took (return - submit).
 TimeNs HostCallTime(const OpRecord& record);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ctime>
 #include <fstream>
+#include <regex>
 
 #include "engine/errors.h"
 #include "engine/format.h"
@@ -19,13 +20,9 @@ std::string DriverVersion() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
   if (std::getline(in, line)) {
-    size_t k = line.find("Kernel Module");
-    if (k != std::string::npos) {
-      std::string rest = line.substr(k + 13);
-      size_t b = rest.find_first_not_of(" \t");
-      size_t e = rest.find_first_of(" \t", b);
-      if (b != std::string::npos) return rest.substr(b, e - b);
-    }
+    // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build ..."
+    std::smatch m;
+    if (std::regex_search(line, m, std::regex(R"((\d{3,}\.\d+(\.\d+)?))"))) return m[1].str();
   }
   int v = 0;
   if (cudaDriverGetVersion(&v) == cudaSuccess)

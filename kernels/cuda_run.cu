@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 
+#include "engine/format.h"
 #include "engine/trace.h"
 #include "kernels/clock_calibration.h"
 #include "kernels/cuda_raii.h"
@@ -433,8 +434,8 @@ Trace CudaRun::Pass() {
     SL_CUDA(cudaDeviceSynchronize());
   }
   if (watchdog.Stop())
-    throw RunError("watchdog: the run took longer than " + std::to_string(st.timeout / 1'000'000'000) +
-                   " s and was cancelled (raise --timeout for longer runs)");
+    throw RunError("watchdog: the run took longer than " + FormatDuration(st.timeout) +
+                   " and was cancelled (raise --timeout for longer runs)");
   st.ReleaseOpAllocations();
 
   // [SECTION] clocks -----------------------------------------------------------------------

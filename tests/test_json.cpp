@@ -1,0 +1,109 @@
+// File formats: scenario, trace and profile JSON round trips, and located errors.
+#include <gtest/gtest.h>
+
+#include "engine/device_profile.h"
+#include "engine/errors.h"
+#include "engine/scenario_json.h"
+#include "engine/trace_json.h"
+#include "labs/catalogue.h"
+#include "tests/test_util.h"
+
+namespace streamlab {
+namespace {
+
+std::string ErrorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ScenarioJson, EveryLabVariantRoundTrips) {
+  for (const Lab& lab : AllLabs()) {
+    for (const std::string& v : lab.variants) {
+      Scenario s = lab.build(ResolveLabArgs(lab, v, {}));
+      Json j = ScenarioToJson(s);
+      Scenario back = ScenarioFromJson(j, "mem");
+      EXPECT_EQ(ScenarioToJson(back), j) << lab.id << "/" << v;
+    }
+  }
+}
+
+TEST(ScenarioJson, MalformedJsonNamesLineAndColumn) {
+  std::string msg = ErrorOf([] { ParseJson("{\n  \"a\": 1,\n  oops\n}", "x.json"); });
+  EXPECT_NE(msg.find("x.json:3:"), std::string::npos) << msg;
+}
+
+TEST(ScenarioJson, StructuralErrorsNameThePath) {
+  Json j = ScenarioToJson(FindLab("w2-event-chain").build(ResolveLabArgs(FindLab("w2-event-chain"), "", {})));
+  j["ops"][2]["stream"] = "nope";
+  std::string msg = ErrorOf([&] { ScenarioFromJson(j, "x.json"); });
+  EXPECT_NE(msg.find("ops[2].stream"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("nope"), std::string::npos) << msg;
+
+  j = ScenarioToJson(FindLab("w2-event-chain").build(ResolveLabArgs(FindLab("w2-event-chain"), "", {})));
+  j["schema"] = 99;
+  msg = ErrorOf([&] { ScenarioFromJson(j, "x.json"); });
+  EXPECT_NE(msg.find("schema"), std::string::npos) << msg;
+
+  j["schema"] = 1;
+  j["ops"][0]["kernel"]["grid"] = "four";
+  msg = ErrorOf([&] { ScenarioFromJson(j, "x.json"); });
+  EXPECT_NE(msg.find("ops[0].kernel.grid"), std::string::npos) << msg;
+}
+
+TEST(ScenarioJson, AbsurdSizesAreRejected) {
+  Json j = Json::parse(R"({"kind":"streamlab.scenario","schema":1,
+    "buffers":[{"name":"b","kind":"device","bytes":10000000000000}]})");
+  EXPECT_NE(ErrorOf([&] { ScenarioFromJson(j, "x"); }).find("bytes"), std::string::npos);
+  j = Json::parse(R"({"kind":"streamlab.scenario","schema":1,"streams":[{"name":"s"}],
+    "ops":[{"op":"kernel","stream":"s","kernel":{"grid":100000000}}]})");
+  EXPECT_NE(ErrorOf([&] { ScenarioFromJson(j, "x"); }).find("grid"), std::string::npos);
+  std::string deep(200, '[');
+  EXPECT_NE(ErrorOf([&] { ParseJson(deep, "x"); }).find("nested"), std::string::npos);
+}
+
+TEST(TraceJson, RoundTripKeepsEveryField) {
+  const Lab& lab = FindLab("w2-legacy-default-stall");
+  Trace t = testing::Simulate(lab.build(ResolveLabArgs(lab, "legacy", {})));
+  t.lab = lab.id;
+  t.variant = "legacy";
+  t.params = {{"kernel_us", 1000}};
+  t.notes = {"n1"};
+  t.checks = {{"buf", "1", "2", false}};
+  Json j = TraceToJson(t);
+  Trace back = TraceFromJson(j, "mem");
+  EXPECT_EQ(TraceToJson(back), j);
+  ASSERT_FALSE(back.ops[0].blocks.empty());
+  EXPECT_EQ(back.ops[0].blocks[0].sm, t.ops[0].blocks[0].sm);
+}
+
+TEST(TraceJson, RejectsInconsistentTraces) {
+  const Lab& lab = FindLab("w1-fifo-vs-streams");
+  Json j = TraceToJson(testing::Simulate(lab.build(ResolveLabArgs(lab, "", {}))));
+  Json bad = j;
+  bad["ops"].erase(0);
+  EXPECT_NE(ErrorOf([&] { TraceFromJson(bad, "t"); }).find("records"), std::string::npos);
+  bad = j;
+  bad["ops"][0]["end"] = -5;
+  EXPECT_NE(ErrorOf([&] { TraceFromJson(bad, "t"); }).find("ops[0].end"), std::string::npos);
+  bad = j;
+  bad["kind"] = "something.else";
+  EXPECT_FALSE(ErrorOf([&] { TraceFromJson(bad, "t"); }).empty());
+}
+
+TEST(ProfileJson, RoundTripAndValidation) {
+  DeviceProfile p;
+  p.sm_count = 108;
+  p.h2d_pinned_gbps = 25.0;
+  DeviceProfile back = ProfileFromJson(ProfileToJson(p), "p");
+  EXPECT_EQ(back.sm_count, 108);
+  EXPECT_DOUBLE_EQ(back.h2d_pinned_gbps, 25.0);
+  EXPECT_FALSE(ErrorOf([] { ProfileFromJson(Json::parse(R"({"sm_count": 0})"), "p"); }).empty());
+  EXPECT_FALSE(ErrorOf([] { ProfileFromJson(Json::parse(R"({"pageable_gbps": -1})"), "p"); }).empty());
+}
+
+}  // namespace
+}  // namespace streamlab
