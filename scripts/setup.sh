@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One command from a fresh Debian 12 machine to a running StreamLab or a green test run:
+#   scripts/setup.sh run    install what is missing, build, open the app
+#   scripts/setup.sh test   install what is missing, build (warnings as errors), run all tests
+# Packages come from Debian (apt-get, with sudo when not root). CUDA is used when nvcc is
+# present (/usr/local/cuda); without it the simulator-only build still has every lab.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-run}
+shift || true
+case "$mode" in run|test|build) ;; *) echo "usage: scripts/setup.sh run|test|build" >&2; exit 2;; esac
+
+packages=(build-essential cmake ninja-build pkg-config git
+          nlohmann-json3-dev libcli11-dev libgtest-dev
+          libimgui-dev libglfw3-dev libgl-dev libfontconfig-dev libfreetype-dev fonts-noto-cjk
+          xvfb xauth)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== installing: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi
+
+build_dir=${STREAMLAB_BUILD_DIR:-build}
+werror=OFF
+[ "$mode" = test ] && werror=ON
+cmake -S . -B "$build_dir" -G Ninja -DSTREAMLAB_WERROR=$werror >/dev/null
+cmake --build "$build_dir" -j "$(nproc)"
+
+case "$mode" in
+  test)
+    cd "$build_dir"
+    if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null 2>&1; then
+      # The GUI tests need a display; give them a virtual one.
+      xvfb-run -a -s "-screen 0 1280x800x24" ctest --output-on-failure -j "$(nproc)"
+    else
+      ctest --output-on-failure -j "$(nproc)"
+    fi
+    ;;
+  run)
+    gui="$build_dir/app/gui/streamlab"
+    if [ -x "$gui" ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+      exec "$gui" "$@"
+    fi
+    echo "== no display (or no GUI build): running a lab in the terminal instead"
+    "$build_dir/app/cli/streamlab-cli" list
+    exec "$build_dir/app/cli/streamlab-cli" run w2-legacy-default-stall --backend auto "$@"
+    ;;
+esac
