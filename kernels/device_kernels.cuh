@@ -16,6 +16,12 @@ struct BlockTiming {
   uint32_t pad;
 };
 
+// The watchdog's cancel flag: kCancelLines ints kCancelStride apart (one per 128-byte line),
+// so polling blocks spread their reads over several host cache lines.
+constexpr int kCancelLines = 32;
+constexpr int kCancelStride = 32;
+constexpr int kCancelInts = kCancelLines * kCancelStride;
+
 struct KernelArgs {
   int kind = 0;           // KernelKind as int
   int slot = 0;           // function slot 0..7 (distinct functions for lazy loading)
@@ -25,7 +31,7 @@ struct KernelArgs {
   void* write = nullptr;
   size_t write_bytes = 0;
   BlockTiming* timing = nullptr;        // one record per block, or null
-  const volatile int* cancel = nullptr; // watchdog flag in mapped pinned memory
+  const volatile int* cancel = nullptr; // watchdog flags (kCancelInts) in mapped pinned memory
 };
 
 // Launches the kernel on `stream`; returns the launch's error (cudaGetLastError).

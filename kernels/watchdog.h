@@ -1,4 +1,4 @@
-// Ends a run that takes too long: after the timeout it raises a cancel flag in mapped
+// Ends a run that takes too long: after the timeout it raises the cancel flags in mapped
 // pinned memory that every spin kernel polls, so blocked syncs return and the run can fail
 // cleanly instead of hanging the process.
 #pragma once
@@ -12,12 +12,12 @@ namespace streamlab {
 
 class Watchdog {
  public:
-  Watchdog(std::chrono::nanoseconds timeout, volatile int* cancel_flag)
-      : thread_([this, timeout, cancel_flag] {
+  Watchdog(std::chrono::nanoseconds timeout, volatile int* cancel_flags, int flag_count)
+      : thread_([this, timeout, cancel_flags, flag_count] {
           std::unique_lock<std::mutex> lock(mutex_);
           if (!cv_.wait_for(lock, timeout, [this] { return stopped_; })) {
             fired_ = true;
-            *cancel_flag = 1;
+            for (int i = 0; i < flag_count; ++i) cancel_flags[i] = 1;
           }
         }) {}
   ~Watchdog() { Stop(); }

@@ -69,7 +69,7 @@ TEST_P(GpuFacts, PerThreadBetweenBlockingOverlaps) {
 TEST_P(GpuFacts, MallocDelaysOnlyBySubmission) {
   FACT(t, "malloc-between");
   const OpRecord& m = OpOfKind(t, OpKind::kMalloc);
-  EXPECT_GT(HostCallTime(m), Us(50));
+  EXPECT_GT(HostCallTime(m), Us(20));  // GPU-FACTS: 161 us; 53 us seen on a later H200 run
   EXPECT_TRUE(AtOrAfter(t, K(t, "k_s2").start, m.ret));  // late: submitted after the malloc
   EXPECT_LT(K(t, "k_s2").start, K(t, "k_s1").end);       // but not ordered after k_s1
 }
