@@ -64,9 +64,10 @@ double Percentile(std::vector<double> v, double p) {
 
 double Median(const std::vector<double>& v) { return Percentile(v, 0.5); }
 
-// |x - fit(t)|: each method's error after removing its offset and rate difference to
-// CUPTI's clock (a least-squares line through x over time t; the rates differ by ~2 ppm).
-std::vector<double> Residuals(const std::vector<double>& x, const std::vector<double>& t) {
+
+// Least-squares slope of x over t: the rate difference between the GPU's timer (which
+// events and %globaltimer share) and CUPTI's clock, ~2 ppm.
+double DriftSlope(const std::vector<double>& x, const std::vector<double>& t) {
   double n = static_cast<double>(x.size()), st = 0, sx = 0, stt = 0, stx = 0;
   double t0 = t.empty() ? 0 : t.front();
   for (size_t i = 0; i < x.size(); ++i) {
@@ -77,11 +78,17 @@ std::vector<double> Residuals(const std::vector<double>& x, const std::vector<do
     stx += ti * x[i];
   }
   double denom = n * stt - st * st;
-  double slope = denom != 0 ? (n * stx - st * sx) / denom : 0;
-  double offset = (sx - slope * st) / n;
-  std::vector<double> out;
-  for (size_t i = 0; i < x.size(); ++i) out.push_back(std::fabs(x[i] - offset - slope * (t[i] - t0)));
-  return out;
+  return denom != 0 ? (n * stx - st * sx) / denom : 0;
+}
+
+// |x - median(x)| after removing the clock drift: a method's edge error once its constant
+// offset to CUPTI is taken out.
+std::vector<double> Residuals(const std::vector<double>& x, const std::vector<double>& t, double slope) {
+  std::vector<double> r;
+  for (size_t i = 0; i < x.size(); ++i) r.push_back(x[i] - slope * (t[i] - t.front()));
+  double m = Median(r);
+  for (double& v : r) v = std::fabs(v - m);
+  return r;
 }
 
 struct Launch {
@@ -139,7 +146,8 @@ void FidelityRow(cudaStream_t stream, int64_t ns, int grid, OwnedEvent& ref) {
     gt_dur.push_back(static_cast<double>(last - first));
     cu_dur.push_back(c1 - c0);
   }
-  auto dev = [&](const std::vector<double>& v) { return Residuals(v, when); };
+  double slope = DriftSlope(gt_start, when);
+  auto dev = [&](const std::vector<double>& v) { return Residuals(v, when, slope); };
   std::printf("%9.0f %6d | %7.2f %7.2f %7.2f %7.2f | %7.2f %7.2f %7.2f %7.2f | %8.2f %8.2f %8.2f\n",
               ns / 1e3, grid, Median(dev(ev_start)) / 1e3, Percentile(dev(ev_start), 0.95) / 1e3,
               Median(dev(ev_end)) / 1e3, Percentile(dev(ev_end), 0.95) / 1e3,
@@ -224,7 +232,7 @@ int main() {
     CUPTI_OK(cuptiActivityFlushAll(1));
     g_cupti.clear();
 
-    std::printf("\nedge error vs CUPTI kernel records, us (30 launches per row; after a linear fit)\n");
+    std::printf("\nedge error vs CUPTI kernel records, us (30 launches per row; offset and clock drift removed)\n");
     std::printf("%9s %6s | %-31s | %-31s | %-26s\n", "kernel us", "blocks", "events: start med/p95 end med/p95",
                 "globaltimer: start med/p95 end med/p95", "duration: CUPTI events gt");
     for (int64_t ns : {2000LL, 20000LL, 100000LL, 1000000LL, 10000000LL})

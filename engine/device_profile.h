@@ -29,7 +29,8 @@ struct DeviceProfile {
   TimeNs malloc_host_per_mb = Us(60);
   bool malloc_host_syncs_device = true;  // CUDA docs: page-locked allocation prevents concurrency
   TimeNs set_device_host = Us(0.3);
-  TimeNs module_load = Us(40);        // lazy loading of one kernel function
+  TimeNs module_load = Us(20);        // lazy loading of one function: GPU-side barrier time
+  TimeNs module_load_host = Us(20);   // ... and the launch call's extra host time
   // GPU-side latencies.
   TimeNs submit_latency = Us(4);      // host call returns -> the GPU sees the work
   TimeNs same_stream_gap = Us(1);     // back-to-back ops on one stream

@@ -15,7 +15,7 @@ SimGpu::SimGpu(const DeviceProfile& profile, int device_count, int max_connectio
     : profile_(profile), devices_(device_count) {
   for (Device& d : devices_) {
     d.sms.resize(profile.sm_count);
-    d.queues.resize(max_connections);
+    d.queues.resize(max_connections + 1);  // the last one holds driver work (module loads)
   }
 }
 
@@ -29,7 +29,8 @@ int SimGpu::Submit(SimItem item) {
   if (item.visible_at < now_) throw RunError("simulator: work submitted in the past");
   int index = static_cast<int>(items_.size());
   Device& d = devices_[item.device];
-  d.queues[item.queue % d.queues.size()].push_back(index);
+  size_t queue = item.queue < 0 ? d.queues.size() - 1 : static_cast<size_t>(item.queue) % (d.queues.size() - 1);
+  d.queues[queue].push_back(index);
   d.outstanding++;
   Push(item.visible_at, EventKind::kWake, index);
   items_.push_back(std::move(item));

@@ -17,8 +17,9 @@
 
 namespace streamlab {
 
-enum class CopyEngine { kH2D = 0, kD2H = 1, kD2D = 2, kPeer = 3 };
-constexpr int kCopyEngineCount = 4;
+// Copy engines, plus the driver's module loader (lazy loading), modelled as one more engine.
+enum class CopyEngine { kH2D = 0, kD2H = 1, kD2D = 2, kPeer = 3, kModuleLoad = 4 };
+constexpr int kCopyEngineCount = 5;
 
 struct SimItem {
   enum class Kind { kKernel, kCopy, kMarker };
@@ -26,7 +27,7 @@ struct SimItem {
   int op = -1;
   int device = 0;
   int stream = -1;
-  int queue = 0;            // hardware queue (connection) on the device
+  int queue = 0;            // hardware queue (connection) on the device; -1 = none (driver work)
   TimeNs visible_at = 0;    // when the GPU sees the submission
   std::vector<int> deps;    // items that must be done before this one starts
   // Kernels.

@@ -49,6 +49,7 @@ struct Trace {
   std::string captured_at;    // ISO date-time
   std::string profile;        // simulator profile name (sim backend)
   TimeNs clock_error = 0;     // worst calibration error between host, events and %globaltimer
+  int sm_count = 0;           // SMs per device (0 = unknown)
   std::string lab;
   std::string variant;
   std::map<std::string, double> params;

@@ -1,6 +1,8 @@
 // Trace JSON: metadata, the embedded scenario, one record per op, buffer checks.
 #include "engine/trace_json.h"
 
+#include <algorithm>
+
 #include "engine/errors.h"
 #include "engine/scenario_json.h"
 
@@ -41,6 +43,7 @@ Json TraceToJson(const Trace& t) {
               {"captured_at", t.captured_at},
               {"profile", t.profile},
               {"clock_error_ns", t.clock_error},
+              {"sm_count", t.sm_count},
               {"lab", t.lab},
               {"variant", t.variant},
               {"params", t.params},
@@ -65,6 +68,7 @@ Trace TraceFromJson(const Json& json, const std::string& source) {
   t.captured_at = root.String("captured_at", "");
   t.profile = root.String("profile", "");
   t.clock_error = root.Int("clock_error_ns", 0);
+  t.sm_count = static_cast<int>(std::clamp<int64_t>(root.Int("sm_count", 0), 0, 4096));
   t.lab = root.String("lab", "");
   t.variant = root.String("variant", "");
   if (root.Has("params")) {

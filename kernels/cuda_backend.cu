@@ -67,6 +67,7 @@ class CudaExecutor : public Executor {
     SL_CUDA(cudaGetDeviceProperties(&prop, 0));
     trace.backend = "cuda";
     trace.device_name = prop.name;
+    trace.sm_count = prop.multiProcessorCount;
     if (scenario.device_count > 1) trace.device_name += " x" + std::to_string(scenario.device_count);
     trace.driver = DriverVersion();
     trace.captured_at = NowIso();

@@ -34,7 +34,19 @@ struct VerifyCommand {
   std::string self;     // path of this executable, to run GPU labs in child processes
 };
 
+struct ExplainCommand {
+  std::string target;  // trace JSON, lab id or scenario file
+  std::string lang;    // en / zh; default from the locale
+  std::string backend = "sim";
+  std::string variant;
+  std::vector<std::string> params;
+  bool json = false;
+  bool all = false;  // also list ops that started promptly
+};
+
 int CmdList();
+int CmdExplain(const ExplainCommand& cmd);
+std::string DefaultLanguage();
 int CmdRun(const RunCommand& cmd);
 int CmdShow(const std::string& path, int width);
 int CmdVerify(const VerifyCommand& cmd);

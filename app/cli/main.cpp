@@ -55,6 +55,16 @@ int main(int argc, char** argv) {
   show_cmd->add_option("trace", show_path, "Trace JSON")->required();
   show_cmd->add_option("--width", show_width, "Chart width")->capture_default_str();
 
+  ExplainCommand explain;
+  CLI::App* explain_cmd = app.add_subcommand("explain", "Explain why each op started when it did");
+  explain_cmd->add_option("target", explain.target, "Trace JSON, lab id or scenario .json")->required();
+  explain_cmd->add_option("--lang", explain.lang, "en or zh (default: from the locale)");
+  explain_cmd->add_option("--backend", explain.backend, "For a lab or scenario: sim, cuda or auto")->capture_default_str();
+  explain_cmd->add_option("--variant", explain.variant, "Lab variant");
+  explain_cmd->add_option("--param", explain.params, "Lab parameter name=value (repeatable)");
+  explain_cmd->add_flag("--json", explain.json, "Findings as JSON");
+  explain_cmd->add_flag("--all", explain.all, "Also list ops that started promptly");
+
   VerifyCommand verify;
   CLI::App* verify_cmd = app.add_subcommand("verify", "Run labs and check their expectations");
   verify_cmd->add_option("labs", verify.labs, "Lab ids");
@@ -79,6 +89,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("list")) return CmdList();
     if (run_cmd->parsed()) return CmdRun(run);
     if (show_cmd->parsed()) return CmdShow(show_path, show_width);
+    if (explain_cmd->parsed()) return CmdExplain(explain);
     if (verify_cmd->parsed()) {
       verify.self = SelfPath(argv[0]);
       return CmdVerify(verify);

@@ -1,0 +1,108 @@
+// `streamlab-cli explain TRACE.json | LAB | scenario.json`: the analyzer's findings about a
+// saved trace (or a fresh simulated run), in Chinese or English, as text or JSON.
+#include <cstdlib>
+#include <iostream>
+
+#include "app/cli/backend_choice.h"
+#include "app/cli/commands.h"
+#include "app/cli/run_target.h"
+#include "engine/analyzer.h"
+#include "engine/errors.h"
+#include "engine/findings_text.h"
+#include "engine/trace_json.h"
+
+namespace streamlab {
+namespace {
+
+bool IsTraceFile(const std::string& path) {
+  if (path.size() < 5 || path.substr(path.size() - 5) != ".json") return false;
+  Json json = ParseJson(ReadTextFile(path), path);
+  return json.is_object() && json.value("kind", "") == "streamlab.trace";
+}
+
+Trace TraceFor(const ExplainCommand& cmd) {
+  if (IsTraceFile(cmd.target)) {
+    if (!cmd.variant.empty() || !cmd.params.empty())
+      throw InputError("--variant and --param apply to labs, not to trace files");
+    return LoadTraceFile(cmd.target);
+  }
+  RunTarget target = ResolveRunTarget(cmd.target, cmd.variant, ParseParams(cmd.params));
+  BackendChoice backend = ChooseBackend(cmd.backend, target.scenario, "");
+  if (!backend.message.empty()) std::cerr << "streamlab: " << backend.message << "\n";
+  Trace trace = backend.executor->Run(target.scenario, RunOptions{});
+  LabelTrace(target, trace);
+  return trace;
+}
+
+Json IdsToJson(const std::vector<int>& ids) { return Json(ids); }
+
+}  // namespace
+
+std::string DefaultLanguage() {
+  for (const char* var : {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) return std::string(v).rfind("zh", 0) == 0 ? "zh" : "en";
+  }
+  return "en";
+}
+
+int CmdExplain(const ExplainCommand& cmd) {
+  std::string lang = cmd.lang.empty() ? DefaultLanguage() : cmd.lang;
+  if (lang != "en" && lang != "zh") throw InputError("--lang must be en or zh");
+  FindingTexts texts = FindingTexts::Load(lang);
+  Trace trace = TraceFor(cmd);
+  Analysis analysis = Analyze(trace);
+
+  if (cmd.json) {
+    Json findings = Json::array();
+    for (const Finding& f : analysis.findings) {
+      findings.push_back({{"kind", ToString(f.kind)},
+                          {"severity", ToString(f.severity)},
+                          {"cause", ToString(f.cause)},
+                          {"op", f.op},
+                          {"op_name", f.op >= 0 ? DisplayName(trace.scenario, f.op) : ""},
+                          {"because", IdsToJson(f.because)},
+                          {"also", IdsToJson(f.also)},
+                          {"marker", f.marker},
+                          {"other", f.other},
+                          {"amount_ns", f.amount},
+                          {"text", texts.Render(trace, f)}});
+    }
+    const Figures& fig = analysis.figures;
+    Json overlaps = Json::array();
+    for (const LaneOverlap& o : fig.overlaps)
+      overlaps.push_back({{"lane_a", o.lane_a}, {"lane_b", o.lane_b}, {"overlap_ns", o.overlap}, {"fraction", o.fraction}});
+    std::cout << Json{{"lab", trace.lab},
+                      {"variant", trace.variant},
+                      {"backend", trace.backend},
+                      {"language", lang},
+                      {"findings", findings},
+                      {"figures",
+                       {{"makespan_ns", fig.makespan},
+                        {"gpu_busy_ns", fig.gpu_busy},
+                        {"serial_ns", fig.serial},
+                        {"speedup", fig.speedup},
+                        {"host_blocked_ns", fig.host_blocked},
+                        {"overlaps", overlaps},
+                        {"critical_path", IdsToJson(fig.critical_path)},
+                        {"text", texts.RenderFigures(trace, fig)}}}}
+                     .dump(1)
+              << "\n";
+    return kExitOk;
+  }
+
+  std::cout << (trace.lab.empty() ? trace.scenario.name : trace.lab);
+  if (!trace.variant.empty()) std::cout << " [" << trace.variant << "]";
+  std::cout << "  (" << trace.backend << ": " << trace.device_name << ")\n";
+  for (const Finding& f : analysis.findings) {
+    if (f.severity == Severity::kInfo && !cmd.all && f.kind == FindingKind::kStartDelay &&
+        f.cause == Cause::kPrompt)
+      continue;  // launch latency only: shown with --all
+    std::cout << "[" << texts.Get(std::string("severity.") + ToString(f.severity)) << "] "
+              << texts.Render(trace, f) << "\n";
+  }
+  std::cout << texts.RenderFigures(trace, analysis.figures) << "\n";
+  return kExitOk;
+}
+
+}  // namespace streamlab

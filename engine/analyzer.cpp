@@ -1,0 +1,219 @@
+// The analyzer's entry point, its figures (overlap, busy time, speed-up, critical path)
+// and the names of its enums.
+#include "engine/analyzer.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "engine/analyzer_context.h"
+#include "engine/trace_query.h"
+
+namespace streamlab {
+
+bool IsGpuWork(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kKernel:
+    case OpKind::kMemcpy:
+    case OpKind::kMemset:
+    case OpKind::kPeerCopy: return true;
+    default: return false;
+  }
+}
+
+bool IsCopy(const Op& op) { return op.kind == OpKind::kMemcpy || op.kind == OpKind::kPeerCopy; }
+
+bool IsLazyFirstLaunch(const AnalysisContext& ctx, int x) {
+  const Op& op = ctx.op(x);
+  if (op.kind != OpKind::kKernel || !ctx.s.settings.lazy_loading || ctx.s.settings.warmup) return false;
+  for (int i = 0; i < x; ++i) {
+    const Op& o = ctx.op(i);
+    if (o.kind == OpKind::kKernel && o.kernel.kind == op.kernel.kind &&
+        o.kernel.function_slot == op.kernel.function_slot && ctx.device_of(i) == ctx.device_of(x))
+      return false;
+  }
+  return true;
+}
+
+TimeNs ExplainSlack(const Trace& t) {
+  // Launch latency (host call to first block) was up to ~10 us on an H200, and event
+  // edges add a few us: below this a delay is not worth a cause.
+  return Us(20) + t.clock_error;
+}
+
+AnalysisContext::AnalysisContext(const Trace& trace)
+    : t(trace), s(trace.scenario), hb(trace.scenario), slack(ExplainSlack(trace)),
+      queue_of_stream(trace.scenario.streams.size(), 0) {
+  std::vector<int> per_device(s.device_count, 0);
+  for (size_t i = 0; i < s.streams.size(); ++i)
+    queue_of_stream[i] = per_device[s.streams[i].device]++ % s.settings.max_connections;
+}
+
+namespace {
+
+using Interval = std::pair<TimeNs, TimeNs>;
+
+std::vector<Interval> Union(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end());
+  std::vector<Interval> out;
+  for (const Interval& i : v) {
+    if (i.second <= i.first) continue;
+    if (!out.empty() && i.first <= out.back().second) out.back().second = std::max(out.back().second, i.second);
+    else out.push_back(i);
+  }
+  return out;
+}
+
+TimeNs Length(const std::vector<Interval>& v) {
+  TimeNs total = 0;
+  for (const Interval& i : v) total += i.second - i.first;
+  return total;
+}
+
+TimeNs Intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  TimeNs total = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    TimeNs lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
+    if (hi > lo) total += hi - lo;
+    (a[i].second < b[j].second ? i : j)++;
+  }
+  return total;
+}
+
+// Walks back from the op that ended last along each op's deciding cause.
+std::vector<int> CriticalPath(const AnalysisContext& ctx, const std::vector<Finding>& findings) {
+  std::map<int, const Finding*> delay_of, block_of;
+  for (const Finding& f : findings) {
+    if (f.kind == FindingKind::kStartDelay) delay_of[f.op] = &f;
+    if (f.kind == FindingKind::kHostBlock) block_of[f.op] = &f;
+  }
+  int last = -1;
+  for (size_t i = 0; i < ctx.s.ops.size(); ++i)
+    if (IsGpuWork(ctx.op(static_cast<int>(i))) && ctx.rec(static_cast<int>(i)).gpu &&
+        (last < 0 || ctx.rec(static_cast<int>(i)).end > ctx.rec(last).end))
+      last = static_cast<int>(i);
+  std::vector<int> path;
+  std::set<int> seen;
+  for (int op = last; op >= 0 && seen.insert(op).second;) {
+    path.push_back(op);
+    int next = -1;
+    if (auto d = delay_of.find(op); d != delay_of.end() && !d->second->because.empty()) {
+      next = d->second->because.front();
+    } else if (auto b = block_of.find(op); b != block_of.end() && !b->second->because.empty()) {
+      next = b->second->because.front();
+    }
+    op = next;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace
+
+Figures ComputeFigures(const AnalysisContext& ctx, const std::vector<Finding>& findings) {
+  Figures fig;
+  std::vector<Interval> all;
+  std::map<int, std::vector<Interval>> by_stream;
+  for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
+    const Op& op = ctx.op(static_cast<int>(i));
+    const OpRecord& r = ctx.rec(static_cast<int>(i));
+    if (op.kind == OpKind::kHostWork) continue;
+    if (!IsGpuWork(op)) {
+      if (!r.gpu && HostCallTime(r) > ctx.slack) fig.host_blocked += HostCallTime(r);
+      continue;
+    }
+    if (HostCallTime(r) > ctx.slack) fig.host_blocked += HostCallTime(r);
+    if (!r.gpu || r.end <= r.start) continue;
+    all.emplace_back(r.start, r.end);
+    by_stream[op.stream].emplace_back(r.start, r.end);
+    fig.serial += r.end - r.start;
+  }
+  std::vector<Interval> busy = Union(all);
+  if (!busy.empty()) fig.makespan = busy.back().second - busy.front().first;
+  fig.gpu_busy = Length(busy);
+  fig.speedup = fig.makespan > 0 ? static_cast<double>(fig.serial) / static_cast<double>(fig.makespan) : 1.0;
+
+  std::vector<Lane> lanes = LanesOf(ctx.s);
+  for (size_t a = 1; a < lanes.size(); ++a) {
+    for (size_t b = a + 1; b < lanes.size(); ++b) {
+      std::vector<Interval> ua = Union(by_stream[lanes[a].stream]), ub = Union(by_stream[lanes[b].stream]);
+      TimeNs shorter = std::min(Length(ua), Length(ub));
+      if (shorter <= 0) continue;
+      TimeNs overlap = Intersection(ua, ub);
+      fig.overlaps.push_back({static_cast<int>(a), static_cast<int>(b), overlap,
+                              static_cast<double>(overlap) / static_cast<double>(shorter)});
+    }
+  }
+  fig.critical_path = CriticalPath(ctx, findings);
+  return fig;
+}
+
+Analysis Analyze(const Trace& trace) {
+  AnalysisContext ctx(trace);
+  Analysis a;
+  ExplainStartDelays(ctx, a.findings);
+  ExplainHostBlocks(ctx, a.findings);
+  DetectMisconceptions(ctx, a.findings);
+  a.figures = ComputeFigures(ctx, a.findings);
+  // Streams that ran side by side, as findings, so views can point at them.
+  std::vector<Lane> lanes = LanesOf(trace.scenario);
+  for (const LaneOverlap& o : a.figures.overlaps) {
+    if (o.fraction < 0.2 || o.overlap <= ctx.slack) continue;
+    Finding f;
+    f.kind = FindingKind::kOverlap;
+    f.severity = Severity::kInfo;
+    // The first work op of each lane stands for the lane.
+    for (size_t i = 0; i < trace.scenario.ops.size(); ++i) {
+      const Op& op = trace.scenario.ops[i];
+      if (!IsGpuWork(op)) continue;
+      if (f.op < 0 && op.stream == lanes[o.lane_a].stream) f.op = static_cast<int>(i);
+      if (f.other < 0 && op.stream == lanes[o.lane_b].stream) f.other = static_cast<int>(i);
+    }
+    f.amount = o.overlap;
+    f.fraction = o.fraction;
+    a.findings.push_back(f);
+  }
+  return a;
+}
+
+const char* ToString(Cause cause) {
+  switch (cause) {
+    case Cause::kPrompt: return "prompt";
+    case Cause::kStreamOrder: return "stream_order";
+    case Cause::kEventWait: return "event_wait";
+    case Cause::kWaitStream: return "wait_stream";
+    case Cause::kLegacyBarrier: return "legacy_barrier";
+    case Cause::kHostLate: return "host_late";
+    case Cause::kSmsBusy: return "sms_busy";
+    case Cause::kCopyEngineBusy: return "copy_engine_busy";
+    case Cause::kHardwareQueue: return "hardware_queue";
+    case Cause::kModuleLoad: return "module_load";
+  }
+  return "?";
+}
+
+const char* ToString(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::kStartDelay: return "start_delay";
+    case FindingKind::kHostBlock: return "host_block";
+    case FindingKind::kScopeTooWide: return "scope_too_wide";
+    case FindingKind::kOverlap: return "overlap";
+    case FindingKind::kWaitCapturedNothing: return "wait_captured_nothing";
+    case FindingKind::kDataRace: return "data_race";
+    case FindingKind::kPageableAsyncCopy: return "pageable_async_copy";
+    case FindingKind::kLegacyNextToBlocking: return "legacy_next_to_blocking";
+  }
+  return "?";
+}
+
+const char* ToString(Severity severity) {
+  switch (severity) {
+    case Severity::kInfo: return "info";
+    case Severity::kNote: return "note";
+    case Severity::kWarning: return "warning";
+  }
+  return "?";
+}
+
+}  // namespace streamlab

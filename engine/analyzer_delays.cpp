@@ -1,0 +1,244 @@
+// Start-delay attribution: for each GPU op, the candidates that could have held it back
+// (each ordering edge, traced through records and waits to the work that released it; the
+// host's submission; busy SMs; a busy copy engine; a shared hardware queue), each with the
+// time it released the op. The one that released it last is the cause; the others that
+// still held it after submission are listed.
+#include <algorithm>
+
+#include "engine/analyzer_context.h"
+#include "engine/trace_query.h"
+
+namespace streamlab {
+namespace {
+
+struct Candidate {
+  Cause cause = Cause::kPrompt;
+  TimeNs release = 0;
+  std::vector<int> ops;
+  int marker = -1;
+};
+
+Cause CauseOf(EdgeKind kind) {
+  switch (kind) {
+    case EdgeKind::kEvent: return Cause::kEventWait;
+    case EdgeKind::kWaitStream: return Cause::kWaitStream;
+    case EdgeKind::kLegacyBarrier: return Cause::kLegacyBarrier;
+    case EdgeKind::kStreamOrder: return Cause::kStreamOrder;
+  }
+  return Cause::kStreamOrder;
+}
+
+// Follows the ordering edges into `op` back through records and waits to GPU work. The
+// cause of a path is its first edge that is not plain stream order (seen from the waiting
+// op); `marker` is the op where that edge enters (the wait, or the legacy-stream op).
+void CollectOrdering(const AnalysisContext& ctx, int op, Cause cause, int marker, int depth,
+                     std::vector<Candidate>& out) {
+  if (depth > 64) return;
+  for (const DepEdge& e : ctx.hb.deps().into[op]) {
+    Cause c = cause;
+    int m = marker;
+    if (c == Cause::kStreamOrder && e.kind != EdgeKind::kStreamOrder) {
+      c = CauseOf(e.kind);
+      m = e.kind == EdgeKind::kLegacyBarrier ? e.from : op;
+    }
+    if (IsGpuWork(ctx.op(e.from))) {
+      out.push_back({c, ctx.rec(e.from).end, {e.from}, m});
+    } else {
+      CollectOrdering(ctx, e.from, c, m, depth + 1, out);
+    }
+  }
+}
+
+// Work ops of `kind` on `device` (other than `self`) that ran during [from, to).
+std::vector<int> RunningDuring(const AnalysisContext& ctx, int self, TimeNs from, TimeNs to,
+                               bool copies) {
+  std::vector<int> ops;
+  for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
+    const Op& o = ctx.op(static_cast<int>(i));
+    if (static_cast<int>(i) == self || !IsGpuWork(o) || IsCopy(o) != copies) continue;
+    if (ctx.device_of(static_cast<int>(i)) != ctx.device_of(self)) continue;
+    const OpRecord& r = ctx.rec(static_cast<int>(i));
+    if (r.start < to && r.end > from) ops.push_back(static_cast<int>(i));
+  }
+  // The ones that finished last are the ones that finally made room.
+  std::sort(ops.begin(), ops.end(), [&](int a, int b) { return ctx.rec(a).end > ctx.rec(b).end; });
+  return ops;
+}
+
+// Kernels (other than `self`) on self's device with blocks resident at time `at`, and the
+// share of the GPU's thread slots they held then. Without block records a kernel counts
+// as holding all its blocks for its whole span.
+std::vector<int> ResidentAt(const AnalysisContext& ctx, int self, TimeNs at, double* share) {
+  const int sm_count = ctx.t.sm_count > 0 ? ctx.t.sm_count : 132;
+  const double capacity = static_cast<double>(sm_count) * 2048.0;
+  double threads = 0;
+  std::vector<int> ops;
+  for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
+    int k = static_cast<int>(i);
+    const Op& o = ctx.op(k);
+    if (k == self || o.kind != OpKind::kKernel || ctx.device_of(k) != ctx.device_of(self)) continue;
+    const OpRecord& r = ctx.rec(k);
+    if (!r.gpu || r.start > at || r.end <= at) continue;
+    int resident = 0;
+    if (r.blocks.empty()) {
+      resident = o.kernel.grid;
+    } else {
+      for (const BlockRecord& b : r.blocks) resident += b.start <= at && b.end > at;
+    }
+    if (resident == 0) continue;
+    threads += static_cast<double>(resident) * o.kernel.block;
+    ops.push_back(k);
+  }
+  std::sort(ops.begin(), ops.end(), [&](int a, int b) { return ctx.rec(a).end > ctx.rec(b).end; });
+  *share = std::min(1.0, threads / capacity);
+  return ops;
+}
+
+// Under lazy loading: the most recent first launch (module load) that `x` waited behind,
+// with the time the load let it go; or x's own load and the running work it waited for.
+bool ModuleLoadCandidate(const AnalysisContext& ctx, int x, Candidate* out) {
+  if (!ctx.s.settings.lazy_loading || ctx.s.settings.warmup) return false;
+  const OpRecord& r = ctx.rec(x);
+  if (IsLazyFirstLaunch(ctx, x)) {
+    std::vector<int> running;
+    TimeNs last = 0;
+    for (int i = 0; i < x; ++i) {
+      if (!IsGpuWork(ctx.op(i)) || ctx.device_of(i) != ctx.device_of(x)) continue;
+      if (ctx.rec(i).end > r.submit) {
+        running.push_back(i);
+        last = std::max(last, ctx.rec(i).end);
+      }
+    }
+    if (running.empty()) return false;
+    *out = {Cause::kModuleLoad, last, running, x};
+    return true;
+  }
+  for (int i = x - 1; i >= 0; --i) {
+    if (!IsLazyFirstLaunch(ctx, i) || ctx.device_of(i) != ctx.device_of(x)) continue;
+    if (ctx.rec(i).start <= r.submit) return false;
+    *out = {Cause::kModuleLoad, ctx.rec(i).start, {i}, i};
+    return true;
+  }
+  return false;
+}
+
+// The latest host call before `op` that blocked the host for longer than the slack.
+int LastBlockingHostCall(const AnalysisContext& ctx, int op) {
+  for (int i = op - 1; i >= 0; --i) {
+    if (ctx.op(i).kind == OpKind::kHostWork) continue;
+    if (HostCallTime(ctx.rec(i)) > ctx.slack) return i;
+  }
+  return -1;
+}
+
+// Another stream's op in the same hardware queue that was last to move on before `op`
+// became ready: the source of a false dependency.
+int QueueBlocker(const AnalysisContext& ctx, int op, TimeNs not_before, TimeNs ready) {
+  int stream = ctx.op(op).stream;
+  int best = -1;
+  for (int i = 0; i < op; ++i) {
+    const Op& o = ctx.op(i);
+    if (!IsGpuWork(o) || o.stream == stream) continue;
+    if (ctx.s.streams[o.stream].device != ctx.s.streams[stream].device) continue;
+    if (ctx.queue_of_stream[o.stream] != ctx.queue_of_stream[stream]) continue;
+    const OpRecord& r = ctx.rec(i);
+    // A queued op releases the queue when it starts (kernels) or ends (what waits behind it).
+    TimeNs moved = r.start;
+    if (moved < not_before || moved > ready + ctx.slack) continue;
+    if (best < 0 || moved > ctx.rec(best).start) best = i;
+  }
+  return best;
+}
+
+Finding Explain(const AnalysisContext& ctx, int x) {
+  const OpRecord& r = ctx.rec(x);
+  std::vector<Candidate> candidates;
+  CollectOrdering(ctx, x, Cause::kStreamOrder, -1, 0, candidates);
+  TimeNs ordering = 0;
+  for (const Candidate& c : candidates) ordering = std::max(ordering, c.release);
+  TimeNs explained = std::max(ordering, r.submit);
+
+  // Host submission: it may have come late because the host was stuck in an earlier call.
+  Candidate host{Cause::kPrompt, r.submit, {}, -1};
+  int blocker = LastBlockingHostCall(ctx, x);
+  if (blocker >= 0 && ctx.rec(blocker).ret > ordering + ctx.slack &&
+      r.submit - ctx.rec(blocker).ret < ctx.slack + HostCallTime(ctx.rec(blocker))) {
+    host.cause = Cause::kHostLate;
+    host.ops = {blocker};
+  }
+  candidates.push_back(host);
+
+  Candidate load;
+  if (ModuleLoadCandidate(ctx, x, &load)) {
+    candidates.push_back(load);
+    explained = std::max(explained, load.release);
+  }
+
+  // Ready but not started: the GPU had no room (at least half its thread slots held by
+  // other kernels just before it started).
+  const Op& op = ctx.op(x);
+  if (op.kind == OpKind::kKernel || op.kind == OpKind::kMemset) {
+    TimeNs queued = QueuedTime(ctx.t, r);
+    double share = 0;
+    std::vector<int> resident = queued > 0 ? ResidentAt(ctx, x, r.start - 1, &share) : std::vector<int>{};
+    if (queued > 0 && share >= 0.5) candidates.push_back({Cause::kSmsBusy, r.start, resident, -1});
+    // Ready late with nothing in the scenario to explain it: a shared hardware queue.
+    TimeNs ready = queued > 0 ? r.ready : r.start;
+    if (ready - explained > ctx.slack) {
+      int q = QueueBlocker(ctx, x, explained, ready);
+      if (q >= 0) candidates.push_back({Cause::kHardwareQueue, ready, {q}, -1});
+    }
+  } else if (IsCopy(op) && r.start - explained > ctx.slack) {
+    std::vector<int> busy = RunningDuring(ctx, x, explained, r.start, true);
+    if (!busy.empty()) candidates.push_back({Cause::kCopyEngineBusy, r.start, busy, -1});
+  }
+
+  // The deciding cause released the op last; among equals prefer the more specific one.
+  auto decided = std::max_element(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.release != b.release) return a.release < b.release;
+    return static_cast<int>(a.cause) < static_cast<int>(b.cause);
+  });
+  Finding f;
+  f.kind = FindingKind::kStartDelay;
+  f.op = x;
+  f.cause = decided->cause;
+  f.because = decided->ops;
+  f.marker = decided->marker;
+  f.at = decided->release;
+  f.amount = r.start - r.submit;
+  if (f.cause == Cause::kHostLate) f.amount = HostCallTime(ctx.rec(f.because.front()));
+  if (f.cause == Cause::kSmsBusy) f.amount = QueuedTime(ctx.t, r);
+  // A delay within the slack of its release is launch latency: say so, not "it waited".
+  if (f.cause != Cause::kHostLate && f.cause != Cause::kSmsBusy && f.cause != Cause::kHardwareQueue &&
+      f.cause != Cause::kCopyEngineBusy && f.cause != Cause::kModuleLoad &&
+      decided->release <= r.submit + ctx.slack) {
+    f.cause = Cause::kPrompt;
+    f.because.clear();
+    f.marker = -1;
+  }
+  for (const Candidate& c : candidates) {
+    if (&c == &*decided || c.ops.empty() || c.release <= r.submit + ctx.slack) continue;
+    if (c.cause == Cause::kStreamOrder && f.cause == Cause::kStreamOrder) continue;
+    f.also.push_back(c.ops.front());
+    f.also_causes.push_back(c.cause);
+  }
+  switch (f.cause) {
+    case Cause::kPrompt:
+    case Cause::kStreamOrder: f.severity = Severity::kInfo; break;
+    case Cause::kLegacyBarrier:
+    case Cause::kModuleLoad:
+    case Cause::kHardwareQueue: f.severity = Severity::kWarning; break;
+    default: f.severity = Severity::kNote; break;
+  }
+  return f;
+}
+
+}  // namespace
+
+void ExplainStartDelays(const AnalysisContext& ctx, std::vector<Finding>& out) {
+  for (size_t i = 0; i < ctx.s.ops.size(); ++i)
+    if (IsGpuWork(ctx.op(static_cast<int>(i))) && ctx.rec(static_cast<int>(i)).gpu)
+      out.push_back(Explain(ctx, static_cast<int>(i)));
+}
+
+}  // namespace streamlab

@@ -1,0 +1,220 @@
+// Rendering findings from templates: pick the template for the finding, fill its {vars}.
+#include "engine/findings_text.h"
+
+#include <cstdio>
+
+#include "engine/errors.h"
+#include "engine/format.h"
+#include "engine/json_reader.h"
+#include "engine/lab_texts.h"
+#include "engine/trace_query.h"
+
+namespace streamlab {
+namespace {
+
+std::string StreamName(const Scenario& s, int op) {
+  return op >= 0 && s.ops[op].stream >= 0 ? s.streams[s.ops[op].stream].name : "-";
+}
+
+std::string Name(const Scenario& s, int op) { return op >= 0 ? DisplayName(s, op) : "-"; }
+
+std::string NameList(const Scenario& s, const std::vector<int>& ops, const std::string& more) {
+  std::string out;
+  size_t shown = std::min<size_t>(ops.size(), 4);
+  for (size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + DisplayName(s, ops[i]);
+  if (ops.size() > shown) out += " " + more + " " + std::to_string(ops.size() - shown);
+  return out.empty() ? "-" : out;
+}
+
+bool Pageable(const Scenario& s, const Op& op) {
+  return s.buffers[op.src].kind == MemoryKind::kPageableHost ||
+         s.buffers[op.dst].kind == MemoryKind::kPageableHost;
+}
+
+}  // namespace
+
+const std::vector<std::string>& FindingTexts::Keys() {
+  static const std::vector<std::string> keys{
+      "delay.prompt", "delay.stream_order", "delay.event_wait", "delay.wait_stream",
+      "delay.legacy_waits_blocking", "delay.blocking_waits_legacy", "delay.host_late",
+      "delay.sms_busy", "delay.copy_engine_busy", "delay.hardware_queue", "delay.also",
+      "delay.module_load", "delay.module_load_self", "cause.module_load",
+      "cause.prompt", "cause.stream_order", "cause.event_wait", "cause.wait_stream",
+      "cause.legacy_barrier", "cause.host_late", "cause.sms_busy", "cause.copy_engine_busy",
+      "cause.hardware_queue", "host.sync_device", "host.sync_stream", "host.sync_event",
+      "host.free", "host.malloc_host", "host.memcpy_pageable", "host.memcpy_sync",
+      "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
+      "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.stream",
+      "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
+      "figures", "severity.info", "severity.note", "severity.warning", "critical_path"};
+  return keys;
+}
+
+FindingTexts FindingTexts::Load(const std::string& lang) {
+  std::string path = AssetsDir() + "/analyzer.json";
+  Json json = ParseJson(ReadTextFile(path), path);
+  if (!json.is_object() || !json.contains(lang) || !json[lang].is_object())
+    throw InputError(path + ": no texts for language \"" + lang + "\" (en, zh)");
+  FindingTexts texts;
+  for (const std::string& key : Keys()) {
+    const Json& v = json[lang].value(key, Json());
+    if (!v.is_string()) throw InputError(path + ": " + lang + "." + key + ": missing");
+    texts.templates_[key] = v.get<std::string>();
+  }
+  return texts;
+}
+
+const std::string& FindingTexts::Get(const std::string& key) const { return templates_.at(key); }
+
+std::string FindingTexts::Fill(const std::string& key, const std::map<std::string, std::string>& vars) const {
+  const std::string& tpl = Get(key);
+  std::string out;
+  for (size_t i = 0; i < tpl.size(); ++i) {
+    if (tpl[i] == '{') {
+      size_t close = tpl.find('}', i);
+      if (close != std::string::npos) {
+        auto it = vars.find(tpl.substr(i + 1, close - i - 1));
+        if (it != vars.end()) {
+          out += it->second;
+          i = close;
+          continue;
+        }
+      }
+    }
+    out += tpl[i];
+  }
+  return out;
+}
+
+std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
+  const Scenario& s = t.scenario;
+  const std::string more = Get("more");
+  std::map<std::string, std::string> v{
+      {"op", Name(s, f.op)},
+      {"stream", StreamName(s, f.op)},
+      {"amount", FormatDuration(f.amount)},
+      {"via", f.because.empty() ? "-" : Name(s, f.because.front())},
+      {"via_stream", f.because.empty() ? "-" : StreamName(s, f.because.front())},
+      {"list", NameList(s, f.because, more)},
+      {"other", Name(s, f.other)},
+      {"other_stream", StreamName(s, f.other)},
+      {"fraction", FormatPercent(f.fraction)},
+      {"n", std::to_string(f.because.size() + f.also.size())},
+  };
+  if (f.op >= 0) v["delay"] = FormatDuration(t.ops[f.op].start - t.ops[f.op].submit);
+  switch (f.kind) {
+    case FindingKind::kStartDelay: {
+      std::string key = std::string("delay.") + ToString(f.cause);
+      if (f.cause == Cause::kLegacyBarrier)
+        key = s.streams[s.ops[f.op].stream].kind == StreamKind::kLegacyDefault
+                  ? "delay.legacy_waits_blocking"
+                  : "delay.blocking_waits_legacy";
+      if (f.cause == Cause::kModuleLoad && f.marker == f.op) key = "delay.module_load_self";
+      if (f.marker >= 0 && s.ops[f.marker].event >= 0) v["event"] = s.events[s.ops[f.marker].event].name;
+      if (f.cause == Cause::kHostLate) {
+        v["call"] = Name(s, f.because.front());
+        v["blocked"] = FormatDuration(f.amount);
+      }
+      v["queued"] = FormatDuration(QueuedTime(t, t.ops[f.op]));
+      v["connections"] = std::to_string(s.settings.max_connections);
+      v["nstreams"] = std::to_string(s.streams.size());
+      std::string text = Fill(key, v);
+      if (!f.also.empty()) {
+        std::string list;
+        for (size_t i = 0; i < f.also.size(); ++i)
+          list += (i ? "; " : "") + Get(std::string("cause.") + ToString(f.also_causes[i])) + ": " +
+                  DisplayName(s, f.also[i]);
+        text += " " + Fill("delay.also", {{"list", list}});
+      }
+      return text;
+    }
+    case FindingKind::kHostBlock: {
+      const Op& op = s.ops[f.op];
+      std::string key = "host.other";
+      switch (op.kind) {
+        case OpKind::kSyncDevice: key = "host.sync_device"; break;
+        case OpKind::kSyncStream: key = "host.sync_stream"; break;
+        case OpKind::kSyncEvent: key = "host.sync_event"; break;
+        case OpKind::kFree: key = "host.free"; break;
+        case OpKind::kMallocHost: key = "host.malloc_host"; break;
+        case OpKind::kMalloc: key = "host.malloc"; break;
+        case OpKind::kMemcpy: key = Pageable(s, op) ? "host.memcpy_pageable" : "host.memcpy_sync"; break;
+        case OpKind::kKernel:
+          key = f.cause == Cause::kHostLate ? "host.kernel_lazy"
+                : s.settings.launch_blocking ? "host.kernel_blocking" : "host.other";
+          break;
+        default: break;
+      }
+      if (f.because.empty() && key != "host.malloc" && key != "host.memcpy_pageable" &&
+          key != "host.kernel_lazy")
+        key = "host.other";
+      v["blocked"] = FormatDuration(f.amount);
+      std::vector<int> waited = f.because;
+      waited.insert(waited.end(), f.also.begin(), f.also.end());
+      v["list"] = NameList(s, waited, more);
+      return Fill(key, v);
+    }
+    case FindingKind::kScopeTooWide:
+      v["saved"] = FormatDuration(f.amount);
+      v["stream"] = StreamName(s, f.because.front());
+      v["last"] = Name(s, f.other);
+      v["last_stream"] = StreamName(s, f.other);
+      v["op"] = Name(s, f.op);
+      return Fill("scope.too_wide", v);
+    case FindingKind::kOverlap:
+      return Fill("overlap", v);
+    case FindingKind::kWaitCapturedNothing: {
+      const Op& op = s.ops[f.op];
+      if (op.kind == OpKind::kWaitStream) {
+        v["via_stream"] = s.streams[op.other_stream].name;
+        return Fill("wait_nothing.stream", v);
+      }
+      v["event"] = s.events[op.event].name;
+      v["producer_stream"] = f.marker >= 0 ? StreamName(s, f.marker) : "-";
+      return Fill(f.marker < 0 ? "wait_nothing.event_never" : "wait_nothing.event", v);
+    }
+    case FindingKind::kDataRace: {
+      const Op& a = s.ops[f.op];
+      const Op& b = s.ops[f.other];
+      auto writes = [&](const Op& o) {
+        std::vector<int> w = BuffersWritten(o);
+        return std::find(w.begin(), w.end(), f.marker) != w.end();
+      };
+      v["buffer"] = s.buffers[f.marker].name;
+      v["op_access"] = Get(writes(a) ? "access.write" : "access.read");
+      v["other_access"] = Get(writes(b) ? "access.write" : "access.read");
+      std::string text = Fill("race", v);
+      if (f.fraction > 0) text += " " + Fill("race.overlapped", v);
+      return text;
+    }
+    case FindingKind::kPageableAsyncCopy:
+      v["blocked"] = FormatDuration(f.amount);
+      return Fill("pageable", v);
+    case FindingKind::kLegacyNextToBlocking:
+      v["before"] = NameList(s, f.because, more);
+      v["after"] = NameList(s, f.also, more);
+      v["n_before"] = std::to_string(f.because.size());
+      v["n_after"] = std::to_string(f.also.size());
+      return Fill("legacy", v);
+  }
+  return "";
+}
+
+std::string FindingTexts::RenderFigures(const Trace& t, const Figures& fig) const {
+  char speedup[32];
+  std::snprintf(speedup, sizeof speedup, "%.2fx", fig.speedup);
+  std::string path;
+  for (size_t i = 0; i < fig.critical_path.size(); ++i)
+    path += (i ? " -> " : "") + DisplayName(t.scenario, fig.critical_path[i]);
+  std::string busy = fig.makespan > 0 ? FormatPercent(static_cast<double>(fig.gpu_busy) /
+                                                      static_cast<double>(fig.makespan))
+                                      : "-";
+  return Fill("figures", {{"makespan", FormatDuration(fig.makespan)},
+                          {"serial", FormatDuration(fig.serial)},
+                          {"speedup", speedup},
+                          {"busy", busy},
+                          {"host_blocked", FormatDuration(fig.host_blocked)}}) +
+         "\n" + Fill("critical_path", {{"path", path.empty() ? "-" : path}});
+}
+
+}  // namespace streamlab

@@ -1,0 +1,30 @@
+// Turns analyzer findings into sentences in Chinese or English, from the templates in
+// assets/analyzer.json ("{op} waited {delay} behind {via} ..."). Every name and number in
+// a sentence comes from the trace.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/analyzer.h"
+
+namespace streamlab {
+
+class FindingTexts {
+ public:
+  // Throws InputError if the language or any template is missing.
+  static FindingTexts Load(const std::string& lang);
+  std::string Render(const Trace& trace, const Finding& finding) const;
+  // One-line summary of the figures.
+  std::string RenderFigures(const Trace& trace, const Figures& figures) const;
+  const std::string& Get(const std::string& key) const;
+  // Every template key the renderer uses (tests check both languages have them all).
+  static const std::vector<std::string>& Keys();
+
+ private:
+  std::string Fill(const std::string& key, const std::map<std::string, std::string>& vars) const;
+  std::map<std::string, std::string> templates_;
+};
+
+}  // namespace streamlab

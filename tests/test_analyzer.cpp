@@ -1,0 +1,280 @@
+// The analyzer names the right cause and the right ops, on small scenarios built for each
+// cause and detector, and on the real-GPU traces.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <optional>
+
+#include "engine/analyzer.h"
+#include "engine/findings_text.h"
+#include "engine/scenario_builder.h"
+#include "engine/scenario_json.h"
+#include "engine/trace_json.h"
+#include "labs/catalogue.h"
+#include "tests/test_util.h"
+
+namespace streamlab {
+namespace {
+
+using testing::Simulate;
+
+int OpId(const Trace& t, const std::string& name) {
+  for (size_t i = 0; i < t.scenario.ops.size(); ++i)
+    if (t.scenario.ops[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// Copies, so a finding outlives the Analysis it came from.
+std::optional<Finding> Find(const Analysis& a, FindingKind kind, int op) {
+  for (const Finding& f : a.findings)
+    if (f.kind == kind && f.op == op) return f;
+  return std::nullopt;
+}
+
+Finding Delay(const Analysis& a, const Trace& t, const std::string& name) {
+  std::optional<Finding> f = Find(a, FindingKind::kStartDelay, OpId(t, name));
+  if (!f) throw std::runtime_error("no start-delay finding for " + name);
+  return *f;
+}
+
+TEST(Analyzer, PromptStartHasNoCause) {
+  ScenarioBuilder b("prompt");
+  b.CreateStream("s1").Launch("k", Spin(Us(100)));
+  Trace t = Simulate(b.Build());
+  EXPECT_EQ(Delay(Analyze(t), t, "k").cause, Cause::kPrompt);
+}
+
+TEST(Analyzer, StreamOrderNamesThePredecessor) {
+  ScenarioBuilder b("fifo");
+  Stream s = b.CreateStream("s1");
+  s.Launch("a", Spin(Us(300)));
+  s.Launch("b", Spin(Us(300)));
+  Trace t = Simulate(b.Build());
+  const Finding f = Delay(Analyze(t), t, "b");
+  EXPECT_EQ(f.cause, Cause::kStreamOrder);
+  EXPECT_EQ(f.because, std::vector<int>{OpId(t, "a")});
+}
+
+TEST(Analyzer, EventWaitNamesTheProducerAndTheWait) {
+  const Lab& lab = FindLab("w2-event-chain");
+  Trace t = Simulate(lab.build(ResolveLabArgs(lab, "chain", {})));
+  Analysis a = Analyze(t);
+  const Finding f = Delay(a, t, "stage2");
+  EXPECT_EQ(f.cause, Cause::kEventWait);
+  EXPECT_EQ(f.because, std::vector<int>{OpId(t, "stage1")});
+  ASSERT_GE(f.marker, 0);
+  EXPECT_EQ(t.scenario.ops[f.marker].kind, OpKind::kWaitEvent);
+  EXPECT_EQ(Delay(a, t, "stage3").because, std::vector<int>{OpId(t, "stage2")});
+}
+
+TEST(Analyzer, WaitStreamNamesTheCapturedWork) {
+  ScenarioBuilder b("wait-stream");
+  Stream s1 = b.CreateStream("s1"), s2 = b.CreateStream("s2");
+  s1.Launch("producer", Spin(Us(300)));
+  s2.WaitStream(s1);
+  s2.Launch("consumer", Spin(Us(100)));
+  Trace t = Simulate(b.Build());
+  const Finding f = Delay(Analyze(t), t, "consumer");
+  EXPECT_EQ(f.cause, Cause::kWaitStream);
+  EXPECT_EQ(f.because, std::vector<int>{OpId(t, "producer")});
+}
+
+void ExpectLegacyStory(const Trace& t) {
+  Analysis a = Analyze(t);
+  const Finding mid = Delay(a, t, "k_default");
+  EXPECT_EQ(mid.cause, Cause::kLegacyBarrier);
+  EXPECT_EQ(mid.because, std::vector<int>{OpId(t, "k_s1")});
+  const Finding last = Delay(a, t, "k_s2");
+  EXPECT_EQ(last.cause, Cause::kLegacyBarrier);
+  EXPECT_EQ(last.because, std::vector<int>{OpId(t, "k_default")});
+  std::optional<Finding> legacy = Find(a, FindingKind::kLegacyNextToBlocking, OpId(t, "k_default"));
+  ASSERT_TRUE(legacy.has_value());
+  EXPECT_EQ(a.figures.critical_path,
+            (std::vector<int>{OpId(t, "k_s1"), OpId(t, "k_default"), OpId(t, "k_s2")}));
+}
+
+TEST(Analyzer, LegacyStallOnTheSimulator) {
+  const Lab& lab = FindLab("w2-legacy-default-stall");
+  ExpectLegacyStory(Simulate(lab.build(ResolveLabArgs(lab, "legacy", {}))));
+}
+
+TEST(Analyzer, LegacyStallOnTheRealGpu) {
+  ExpectLegacyStory(LoadTraceFile(testing::SourcePath("tests/fixtures/gpu/w2-legacy-default-stall.legacy.json")));
+}
+
+TEST(Analyzer, NonBlockingVariantReportsOverlapNotAStall) {
+  const Lab& lab = FindLab("w2-legacy-default-stall");
+  for (const char* variant : {"non-blocking", "per-thread"}) {
+    Trace t = Simulate(lab.build(ResolveLabArgs(lab, variant, {})));
+    Analysis a = Analyze(t);
+    EXPECT_EQ(Delay(a, t, "k_default").cause, Cause::kPrompt) << variant;
+    EXPECT_EQ(Delay(a, t, "k_s2").cause, Cause::kPrompt) << variant;
+    int overlaps = 0;
+    for (const Finding& f : a.findings) overlaps += f.kind == FindingKind::kOverlap;
+    EXPECT_EQ(overlaps, 3) << variant;  // s1/middle, s1/s2, middle/s2
+    EXPECT_GT(a.figures.speedup, 2.8);
+  }
+}
+
+TEST(Analyzer, HostLateNamesTheBlockingCall) {
+  Trace t = Simulate(LoadScenarioFile(testing::SourcePath("scenarios/gpu-facts/pageable-copy-between.json")));
+  Analysis a = Analyze(t);
+  const Finding f = Delay(a, t, "k_s2");
+  EXPECT_EQ(f.cause, Cause::kHostLate);
+  EXPECT_EQ(f.because, std::vector<int>{OpId(t, "H2D pageable 64MB")});
+  EXPECT_TRUE(Find(a, FindingKind::kPageableAsyncCopy, OpId(t, "H2D pageable 64MB")).has_value());
+}
+
+TEST(Analyzer, BusySmsNamesTheKernelsHoldingThem) {
+  ScenarioBuilder b("full");
+  b.CreateStream("s1").Launch("big", Spin(Us(200), 264, 1024));
+  b.CreateStream("s2").Launch("next", Spin(Us(100), 264, 1024));
+  Trace t = Simulate(b.Build());
+  const Finding f = Delay(Analyze(t), t, "next");
+  EXPECT_EQ(f.cause, Cause::kSmsBusy);
+  EXPECT_EQ(f.because, std::vector<int>{OpId(t, "big")});
+}
+
+TEST(Analyzer, CopyEngineBusyNamesTheCopy) {
+  ScenarioBuilder b("engine");
+  Buffer h1 = b.PinnedBuffer("h1", 32 << 20), h2 = b.PinnedBuffer("h2", 32 << 20);
+  Buffer d1 = b.DeviceBuffer("d1", 32 << 20), d2 = b.DeviceBuffer("d2", 32 << 20);
+  b.CreateStream("s1").Copy("up1", d1, h1, 32 << 20);
+  b.CreateStream("s2").Copy("up2", d2, h2, 32 << 20);
+  Trace t = Simulate(b.Build());
+  const Finding f = Delay(Analyze(t), t, "up2");
+  EXPECT_EQ(f.cause, Cause::kCopyEngineBusy);
+  EXPECT_EQ(f.because, std::vector<int>{OpId(t, "up1")});
+}
+
+TEST(Analyzer, SharedHardwareQueueIsAFalseDependency) {
+  Trace t = Simulate(LoadScenarioFile(testing::SourcePath("scenarios/gpu-facts/hardware-queues-8.json")));
+  const Finding f = Delay(Analyze(t), t, "A8");
+  EXPECT_EQ(f.cause, Cause::kHardwareQueue);
+  EXPECT_EQ(f.because, std::vector<int>{OpId(t, "B0")});  // s8 shares s0's queue
+}
+
+TEST(Analyzer, LazyLoadingIsAHiddenBarrier) {
+  for (const char* source : {"sim", "gpu"}) {
+    Trace t = std::string(source) == "sim"
+                  ? Simulate(LoadScenarioFile(testing::SourcePath("scenarios/gpu-facts/lazy-loading-lazy.json")))
+                  : LoadTraceFile(testing::SourcePath("tests/fixtures/gpu-facts/lazy-loading-lazy.json"));
+    Analysis a = Analyze(t);
+    const Finding b0 = Delay(a, t, "B0");
+    EXPECT_EQ(b0.cause, Cause::kModuleLoad) << source;
+    EXPECT_EQ(b0.because, std::vector<int>{OpId(t, "A0")}) << source;
+    const Finding a1 = Delay(a, t, "A1");
+    EXPECT_EQ(a1.cause, Cause::kModuleLoad) << source;
+    EXPECT_EQ(a1.because, std::vector<int>{OpId(t, "B0")}) << source;
+  }
+}
+
+TEST(Analyzer, HostBlockNamesWhatItWaitedFor) {
+  Trace t = Simulate(LoadScenarioFile(testing::SourcePath("scenarios/gpu-facts/free-between.json")));
+  Analysis a = Analyze(t);
+  int free_op = -1;
+  for (size_t i = 0; i < t.scenario.ops.size(); ++i)
+    if (t.scenario.ops[i].kind == OpKind::kFree) free_op = static_cast<int>(i);
+  std::optional<Finding> f = Find(a, FindingKind::kHostBlock, free_op);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->because, std::vector<int>{OpId(t, "k_s1")});
+  EXPECT_EQ(Delay(a, t, "k_s2").cause, Cause::kHostLate);
+  EXPECT_EQ(Delay(a, t, "k_s2").because, std::vector<int>{free_op});
+}
+
+TEST(Analyzer, DeviceSyncWiderThanNeeded) {
+  ScenarioBuilder b("scope");
+  b.CreateStream("s1").Launch("short", Spin(Us(100)));
+  b.CreateStream("s2").Launch("long", Spin(Us(2000)));
+  int sync = b.host().SyncDevice();
+  Trace t = Simulate(b.Build());
+  std::optional<Finding> f = Find(Analyze(t), FindingKind::kScopeTooWide, sync);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->because, std::vector<int>{OpId(t, "short")});
+  EXPECT_EQ(f->other, OpId(t, "long"));
+  EXPECT_GT(f->amount, Us(1800));
+}
+
+TEST(Analyzer, WaitThatCapturedNothingIsFlagged) {
+  Trace t = Simulate(LoadScenarioFile(testing::SourcePath("scenarios/gpu-facts/wait-on-empty-record.json")));
+  Analysis a = Analyze(t);
+  int wait = -1;
+  for (size_t i = 0; i < t.scenario.ops.size(); ++i)
+    if (t.scenario.ops[i].kind == OpKind::kWaitEvent) wait = static_cast<int>(i);
+  std::optional<Finding> f = Find(a, FindingKind::kWaitCapturedNothing, wait);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->other, OpId(t, "k_s1"));  // the work the student meant to wait for
+
+  ScenarioBuilder b("early-wait-stream");
+  Stream s1 = b.CreateStream("s1"), s2 = b.CreateStream("s2");
+  int ws = s2.WaitStream(s1);
+  s1.Launch("producer", Spin(Us(100)));
+  Trace t2 = Simulate(b.Build());
+  std::optional<Finding> g = Find(Analyze(t2), FindingKind::kWaitCapturedNothing, ws);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(g->other, OpId(t2, "producer"));
+}
+
+TEST(Analyzer, UnorderedStreamsOnOneBufferAreARace) {
+  for (bool ordered : {false, true}) {
+    ScenarioBuilder b("race");
+    Buffer x = b.DeviceBuffer("x", 1 << 20);
+    Stream s1 = b.CreateStream("s1"), s2 = b.CreateStream("s2");
+    Event e = b.CreateEvent("e");
+    s1.Launch("writer", Spin(Us(200)), {}, {x});
+    if (ordered) s1.Record(e);
+    if (ordered) s2.Wait(e);
+    s2.Launch("reader", Spin(Us(200)), {x}, {});
+    s2.Launch("other", Spin(Us(200)));  // touches nothing: no race
+    Trace t = Simulate(b.Build());
+    std::optional<Finding> f = Find(Analyze(t), FindingKind::kDataRace, OpId(t, "writer"));
+    if (ordered) {
+      EXPECT_FALSE(f.has_value());
+    } else {
+      ASSERT_TRUE(f.has_value());
+      EXPECT_EQ(f->other, OpId(t, "reader"));
+    }
+  }
+}
+
+TEST(Analyzer, HostSyncOrdersAcrossStreams) {
+  ScenarioBuilder b("synced");
+  Buffer x = b.DeviceBuffer("x", 1 << 20);
+  b.CreateStream("s1").Launch("writer", Spin(Us(200)), {}, {x});
+  b.host().SyncDevice();
+  b.CreateStream("s2").Launch("reader", Spin(Us(200)), {x}, {});
+  Trace t = Simulate(b.Build());
+  EXPECT_FALSE(Find(Analyze(t), FindingKind::kDataRace, OpId(t, "writer")).has_value());
+}
+
+// Every GPU op that started later than it was submitted gets an explanation, in both
+// languages, with every {placeholder} filled - on every lab and every real trace.
+TEST(Analyzer, EveryOpIsExplainedInBothLanguages) {
+  std::vector<Trace> traces;
+  for (const Lab& lab : AllLabs())
+    for (const std::string& v : lab.variants) traces.push_back(Simulate(lab.build(ResolveLabArgs(lab, v, {}))));
+  for (const char* dir : {"tests/fixtures/gpu", "tests/fixtures/gpu-facts"})
+    for (const auto& e : std::filesystem::directory_iterator(testing::SourcePath(dir)))
+      traces.push_back(LoadTraceFile(e.path().string()));
+  for (const char* lang : {"en", "zh"}) {
+    FindingTexts texts = FindingTexts::Load(lang);
+    for (const Trace& t : traces) {
+      Analysis a = Analyze(t);
+      for (size_t i = 0; i < t.scenario.ops.size(); ++i) {
+        const Op& op = t.scenario.ops[i];
+        bool work = op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset;
+        if (!work) continue;
+        EXPECT_TRUE(Find(a, FindingKind::kStartDelay, static_cast<int>(i)).has_value()) << t.scenario.name << " op " << i;
+      }
+      for (const Finding& f : a.findings) {
+        std::string text = texts.Render(t, f);
+        EXPECT_FALSE(text.empty());
+        EXPECT_EQ(text.find('{'), std::string::npos) << lang << ": " << text;
+      }
+      EXPECT_EQ(texts.RenderFigures(t, a.figures).find('{'), std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace streamlab
