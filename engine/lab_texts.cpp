@@ -13,6 +13,14 @@ std::string AssetsDir() {
   return STREAMLAB_SOURCE_ASSETS;
 }
 
+std::string DefaultLanguage() {
+  for (const char* var : {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) return std::string(v).rfind("zh", 0) == 0 ? "zh" : "en";
+  }
+  return "en";
+}
+
 const std::vector<std::string>& LabLanguages() {
   static const std::vector<std::string> langs{"en", "zh"};
   return langs;

@@ -22,6 +22,8 @@ struct LabText {
 std::string AssetsDir();
 // Throws InputError if the file is missing or malformed or a required field is empty.
 LabText LoadLabText(const std::string& lab_id, const std::string& lang);
+// "zh" when the locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG) is Chinese, else "en".
+std::string DefaultLanguage();
 // The languages every lab must have.
 const std::vector<std::string>& LabLanguages();
 

@@ -42,7 +42,8 @@ std::string Slurp(const std::string& path) {
 
 }  // namespace
 
-ChildRunResult RunChild(const std::string& self, std::vector<std::string> args, double timeout_s) {
+ChildRunResult RunChild(const std::string& self, std::vector<std::string> args, double timeout_s,
+                        const std::atomic<bool>* cancel) {
   std::string trace_path = TempPath(".trace.json");
   std::string err_path = TempPath(".stderr.txt");
   args.insert(args.begin(), {self, "run"});
@@ -69,10 +70,11 @@ ChildRunResult RunChild(const std::string& self, std::vector<std::string> args, 
   while (true) {
     pid_t done = waitpid(pid, &status, WNOHANG);
     if (done == pid) break;
-    if (std::chrono::steady_clock::now() > deadline) {
+    bool cancelled = cancel && cancel->load();
+    if (cancelled || std::chrono::steady_clock::now() > deadline) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      result.error = "the run did not finish and was killed";
+      result.error = cancelled ? "cancelled" : "the run did not finish and was killed";
       std::remove(trace_path.c_str());
       std::remove(err_path.c_str());
       return result;
@@ -88,6 +90,38 @@ ChildRunResult RunChild(const std::string& self, std::vector<std::string> args, 
   std::remove(trace_path.c_str());
   std::remove(err_path.c_str());
   return result;
+}
+
+GpuProbeResult ProbeGpuInChild(const std::string& self) {
+  std::string out_path = TempPath(".probe.json");
+  std::vector<std::string> args{self, "probe", "--out", out_path};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  GpuProbeResult probe;
+  int rc = posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    probe.reason = "cannot start " + self;
+    return probe;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  try {
+    Json j = ParseJson(ReadTextFile(out_path), out_path);
+    probe.usable = j.value("usable", false);
+    probe.reason = j.value("reason", "");
+    probe.device = j.value("device", "");
+  } catch (const std::exception& e) {
+    probe.reason = std::string("probe failed: ") + e.what();
+  }
+  std::remove(out_path.c_str());
+  return probe;
 }
 
 }  // namespace streamlab

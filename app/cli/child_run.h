@@ -3,6 +3,7 @@
 // each run gets the per-process CUDA settings its scenario asks for.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,15 @@ struct ChildRunResult {
 };
 
 // `args` are the arguments after `run` (lab, --variant, ...); --out and --quiet are added.
+// Setting *cancel (when given) kills the child.
 ChildRunResult RunChild(const std::string& self, std::vector<std::string> args,
-                        double timeout_s);
+                        double timeout_s, const std::atomic<bool>* cancel = nullptr);
+// Runs `self probe` in a child: is a GPU usable, and if not, why. Never touches CUDA here.
+struct GpuProbeResult {
+  bool usable = false;
+  std::string reason;
+  std::string device;
+};
+GpuProbeResult ProbeGpuInChild(const std::string& self);
 
 }  // namespace streamlab

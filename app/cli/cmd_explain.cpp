@@ -9,6 +9,7 @@
 #include "engine/analyzer.h"
 #include "engine/errors.h"
 #include "engine/findings_text.h"
+#include "engine/lab_texts.h"
 #include "engine/trace_json.h"
 
 namespace streamlab {
@@ -37,14 +38,6 @@ Trace TraceFor(const ExplainCommand& cmd) {
 Json IdsToJson(const std::vector<int>& ids) { return Json(ids); }
 
 }  // namespace
-
-std::string DefaultLanguage() {
-  for (const char* var : {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"}) {
-    const char* v = std::getenv(var);
-    if (v && *v) return std::string(v).rfind("zh", 0) == 0 ? "zh" : "en";
-  }
-  return "en";
-}
 
 int CmdExplain(const ExplainCommand& cmd) {
   std::string lang = cmd.lang.empty() ? DefaultLanguage() : cmd.lang;

@@ -1,12 +1,25 @@
-// `streamlab-cli list`: the catalogue by week, with variants and parameters.
+// `streamlab-cli list`: the catalogue by week, with variants and parameters; and
+// `streamlab-cli probe`: whether a GPU is usable here. and
+// `streamlab-cli probe`: whether a GPU is usable here.
 #include <iostream>
 
 #include "app/cli/commands.h"
 #include "engine/errors.h"
 #include "engine/lab_texts.h"
+#include "engine/scenario_json.h"
+#include "kernels/cuda_backend.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {
+
+int CmdProbe(const std::string& out_path) {
+  CudaProbe probe = ProbeCuda();
+  std::string device = probe.usable ? probe.device_name + " x" + std::to_string(probe.device_count) : "";
+  std::cout << (probe.usable ? "usable: " + device + ", driver " + probe.driver : "not usable: " + probe.reason) << "\n";
+  if (!out_path.empty())
+    SaveJsonFile(Json{{"usable", probe.usable}, {"reason", probe.reason}, {"device", device}}, out_path);
+  return probe.usable ? kExitOk : kExitNoBackend;
+}
 
 int CmdList() {
   int week = 0;

@@ -45,8 +45,9 @@ struct ExplainCommand {
 };
 
 int CmdList();
+int CmdProbe(const std::string& out_path);
 int CmdExplain(const ExplainCommand& cmd);
-std::string DefaultLanguage();
+
 int CmdRun(const RunCommand& cmd);
 int CmdShow(const std::string& path, int width);
 int CmdVerify(const VerifyCommand& cmd);

@@ -65,6 +65,10 @@ int main(int argc, char** argv) {
   explain_cmd->add_flag("--json", explain.json, "Findings as JSON");
   explain_cmd->add_flag("--all", explain.all, "Also list ops that started promptly");
 
+  std::string probe_out;
+  CLI::App* probe_cmd = app.add_subcommand("probe", "Say whether a GPU is usable (exit 0) or why not (exit 3)");
+  probe_cmd->add_option("--out", probe_out, "Also write the answer as JSON here");
+
   VerifyCommand verify;
   CLI::App* verify_cmd = app.add_subcommand("verify", "Run labs and check their expectations");
   verify_cmd->add_option("labs", verify.labs, "Lab ids");
@@ -87,6 +91,7 @@ int main(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("list")) return CmdList();
+    if (probe_cmd->parsed()) return CmdProbe(probe_out);
     if (run_cmd->parsed()) return CmdRun(run);
     if (show_cmd->parsed()) return CmdShow(show_path, show_width);
     if (explain_cmd->parsed()) return CmdExplain(explain);

@@ -1,0 +1,417 @@
+// Gantt chart drawing and interaction.
+// [SECTION] geometry: rows, time <-> x, axis ticks
+// [SECTION] lanes: host calls (blocked time shaded), GPU spans (queued part hatched),
+//           markers, level of detail ("N ops" blocks under ~3 px)
+// [SECTION] explanations: arrows from the op that released each op, cause labels in gaps
+// [SECTION] SM rows: which SM ran which block
+// [SECTION] interaction: zoom, pan, fit, measure, hover tooltip, click
+#include "app/gui/gantt_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "app/gui/ui_text.h"
+#include "engine/findings_text.h"
+#include "engine/format.h"
+#include "engine/trace_query.h"
+
+namespace streamlab {
+namespace {
+
+constexpr ImU32 kBackground = IM_COL32(24, 26, 30, 255);
+constexpr ImU32 kLaneStripe = IM_COL32(32, 35, 40, 255);
+constexpr ImU32 kGrid = IM_COL32(70, 74, 82, 255);
+constexpr ImU32 kText = IM_COL32(225, 228, 232, 255);
+constexpr ImU32 kDimText = IM_COL32(150, 155, 165, 255);
+constexpr ImU32 kHostCall = IM_COL32(120, 125, 135, 255);
+constexpr ImU32 kHostBlocked = IM_COL32(200, 70, 70, 150);
+constexpr ImU32 kMerged = IM_COL32(130, 130, 130, 255);
+constexpr ImU32 kMarker = IM_COL32(235, 235, 235, 255);
+constexpr ImU32 kHighlight = IM_COL32(255, 215, 0, 255);
+constexpr ImU32 kSelected = IM_COL32(255, 255, 255, 255);
+constexpr ImU32 kArrow = IM_COL32(255, 200, 60, 230);
+constexpr ImU32 kMeasure = IM_COL32(90, 160, 255, 60);
+
+// [SECTION] geometry ------------------------------------------------------------------------
+
+struct Geometry {
+  ImVec2 origin;
+  ImVec2 size;
+  float label_w, axis_h, lane_h, sm_h;
+  TimeNs begin, end;
+  float ChartX0() const { return origin.x + label_w; }
+  float ChartW() const { return std::max(1.0f, size.x - label_w); }
+  float X(TimeNs t) const {
+    return ChartX0() + static_cast<float>(static_cast<double>(t - begin) * ChartW() / static_cast<double>(end - begin));
+  }
+  TimeNs T(float x) const {
+    return begin + static_cast<TimeNs>(static_cast<double>(x - ChartX0()) * static_cast<double>(end - begin) / ChartW());
+  }
+  float LaneY(int lane) const { return origin.y + axis_h + static_cast<float>(lane) * lane_h; }
+};
+
+// A tick step of 1, 2 or 5 x 10^k ns giving ~110 px between ticks.
+TimeNs TickStep(TimeNs span, float width) {
+  double target = static_cast<double>(span) * 110.0 / width;
+  double step = 1;
+  while (step * 10 <= target) step *= 10;
+  if (step * 5 <= target) step *= 5;
+  else if (step * 2 <= target) step *= 2;
+  return std::max<TimeNs>(1, static_cast<TimeNs>(step));
+}
+
+std::string Rel(TimeNs t, TimeNs origin) { return FormatDuration(t - origin); }
+
+const Finding* DelayFinding(const Analysis& a, int op) {
+  for (const Finding& f : a.findings)
+    if (f.kind == FindingKind::kStartDelay && f.op == op) return &f;
+  return nullptr;
+}
+
+bool IsWork(const Op& op) {
+  return op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset ||
+         op.kind == OpKind::kPeerCopy;
+}
+
+// Builds (once per trace) the per-lane op lists the chart walks every frame.
+const GanttIndex& Index(GanttViewState& view, const Trace& t, const std::vector<Lane>& lanes) {
+  GanttIndex& x = view.index;
+  if (x.trace == &t && x.ops == t.ops.size()) return x;
+  x = GanttIndex{};
+  x.trace = &t;
+  x.ops = t.ops.size();
+  const Scenario& s = t.scenario;
+  x.lane_ops.resize(lanes.size());
+  std::vector<int> lane_of_stream(s.streams.size(), 0);
+  for (size_t l = 1; l < lanes.size(); ++l) lane_of_stream[lanes[l].stream] = static_cast<int>(l);
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    x.lane_ops[0].push_back(static_cast<int>(i));
+    if (t.ops[i].gpu && s.ops[i].stream >= 0) x.lane_ops[lane_of_stream[s.ops[i].stream]].push_back(static_cast<int>(i));
+  }
+  x.begin = TraceBegin(t);
+  x.end = std::max(TraceEnd(t), x.begin + 1);
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    OpKind k = s.ops[i].kind;
+    if (k == OpKind::kSyncDevice || k == OpKind::kSyncStream || k == OpKind::kSyncEvent) x.syncs.push_back(static_cast<int>(i));
+  }
+  x.lane_starts.resize(lanes.size());
+  x.lane_ends.resize(lanes.size());
+  x.gap_from.assign(t.ops.size(), 0);
+  for (size_t l = 0; l < lanes.size(); ++l) {
+    std::vector<int>& ops = x.lane_ops[l];
+    auto start = [&](int op) { return l == 0 ? t.ops[op].submit : t.ops[op].start; };
+    auto end = [&](int op) { return l == 0 ? t.ops[op].ret : t.ops[op].end; };
+    std::stable_sort(ops.begin(), ops.end(), [&](int a, int b) { return start(a) < start(b); });
+    TimeNs running_end = 0;
+    TimeNs work_end = -1;
+    for (int op : ops) {
+      x.lane_starts[l].push_back(start(op));
+      // Keep ends ascending even where markers or clock error make spans touch.
+      running_end = std::max(running_end, end(op));
+      x.lane_ends[l].push_back(running_end);
+      if (l > 0) {
+        x.gap_from[op] = std::max(t.ops[op].submit, work_end);
+        if (IsWork(s.ops[op])) work_end = std::max(work_end, t.ops[op].end);
+      }
+    }
+  }
+  return x;
+}
+
+}  // namespace
+
+ImU32 OpColor(const Scenario& s, int index) {
+  const Op& op = s.ops[index];
+  switch (op.kind) {
+    case OpKind::kKernel: return IM_COL32(70, 130, 200, 255);
+    case OpKind::kMemset: return IM_COL32(155, 105, 210, 255);
+    case OpKind::kPeerCopy: return IM_COL32(40, 180, 180, 255);
+    case OpKind::kMemcpy: {
+      bool src_host = s.buffers[op.src].kind != MemoryKind::kDevice;
+      bool dst_host = s.buffers[op.dst].kind != MemoryKind::kDevice;
+      if (src_host && !dst_host) return IM_COL32(70, 175, 95, 255);   // H2D
+      if (!src_host && dst_host) return IM_COL32(230, 145, 50, 255);  // D2H
+      return IM_COL32(200, 180, 60, 255);                             // D2D
+    }
+    default: return kMarker;
+  }
+}
+
+int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vector<SpanRect>* layout) {
+  const Trace& t = *in.trace;
+  const Scenario& s = t.scenario;
+  const Analysis& analysis = *in.analysis;
+  const UiText& ui = *in.ui;
+  std::vector<Lane> lanes = LanesOf(s);
+  const GanttIndex& index = Index(view, t, lanes);
+  TimeNs trace_begin = index.begin, trace_end = index.end;
+
+  // Fit requests (whole trace, or the ops a finding names).
+  if (view.fit_requested || view.end <= view.begin) {
+    TimeNs pad = (trace_end - trace_begin) / 40;
+    view.begin = trace_begin - pad;
+    view.end = trace_end + pad;
+    view.fit_requested = false;
+  }
+  if (!view.zoom_to.empty()) {
+    TimeNs a = trace_end, b = trace_begin;
+    for (int op : view.zoom_to) {
+      const OpRecord& r = t.ops[op];
+      a = std::min({a, r.submit, r.gpu ? r.ready : r.submit});
+      b = std::max({b, r.ret, r.gpu ? r.end : r.ret});
+    }
+    TimeNs pad = std::max<TimeNs>((b - a) / 8, Us(5));
+    view.begin = a - pad;
+    view.end = b + pad;
+    view.zoom_to.clear();
+  }
+
+  Geometry g;
+  g.origin = ImGui::GetCursorScreenPos();
+  g.size = size;
+  g.label_w = 170.0f * in.scale;
+  g.axis_h = 24.0f * in.scale;
+  // Rows grow to use the height they are given (a few lanes read better tall), within limits.
+  float rows = static_cast<float>(lanes.size()) + (view.show_sms ? 6.0f : 0.0f);
+  g.lane_h = std::clamp((size.y - g.axis_h - 8) / rows, 26.0f * in.scale, 46.0f * in.scale);
+  g.sm_h = 3.0f * in.scale;
+  g.begin = view.begin;
+  g.end = view.end;
+
+  ImGui::InvisibleButton("gantt", size, ImGuiButtonFlags_MouseButtonLeft);
+  bool hovered = in.interactive && ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImVec2 br(g.origin.x + size.x, g.origin.y + size.y);
+  dl->AddRectFilled(g.origin, br, kBackground);
+
+  // Lane rows (and the SM block rows below them).
+  int sm_count = 0;
+  if (view.show_sms) {
+    sm_count = t.sm_count;
+    for (const OpRecord& r : t.ops)
+      for (const BlockRecord& b : r.blocks) sm_count = std::max(sm_count, b.sm + 1);
+  }
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    float y = g.LaneY(static_cast<int>(i));
+    if (i % 2) dl->AddRectFilled(ImVec2(g.origin.x, y), ImVec2(br.x, y + g.lane_h), kLaneStripe);
+    std::string label = lanes[i].kind == LaneKind::kHost ? ui("host") : lanes[i].name;
+    if (lanes[i].kind == LaneKind::kStream && s.device_count > 1)
+      label = ui.Fill("device", {{"n", std::to_string(lanes[i].device)}}) + " " + label;
+    dl->AddText(ImVec2(g.origin.x + 6, y + 2), kText, label.c_str());
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize() * 0.75f, ImVec2(g.origin.x + 6, y + g.lane_h * 0.55f), kDimText,
+                lanes[i].flags.c_str());
+  }
+  float sm_top = g.LaneY(static_cast<int>(lanes.size())) + 4;
+  if (sm_count > 0)
+    dl->AddText(ImVec2(g.origin.x + 6, sm_top), kDimText, (std::string(ui("sm")) + " 0.." + std::to_string(sm_count - 1)).c_str());
+
+  dl->PushClipRect(ImVec2(g.ChartX0(), g.origin.y), br, true);
+  // Axis.
+  TimeNs step = TickStep(g.end - g.begin, g.ChartW());
+  TimeNs first_tick = trace_begin + ((g.begin - trace_begin) / step) * step;
+  for (TimeNs tick = first_tick; tick <= g.end; tick += step) {
+    float x = g.X(tick);
+    dl->AddLine(ImVec2(x, g.origin.y + g.axis_h - 6), ImVec2(x, br.y), kGrid);
+    dl->AddText(ImVec2(x + 3, g.origin.y + 3), kDimText, Rel(tick, trace_begin).c_str());
+  }
+
+  std::vector<SpanRect> drawn;
+  const TimeNs slack = ExplainSlack(t);
+
+  // [SECTION] lanes ------------------------------------------------------------------------
+  for (size_t lane = 0; lane < lanes.size(); ++lane) {
+    float y0 = g.LaneY(static_cast<int>(lane)) + 4, y1 = g.LaneY(static_cast<int>(lane)) + g.lane_h - 4;
+    const std::vector<int>& ops = index.lane_ops[lane];
+    const std::vector<TimeNs>& starts = index.lane_starts[lane];
+    const std::vector<TimeNs>& ends = index.lane_ends[lane];
+    // First op still visible; ends are ascending because spans on a lane do not overlap.
+    size_t i = std::lower_bound(ends.begin(), ends.end(), g.begin) - ends.begin();
+    while (i < ops.size() && starts[i] <= g.end) {
+      int op = ops[i];
+      const OpRecord& r = t.ops[op];
+      const Op& o = s.ops[op];
+      float x0 = g.X(starts[i]), x1 = g.X(ends[i]);
+      if (lane > 0 && !IsWork(o)) {  // record / wait: a triangle
+        float x = g.X(r.end);
+        if (o.kind == OpKind::kRecord)
+          dl->AddTriangleFilled(ImVec2(x - 4, y0 - 3), ImVec2(x + 4, y0 - 3), ImVec2(x, y0 + 4), kMarker);
+        else
+          dl->AddTriangleFilled(ImVec2(x - 4, y1 + 3), ImVec2(x + 4, y1 + 3), ImVec2(x, y1 - 4), kMarker);
+        ++i;
+        continue;
+      }
+      if (x1 - x0 < 3.0f) {
+        // Level of detail: everything that starts within the next 3 px becomes one "N ops"
+        // block. Only the last op of such a run can be wide (the others end before it).
+        size_t j = std::lower_bound(starts.begin() + i, starts.end(), g.T(x0 + 3.0f)) - starts.begin();
+        if (j > i + 1 && g.X(ends[j - 1]) - g.X(starts[j - 1]) >= 3.0f) --j;
+        j = std::max(j, i + 1);
+        float mx1 = std::max(g.X(ends[j - 1]), x0 + 1.0f);
+        size_t count = j - i;
+        ImU32 col = count == 1 ? (lane == 0 ? kHostCall : OpColor(s, op)) : kMerged;
+        dl->AddRectFilled(ImVec2(x0, y0), ImVec2(mx1, y1), col);
+        if (count > 1) {
+          std::string label = ui.Fill("merged", {{"n", std::to_string(count)}});
+          if (mx1 - x0 > ImGui::CalcTextSize(label.c_str()).x + 4)
+            dl->AddText(ImVec2(x0 + 2, y0 + 1), IM_COL32(20, 20, 20, 255), label.c_str());
+        }
+        i = j;
+        continue;
+      }
+      ++i;
+      if (lane == 0) {  // host: a call that blocked the host is shaded, with its name
+        bool blocked = HostCallTime(r) > slack && o.kind != OpKind::kHostWork;
+        ImU32 col = blocked ? kHostBlocked : (o.kind == OpKind::kHostWork ? IM_COL32(110, 110, 160, 200) : kHostCall);
+        dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), col);
+        if (blocked && x1 - x0 > 40) {
+          std::string name = DisplayName(s, op);
+          if (x1 - x0 > ImGui::CalcTextSize(name.c_str()).x + 6)
+            dl->AddText(ImVec2(std::max(x0, g.ChartX0()) + 3, y0 + 1), kText, name.c_str());
+        }
+        drawn.push_back({op, 0, x0, y0, x1, y1, col});
+        continue;
+      }
+      TimeNs queued = QueuedTime(t, r);
+      if (queued > 0) {  // ready but not started: outlined, hatched
+        float qx0 = g.X(r.start - queued);
+        dl->AddRect(ImVec2(qx0, y0 + 3), ImVec2(x0, y1 - 3), OpColor(s, op), 0, 0, 1.0f);
+        for (float hx = std::max(qx0, g.ChartX0()); hx < x0; hx += 6)
+          dl->AddLine(ImVec2(hx, y1 - 3), ImVec2(std::min(hx + 4, x0), y0 + 3), OpColor(s, op));
+      }
+      ImU32 col = OpColor(s, op);
+      dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), col, 2.0f);
+      if (view.highlight.count(op)) dl->AddRect(ImVec2(x0 - 1, y0 - 1), ImVec2(x1 + 1, y1 + 1), kHighlight, 2.0f, 0, 3.0f);
+      if (view.selected_op == op) dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), kSelected, 2.0f, 0, 2.0f);
+      if (x1 - x0 > 30) {
+        std::string name = DisplayName(s, op);
+        if (x1 - x0 > ImGui::CalcTextSize(name.c_str()).x + 6)
+          dl->AddText(ImVec2(std::max(x0, g.ChartX0()) + 3, y0 + 2), IM_COL32(255, 255, 255, 255), name.c_str());
+      }
+      drawn.push_back({op, static_cast<int>(lane), x0, y0, x1, y1, col});
+    }
+  }
+
+  // Host syncs: a line where the host got control back.
+  for (int i : index.syncs) {
+    float x = g.X(t.ops[i].ret);
+    dl->AddLine(ImVec2(x, g.LaneY(0)), ImVec2(x, g.LaneY(static_cast<int>(lanes.size()))), IM_COL32(200, 70, 70, 160), 1.5f);
+  }
+
+  // [SECTION] explanations -----------------------------------------------------------------
+  auto lane_of = [&](int op) { return s.ops[op].stream >= 0 ? GpuLaneOf(lanes, s.ops[op]) : 0; };
+  for (const Finding& f : analysis.findings) {
+    if (f.kind != FindingKind::kStartDelay || f.cause == Cause::kPrompt) continue;
+    const OpRecord& r = t.ops[f.op];
+    int lane = lane_of(f.op);
+    float y = g.LaneY(lane) + g.lane_h * 0.5f;
+    // The gap before the op, labelled with its cause.
+    float gx0 = g.X(index.gap_from[f.op]), gx1 = g.X(r.start - QueuedTime(t, r));
+    std::string label = in.texts->Get(std::string("cause.") + ToString(f.cause));
+    ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+    if (gx1 - gx0 > ts.x + 8 && f.cause != Cause::kStreamOrder) {
+      dl->AddLine(ImVec2(gx0, y), ImVec2(gx1, y), kDimText, 1.0f);
+      dl->AddText(ImVec2((gx0 + gx1 - ts.x) * 0.5f, y - ts.y - 1), kArrow, label.c_str());
+    }
+    // An arrow from the op that released it (end) to its start.
+    if (!view.show_arrows || f.because.empty()) continue;
+    int from = f.because.front();
+    if (from < 0 || !t.ops[from].gpu || lane_of(from) == lane) continue;
+    ImVec2 a(g.X(t.ops[from].end), g.LaneY(lane_of(from)) + g.lane_h * 0.5f);
+    ImVec2 b(g.X(r.start), y);
+    dl->AddBezierCubic(a, ImVec2(a.x + 30, a.y), ImVec2(b.x - 30, b.y), b, kArrow, 1.5f);
+    float dir = b.y > a.y ? 1.0f : -1.0f;
+    dl->AddTriangleFilled(b, ImVec2(b.x - 7, b.y - 4 * dir), ImVec2(b.x - 7, b.y + 4 * dir), kArrow);
+  }
+
+  // [SECTION] SM rows ----------------------------------------------------------------------
+  if (sm_count > 0) {
+    float top = sm_top + ImGui::GetFontSize() + 2;
+    for (size_t i = 0; i < t.ops.size(); ++i) {
+      ImU32 col = OpColor(s, static_cast<int>(i));
+      for (const BlockRecord& blk : t.ops[i].blocks) {
+        float x0 = g.X(blk.start), x1 = std::max(g.X(blk.end), x0 + 1);
+        if (x1 < g.ChartX0() || x0 > br.x) continue;
+        float y = top + static_cast<float>(blk.sm) * g.sm_h;
+        dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + g.sm_h - 1), view.highlight.count(static_cast<int>(i)) ? kHighlight : col);
+      }
+    }
+  }
+
+  // [SECTION] interaction ------------------------------------------------------------------
+  ImGuiIO& io = ImGui::GetIO();
+  int clicked = -1;
+  if (hovered) {
+    float mx = io.MousePos.x;
+    if (io.MouseWheel != 0 && mx >= g.ChartX0()) {
+      TimeNs at = g.T(mx);
+      double factor = std::pow(1.25, -io.MouseWheel);
+      view.begin = at - static_cast<TimeNs>(static_cast<double>(at - view.begin) * factor);
+      view.end = at + static_cast<TimeNs>(static_cast<double>(view.end - at) * factor);
+      if (view.end - view.begin < 100) view.end = view.begin + 100;
+    }
+    if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) view.fit_requested = true;
+  }
+  if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 2.0f)) {
+    if (io.KeyShift) {
+      if (!view.measuring) {
+        view.measuring = true;
+        view.measure_from = g.T(io.MouseClickedPos[0].x);
+      }
+      view.measure_to = g.T(io.MousePos.x);
+    } else {
+      TimeNs shift = static_cast<TimeNs>(static_cast<double>(io.MouseDelta.x) * static_cast<double>(g.end - g.begin) / g.ChartW());
+      view.begin -= shift;
+      view.end -= shift;
+    }
+  }
+  if (ImGui::IsItemDeactivated()) {
+    // A click (not a drag) clears the measured range; a finished shift-drag keeps it shown.
+    if (io.MouseDragMaxDistanceSqr[0] < 4.0f) view.measure_to = view.measure_from;
+    view.measuring = false;
+  }
+  if (view.measuring || view.measure_to != view.measure_from) {
+    float x0 = g.X(std::min(view.measure_from, view.measure_to)), x1 = g.X(std::max(view.measure_from, view.measure_to));
+    if (x1 - x0 > 1) {
+      dl->AddRectFilled(ImVec2(x0, g.origin.y), ImVec2(x1, br.y), kMeasure);
+      std::string label = std::string(ui("measure")) + ": " + FormatDuration(std::abs(view.measure_to - view.measure_from));
+      dl->AddText(ImVec2(x0 + 4, br.y - ImGui::GetFontSize() - 4), kText, label.c_str());
+    }
+  }
+  const SpanRect* under = nullptr;
+  if (hovered)
+    for (const SpanRect& r : drawn)
+      if (io.MousePos.x >= r.x0 - 1 && io.MousePos.x <= r.x1 + 1 && io.MousePos.y >= r.y0 && io.MousePos.y <= r.y1) under = &r;
+  if (under && ImGui::IsItemClicked(ImGuiMouseButton_Left)) clicked = under->op;
+  if (under) {
+    const OpRecord& r = t.ops[under->op];
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
+    ImGui::Text("%s  (%s)", DisplayName(s, under->op).c_str(), ToString(s.ops[under->op].kind));
+    ImGui::Text("%s %s  %s %s", ui("submitted"), Rel(r.submit, trace_begin).c_str(), ui("returned"), Rel(r.ret, trace_begin).c_str());
+    if (r.gpu && under->lane > 0) {
+      ImGui::Text("%s %s  %s %s  %s %s", ui("ready"), Rel(r.ready, trace_begin).c_str(), ui("start"),
+                  Rel(r.start, trace_begin).c_str(), ui("end"), Rel(r.end, trace_begin).c_str());
+      ImGui::Text("%s %s", ui("duration"), FormatDuration(r.end - r.start).c_str());
+      if (TimeNs q = QueuedTime(t, r)) ImGui::Text("%s %s", ui("queued"), FormatDuration(q).c_str());
+      if (const Finding* f = DelayFinding(analysis, under->op)) {
+        ImGui::Separator();
+        ImGui::TextUnformatted(in.texts->Render(t, *f).c_str());
+      }
+    } else {
+      ImGui::Text("%s %s", ui("blocked"), FormatDuration(HostCallTime(r)).c_str());
+      for (const Finding& f : analysis.findings)
+        if (f.kind == FindingKind::kHostBlock && f.op == under->op) {
+          ImGui::Separator();
+          ImGui::TextUnformatted(in.texts->Render(t, f).c_str());
+        }
+    }
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+  dl->PopClipRect();
+  if (layout) *layout = std::move(drawn);
+  return clicked;
+}
+
+}  // namespace streamlab

@@ -1,0 +1,73 @@
+// The Gantt chart: one row per lane (host thread, then each stream, grouped by GPU, and
+// optionally one thin row per SM), drawn with ImDrawList from an immutable Trace and its
+// Analysis. The view state is a small struct (visible window, selection); wheel zooms
+// around the cursor, drag pans, double-click fits, shift-drag measures.
+#pragma once
+
+#include <imgui.h>
+
+#include <set>
+#include <vector>
+
+#include "engine/analyzer.h"
+#include "engine/trace.h"
+
+namespace streamlab {
+
+class FindingTexts;
+class UiText;
+
+// Per-trace indexes the chart needs every frame, built once: each lane's ops in time
+// order with their start and end times (spans on a lane never overlap: host calls are
+// sequential and a stream is FIFO), and for each op the end of the work before it.
+struct GanttIndex {
+  const Trace* trace = nullptr;
+  size_t ops = 0;
+  std::vector<std::vector<int>> lane_ops;
+  std::vector<std::vector<TimeNs>> lane_starts, lane_ends;
+  std::vector<TimeNs> gap_from;  // per op: previous work's end on its lane (or its submit)
+  std::vector<int> syncs;        // host sync calls (drawn as lines where the host resumed)
+  TimeNs begin = 0, end = 1;     // the trace's extent
+};
+
+struct GanttViewState {
+  TimeNs begin = 0;
+  TimeNs end = 1;
+  int selected_op = -1;
+  std::set<int> highlight;  // ops a finding points at
+  bool show_sms = false;
+  bool show_arrows = true;
+  bool measuring = false;
+  TimeNs measure_from = 0;
+  TimeNs measure_to = 0;
+  // Pending: fit the view to the whole trace, or to these ops, on the next frame.
+  bool fit_requested = true;
+  std::vector<int> zoom_to;
+  GanttIndex index;
+};
+
+// What was drawn where (for tests and screenshots' layout files).
+struct SpanRect {
+  int op = -1;
+  int lane = 0;
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  ImU32 color = 0;
+};
+
+struct GanttInputs {
+  const Trace* trace = nullptr;
+  const Analysis* analysis = nullptr;
+  const FindingTexts* texts = nullptr;
+  const UiText* ui = nullptr;
+  float scale = 1.0f;  // font / row scale (presentation mode)
+  bool interactive = true;  // false for headless screenshots: no hover, no tooltips
+};
+
+// Draws the chart into a region of `size` at the cursor. Returns the op clicked this
+// frame (or -1). Fills `layout` when it is not null.
+int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vector<SpanRect>* layout);
+
+// The colour the chart gives an op (by kind; copies by direction).
+ImU32 OpColor(const Scenario& scenario, int op);
+
+}  // namespace streamlab

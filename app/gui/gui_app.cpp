@@ -1,0 +1,384 @@
+// The app's frame.
+// [SECTION] state changes: language, lab selection, runs, traces
+// [SECTION] frame layout: top bar, sidebar (lab browser), main area (lab page, tabs)
+// [SECTION] lab page: texts, parameters, variants, backend, Run/Cancel
+// [SECTION] timeline tab: chart + findings; code tab
+#include "app/gui/gui_app.h"
+
+#include <imgui.h>
+
+#include "engine/code_gen.h"
+#include "engine/errors.h"
+#include "engine/format.h"
+#include "engine/trace_json.h"
+#include "labs/catalogue.h"
+
+namespace streamlab {
+namespace {
+
+ImVec4 SeverityColor(Severity s) {
+  switch (s) {
+    case Severity::kWarning: return ImVec4(1.0f, 0.62f, 0.25f, 1.0f);
+    case Severity::kNote: return ImVec4(0.55f, 0.78f, 1.0f, 1.0f);
+    case Severity::kInfo: return ImVec4(0.7f, 0.72f, 0.75f, 1.0f);
+  }
+  return ImVec4(1, 1, 1, 1);
+}
+
+void TextSection(const char* heading, const std::string& body, bool open) {
+  if (body.empty()) return;
+  if (ImGui::CollapsingHeader(heading, open ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(body.c_str());
+    ImGui::PopTextWrapPos();
+  }
+}
+
+}  // namespace
+
+// [SECTION] state changes ------------------------------------------------------------------
+
+GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
+    : options_(std::move(options)),
+      fonts_(fonts),
+      ui_(UiText::Load("en")),
+      texts_(FindingTexts::Load("en")),
+      worker_(FindCliExecutable()),
+      cli_path_(FindCliExecutable()) {
+  std::string lang = options_.lang.empty() ? DefaultLanguage() : options_.lang;
+  SetLanguage(fonts_.cjk ? lang : "en");
+  backend_choice_ = options_.backend == "sim" ? 1 : options_.backend == "cuda" ? 2 : 0;
+  if (backend_choice_ != 1) {
+    std::string cli = cli_path_;
+    probe_future_ = std::async(std::launch::async, [cli] { return ProbeGpuInChild(cli); });
+  }
+  if (!options_.open_trace.empty()) {
+    try {
+      ShowTrace(LoadTraceFile(options_.open_trace));
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  } else if (!options_.lab.empty()) {
+    try {
+      SelectLab(options_.lab);
+      if (!options_.variant.empty()) variant_ = options_.variant;
+      for (const auto& [k, v] : options_.params) params_[k] = static_cast<float>(v);
+      run_pending_ = true;
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  }
+}
+
+void GuiApp::SetLanguage(const std::string& lang) {
+  lang_ = lang;
+  ui_ = UiText::Load(lang);
+  texts_ = FindingTexts::Load(lang);
+  if (!lab_id_.empty()) {
+    try {
+      lab_text_ = LoadLabText(lab_id_, lang);
+    } catch (const InputError&) {
+      lab_text_.reset();
+    }
+  }
+}
+
+void GuiApp::SelectLab(const std::string& id) {
+  const Lab& lab = FindLab(id);
+  lab_id_ = id;
+  variant_ = lab.variants.front();
+  params_.clear();
+  for (const LabParam& p : lab.params) params_[p.name] = static_cast<float>(p.fallback);
+  try {
+    lab_text_ = LoadLabText(id, lang_);
+  } catch (const InputError&) {
+    lab_text_.reset();
+  }
+}
+
+std::string GuiApp::ResolveBackend() {
+  if (backend_choice_ == 1) return "sim";
+  if (!probe_ && probe_future_.valid()) probe_ = probe_future_.get();
+  bool usable = probe_ && probe_->usable;
+  if (backend_choice_ == 2 && !usable) {
+    error_ = ui_.Fill("banner.no_gpu", {{"reason", probe_ ? probe_->reason : "?"}});
+    return "";
+  }
+  if (!usable) banner_ = ui_.Fill("banner.no_gpu", {{"reason", probe_ ? probe_->reason : "?"}});
+  return usable ? "cuda" : "sim";
+}
+
+void GuiApp::StartRun() {
+  if (lab_id_.empty() || worker_.Busy()) return;
+  error_.clear();
+  banner_.clear();
+  std::string backend = ResolveBackend();
+  if (backend.empty()) return;
+  RunRequest request;
+  request.lab = lab_id_;
+  request.variant = variant_;
+  for (const auto& [k, v] : params_) request.params[k] = v;
+  request.backend = backend;
+  worker_.Start(std::move(request));
+}
+
+void GuiApp::PollRun() {
+  std::optional<RunResult> result = worker_.TakeResult();
+  if (!result) return;
+  run_seconds_ = result->seconds;
+  if (!result->ok) {
+    error_ = ui_.Fill("error", {{"error", result->error}});
+    return;
+  }
+  progress_.MarkDone(lab_id_);
+  ShowTrace(std::move(result->trace));
+}
+
+void GuiApp::ShowTrace(Trace trace) {
+  analysis_ = Analyze(trace);
+  trace_ = std::move(trace);
+  view_ = GanttViewState{};
+  selected_finding_ = -1;
+  if (!trace_->lab.empty() && lab_id_ != trace_->lab) {
+    try {
+      SelectLab(trace_->lab);
+      variant_ = trace_->variant;
+    } catch (const InputError&) {
+      // A trace of a lab this build does not know: show the chart alone.
+    }
+  }
+}
+
+void GuiApp::ShowTraceUnanalysed(Trace trace) {
+  analysis_ = Analysis{};
+  trace_ = std::move(trace);
+  view_ = GanttViewState{};
+}
+
+bool GuiApp::Settled() const {
+  return !worker_.Busy() && !run_pending_ && (trace_.has_value() || !error_.empty() || lab_id_.empty());
+}
+
+// [SECTION] frame layout -------------------------------------------------------------------
+
+void GuiApp::Frame(ImVec2 display) {
+  if (run_pending_) {
+    run_pending_ = false;
+    StartRun();
+  }
+  PollRun();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(display);
+  ImGui::Begin("StreamLab", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_NoBringToFrontOnFocus);
+  DrawTopBar();
+  float sidebar = 250.0f;
+  ImGui::BeginChild("sidebar", ImVec2(sidebar, 0), true);
+  DrawSidebar(sidebar);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("main", ImVec2(0, 0), false);
+  if (lab_id_.empty() && !trace_) {
+    ImGui::TextUnformatted(ui_("select_lab"));
+  } else {
+    DrawLabHeader();
+    if (ImGui::BeginTabBar("tabs")) {
+      if (ImGui::BeginTabItem(ui_("chart"))) {
+        DrawTimeline();
+        ImGui::EndTabItem();
+      }
+      if (trace_ && ImGui::BeginTabItem(ui_("code"))) {
+        DrawCode();
+        ImGui::EndTabItem();
+      }
+      ImGui::EndTabBar();
+    }
+  }
+  ImGui::EndChild();
+  ImGui::End();
+}
+
+void GuiApp::DrawTopBar() {
+  ImGui::TextUnformatted(ui_("app_title"));
+  ImGui::SameLine(0, 30);
+  ImGui::SetNextItemWidth(120);
+  const char* langs[] = {"English", "中文"};
+  int current = lang_ == "zh" ? 1 : 0;
+  if (fonts_.cjk) {
+    if (ImGui::Combo(ui_("language"), &current, langs, 2)) SetLanguage(current == 1 ? "zh" : "en");
+  } else {
+    ImGui::TextDisabled("%s", ui_("no_cjk_font"));
+  }
+  ImGui::SameLine(0, 30);
+  ImGui::SetNextItemWidth(170);
+  const char* backends[] = {ui_("backend.auto"), ui_("backend.sim"), ui_("backend.cuda")};
+  ImGui::Combo(ui_("backend"), &backend_choice_, backends, 3);
+  ImGui::Separator();
+}
+
+void GuiApp::DrawSidebar(float) {
+  ImGui::TextUnformatted(ui_("labs"));
+  int week = 0;
+  bool open = false;
+  for (const Lab& lab : AllLabs()) {
+    if (lab.week != week) {
+      if (open) ImGui::TreePop();
+      week = lab.week;
+      ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+      open = ImGui::TreeNode(ui_.Fill("week", {{"n", std::to_string(week)}}).c_str());
+    }
+    if (!open) continue;
+    std::string title = lab.id;
+    try {
+      title = LoadLabText(lab.id, lang_).title;
+    } catch (const InputError&) {
+    }
+    std::string label = (progress_.Done(lab.id) ? "\xE2\x9C\x93 " : "   ") + title + "##" + lab.id;
+    if (ImGui::Selectable(label.c_str(), lab.id == lab_id_)) {
+      SelectLab(lab.id);
+      trace_.reset();
+      error_.clear();
+      banner_.clear();
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", lab.id.c_str());
+  }
+  if (open) ImGui::TreePop();
+}
+
+// [SECTION] lab page -----------------------------------------------------------------------
+
+void GuiApp::DrawLabHeader() {
+  if (lab_text_) {
+    ImGui::TextUnformatted(lab_text_->title.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("(%s)", lab_id_.c_str());
+    TextSection(ui_("goal"), lab_text_->goal, false);
+    TextSection(ui_("theory"), lab_text_->theory, false);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.4f, 1.0f));
+    ImGui::PushTextWrapPos(0);
+    ImGui::Text("%s: %s", ui_("predict"), lab_text_->predict.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+    if (trace_) {
+      TextSection(ui_("observe"), lab_text_->observe, false);
+      TextSection(ui_("explanation"), lab_text_->explanation, false);
+      TextSection(ui_("exercise"), lab_text_->exercise, false);
+      TextSection(ui_("myth"), lab_text_->myth, false);
+    }
+  }
+  if (!lab_id_.empty()) DrawRunControls();
+  if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+  if (!banner_.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", banner_.c_str());
+  if (trace_) {
+    if (trace_->backend == "sim") ImGui::TextDisabled("%s", ui_("banner.sim"));
+    else
+      ImGui::TextDisabled("%s", ui_.Fill("banner.trace", {{"backend", trace_->backend}, {"device", trace_->device_name},
+                                                          {"date", trace_->captured_at},
+                                                          {"error", FormatDuration(trace_->clock_error)}})
+                                    .c_str());
+  }
+}
+
+void GuiApp::DrawRunControls() {
+  const Lab& lab = FindLab(lab_id_);
+  ImGui::SetNextItemWidth(180);
+  if (ImGui::BeginCombo(ui_("variant"), variant_.c_str())) {
+    for (const std::string& v : lab.variants)
+      if (ImGui::Selectable(v.c_str(), v == variant_)) variant_ = v;
+    ImGui::EndCombo();
+  }
+  for (const LabParam& p : lab.params) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(140);
+    float& value = params_[p.name];
+    std::string label = p.name + " (" + p.unit + ")";
+    if (p.max - p.min <= 64) {
+      int v = static_cast<int>(value);
+      if (ImGui::SliderInt(label.c_str(), &v, static_cast<int>(p.min), static_cast<int>(p.max))) value = static_cast<float>(v);
+    } else {
+      ImGui::SliderFloat(label.c_str(), &value, static_cast<float>(p.min), static_cast<float>(p.max), "%.0f",
+                         ImGuiSliderFlags_Logarithmic);
+    }
+  }
+  if (worker_.Busy()) {
+    ImGui::Text("%s %.1f s", ui_("running"), worker_.ElapsedSeconds());
+    ImGui::SameLine();
+    if (ImGui::Button(ui_("cancel"))) worker_.Cancel();
+  } else if (ImGui::Button(ui_("run"), ImVec2(120, 0))) {
+    StartRun();
+  }
+}
+
+// [SECTION] timeline and code tabs ---------------------------------------------------------
+
+void GuiApp::DrawTimeline() {
+  if (!trace_) return;
+  if (ImGui::Button(ui_("fit"))) view_.fit_requested = true;
+  ImGui::SameLine();
+  ImGui::Checkbox(ui_("show_sms"), &view_.show_sms);
+  ImGui::SameLine();
+  ImGui::Checkbox(ui_("show_arrows"), &view_.show_arrows);
+  float findings_h = std::max(140.0f, ImGui::GetContentRegionAvail().y * 0.32f);
+  ImVec2 chart(ImGui::GetContentRegionAvail().x, std::max(120.0f, ImGui::GetContentRegionAvail().y - findings_h));
+  GanttInputs in{&*trace_, &analysis_, &texts_, &ui_, 1.0f, !options_.headless};
+  int clicked = DrawGantt(in, view_, chart, &layout_);
+  if (clicked >= 0) {
+    view_.selected_op = clicked;
+    view_.highlight = {clicked};
+    selected_finding_ = -1;
+  }
+  DrawFindings(findings_h);
+}
+
+void GuiApp::DrawFindings(float height) {
+  ImGui::BeginChild("findings", ImVec2(0, height), true);
+  ImGui::TextUnformatted(ui_("findings"));
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextDisabled("%s", texts_.RenderFigures(*trace_, analysis_.figures).c_str());
+  // The selected span's findings first, then the rest (prompt starts are not listed).
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < analysis_.findings.size(); ++i) {
+      const Finding& f = analysis_.findings[i];
+      if (f.kind == FindingKind::kStartDelay && f.cause == Cause::kPrompt) continue;
+      bool about_selected = view_.selected_op >= 0 && f.op == view_.selected_op;
+      if ((pass == 0) != about_selected) continue;
+      ImGui::PushID(static_cast<int>(i));
+      ImGui::PushStyleColor(ImGuiCol_Text, SeverityColor(f.severity));
+      std::string tag = std::string("[") + texts_.Get(std::string("severity.") + ToString(f.severity)) + "]";
+      if (ImGui::Selectable(tag.c_str(), selected_finding_ == static_cast<int>(i), 0, ImGui::CalcTextSize(tag.c_str()))) {
+        selected_finding_ = static_cast<int>(i);
+        view_.highlight.clear();
+        std::vector<int> ops{f.op};
+        ops.insert(ops.end(), f.because.begin(), f.because.end());
+        if (f.other >= 0) ops.push_back(f.other);
+        for (int op : ops)
+          if (op >= 0) view_.highlight.insert(op);
+        view_.zoom_to.assign(view_.highlight.begin(), view_.highlight.end());
+        view_.selected_op = -1;
+      }
+      ImGui::PopStyleColor();
+      ImGui::SameLine();
+      ImGui::TextUnformatted(texts_.Render(*trace_, f).c_str());
+      ImGui::PopID();
+    }
+  }
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+}
+
+void GuiApp::DrawCode() {
+  if (ImGui::BeginTabBar("code")) {
+    for (int which = 0; which < 2; ++which) {
+      if (!ImGui::BeginTabItem(ui_(which == 0 ? "code.cuda" : "code.pytorch"))) continue;
+      std::string code = which == 0 ? ScenarioAsCuda(trace_->scenario) : ScenarioAsPyTorch(trace_->scenario);
+      ImGui::BeginChild("source", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+      ImGui::TextUnformatted(code.c_str());
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+}
+
+}  // namespace streamlab

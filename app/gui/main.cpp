@@ -1,0 +1,176 @@
+// streamlab: the desktop app. Also a headless renderer for tests and docs:
+//   streamlab --lab ID [--variant V] [--backend sim] [--lang zh|en] --screenshot out.png [--size WxH]
+//   streamlab --open trace.json          (a trace captured elsewhere, e.g. on a GPU server)
+//   streamlab --bench-spans N [--size WxH] (CPU frame time with an N-span trace)
+// Exit 77 when no display can be opened (tests mark that as skipped).
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "app/gui/bench_trace.h"
+#include "app/gui/gui_app.h"
+#include "app/gui/screenshot.h"
+#include "engine/errors.h"
+#include "labs/catalogue.h"
+
+namespace {
+
+struct Args {
+  streamlab::GuiOptions options;
+  std::string screenshot;
+  int width = 1400, height = 860;
+  long bench_spans = 0;
+};
+
+[[noreturn]] void Usage(const std::string& problem) {
+  std::fprintf(stderr, "streamlab: %s\nusage: streamlab [--lab ID] [--variant V] [--param k=v] [--backend auto|sim|cuda]\n"
+                       "                 [--lang en|zh] [--open trace.json] [--screenshot out.png] [--size WxH]\n"
+                       "                 [--bench-spans N]\n", problem.c_str());
+  std::exit(2);
+}
+
+Args Parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) Usage(k + " needs a value");
+      return argv[++i];
+    };
+    if (k == "--lab") a.options.lab = value();
+    else if (k == "--variant") a.options.variant = value();
+    else if (k == "--backend") a.options.backend = value();
+    else if (k == "--lang") a.options.lang = value();
+    else if (k == "--open") a.options.open_trace = value();
+    else if (k == "--screenshot") a.screenshot = value();
+    else if (k == "--bench-spans") a.bench_spans = std::atol(value().c_str());
+    else if (k == "--param") {
+      std::string kv = value();
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos) Usage("--param expects name=value");
+      a.options.params[kv.substr(0, eq)] = std::atof(kv.substr(eq + 1).c_str());
+    } else if (k == "--size") {
+      if (std::sscanf(value().c_str(), "%dx%d", &a.width, &a.height) != 2 || a.width < 320 || a.height < 240 ||
+          a.width > 8192 || a.height > 8192)
+        Usage("--size expects WxH, e.g. 1280x800");
+    } else if (k == "--help" || k == "-h") {
+      Usage("help");
+    } else {
+      Usage("unknown option " + k);
+    }
+  }
+  if (a.options.backend != "auto" && a.options.backend != "sim" && a.options.backend != "cuda")
+    Usage("--backend must be auto, sim or cuda");
+  if (!a.options.lang.empty() && a.options.lang != "en" && a.options.lang != "zh") Usage("--lang must be en or zh");
+  if (!a.options.lab.empty()) {
+    try {
+      streamlab::FindLab(a.options.lab);
+    } catch (const streamlab::InputError& e) {
+      Usage(e.what());
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace streamlab;
+  Args args = Parse(argc, argv);
+  args.options.headless = !args.screenshot.empty() || args.bench_spans > 0;
+  glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "streamlab: GLFW error %d: %s\n", code, text); });
+  if (!glfwInit()) {
+    std::fprintf(stderr, "streamlab: no display could be opened (set DISPLAY, or use xvfb-run)\n");
+    return 77;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_RESIZABLE, args.screenshot.empty() && args.bench_spans == 0);
+  GLFWwindow* window = glfwCreateWindow(args.width, args.height, "StreamLab", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "streamlab: cannot create an OpenGL 3.3 window\n");
+    glfwTerminate();
+    return 77;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(args.screenshot.empty() && args.bench_spans == 0 ? 1 : 0);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::StyleColorsDark();
+  ProgressStore store;
+  static std::string ini_path = store.LayoutFile();
+  ImGui::GetIO().IniFilename = args.screenshot.empty() && args.bench_spans == 0 ? ini_path.c_str() : nullptr;
+  FontSetup fonts = LoadFonts(18.0f);
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330");
+
+  int exit_code = 0;
+  {
+    GuiApp app(args.options, fonts);
+    if (args.bench_spans > 0) app.ShowTraceUnanalysed(MakeBenchTrace(args.bench_spans));
+    auto started = std::chrono::steady_clock::now();
+    int settled_frames = 0, bench_frames = 0;
+    double bench_cpu_ms = 0;
+    while (!glfwWindowShouldClose(window)) {
+      glfwPollEvents();
+      auto frame_start = std::chrono::steady_clock::now();
+      ImGui_ImplOpenGL3_NewFrame();
+      ImGui_ImplGlfw_NewFrame();
+      ImGui::NewFrame();
+      int w = 0, h = 0;
+      glfwGetFramebufferSize(window, &w, &h);
+      app.Frame(ImVec2(static_cast<float>(w), static_cast<float>(h)));
+      ImGui::Render();
+      double cpu_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frame_start).count();
+      glViewport(0, 0, w, h);
+      glClearColor(0.09f, 0.1f, 0.11f, 1.0f);
+      glClear(GL_COLOR_BUFFER_BIT);
+      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+      if (args.bench_spans > 0) {
+        if (++bench_frames > 10) bench_cpu_ms += cpu_ms;  // skip warm-up frames
+        if (bench_frames == 70) {
+          std::printf("bench: %ld spans at %dx%d: CPU frame time %.2f ms (mean of 60 frames)\n", args.bench_spans, w, h,
+                      bench_cpu_ms / 60);
+          break;
+        }
+      } else if (!args.screenshot.empty()) {
+        settled_frames = app.Settled() ? settled_frames + 1 : 0;
+        if (settled_frames >= 3) {  // a few frames for layout to settle
+          if (app.HasError()) {
+            std::fprintf(stderr, "streamlab: %s\n", app.error().c_str());
+            exit_code = 1;
+          }
+          if (!WriteScreenshot(args.screenshot, w, h)) {
+            std::fprintf(stderr, "streamlab: cannot write %s\n", args.screenshot.c_str());
+            exit_code = 1;
+          } else if (app.trace()) {
+            WriteLayout(args.screenshot + ".layout.json", *app.trace(), app.layout(), w, h);
+            std::printf("run to chart: %.1f ms\n", app.run_seconds() * 1e3);
+          }
+          break;
+        }
+        if (std::chrono::steady_clock::now() - started > std::chrono::seconds(60)) {
+          std::fprintf(stderr, "streamlab: the run did not finish within 60 s\n");
+          exit_code = 1;
+          break;
+        }
+      }
+      glfwSwapBuffers(window);
+    }
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}

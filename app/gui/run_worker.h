@@ -1,0 +1,60 @@
+// Runs a lab off the UI thread so the window never freezes: the simulator in-process, a
+// real GPU through `streamlab-cli run` in a child process (a CUDA error or a hang ends the
+// child, not the app). The UI polls for the result every frame.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "engine/trace.h"
+
+namespace streamlab {
+
+struct RunRequest {
+  std::string lab;
+  std::string variant;
+  std::map<std::string, double> params;
+  std::string backend = "sim";  // "sim" or "cuda": the UI resolves "auto" with the probe
+};
+
+struct RunResult {
+  bool ok = false;
+  std::string error;
+  Trace trace;
+  double seconds = 0;  // from Start to the result
+};
+
+class RunWorker {
+ public:
+  explicit RunWorker(std::string cli_path) : cli_path_(std::move(cli_path)) {}
+  ~RunWorker();
+  RunWorker(const RunWorker&) = delete;
+  RunWorker& operator=(const RunWorker&) = delete;
+
+  void Start(RunRequest request);
+  void Cancel() { cancel_ = true; }
+  bool Busy() const { return busy_; }
+  double ElapsedSeconds() const;
+  // The finished run, once; empty while running or when nothing finished.
+  std::optional<RunResult> TakeResult();
+
+ private:
+  void Join();
+  std::string cli_path_;
+  std::thread thread_;
+  std::atomic<bool> busy_{false};
+  std::atomic<bool> cancel_{false};
+  std::chrono::steady_clock::time_point started_;
+  std::mutex mutex_;
+  std::optional<RunResult> result_;
+};
+
+// streamlab-cli next to this executable (build/app/gui/../cli), or $STREAMLAB_CLI.
+std::string FindCliExecutable();
+
+}  // namespace streamlab

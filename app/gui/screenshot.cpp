@@ -1,0 +1,40 @@
+// PNG via stb_image_write (from Debian's libstb; it already holds the implementation).
+#include "app/gui/screenshot.h"
+
+#include <GL/gl.h>
+#include <stb_image_write.h>
+
+#include "engine/scenario_json.h"
+
+namespace streamlab {
+
+bool WriteScreenshot(const std::string& path, int width, int height) {
+  std::vector<unsigned char> pixels(static_cast<size_t>(width) * height * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  // OpenGL's rows run bottom-up; PNG's top-down.
+  std::vector<unsigned char> flipped(pixels.size());
+  size_t row = static_cast<size_t>(width) * 4;
+  for (int y = 0; y < height; ++y)
+    std::copy_n(&pixels[static_cast<size_t>(height - 1 - y) * row], row, &flipped[static_cast<size_t>(y) * row]);
+  return stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(row)) != 0;
+}
+
+void WriteLayout(const std::string& path, const Trace& trace, const std::vector<SpanRect>& spans, int width,
+                 int height) {
+  Json list = Json::array();
+  for (const SpanRect& r : spans) {
+    list.push_back({{"op", r.op},
+                    {"name", DisplayName(trace.scenario, r.op)},
+                    {"lane", r.lane},
+                    {"x0", r.x0},
+                    {"y0", r.y0},
+                    {"x1", r.x1},
+                    {"y1", r.y1},
+                    {"color", {r.color & 0xff, (r.color >> 8) & 0xff, (r.color >> 16) & 0xff}}});
+  }
+  SaveJsonFile(Json{{"width", width}, {"height", height}, {"spans", list}}, path);
+}
+
+}  // namespace streamlab

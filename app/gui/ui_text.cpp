@@ -1,0 +1,61 @@
+// Loading UI strings, and collecting every asset string for the font atlas.
+#include "app/gui/ui_text.h"
+
+#include <filesystem>
+#include <functional>
+
+#include "engine/errors.h"
+#include "engine/json_reader.h"
+#include "engine/lab_texts.h"
+
+namespace streamlab {
+
+UiText UiText::Load(const std::string& lang) {
+  std::string path = AssetsDir() + "/ui.json";
+  Json json = ParseJson(ReadTextFile(path), path);
+  if (!json.is_object() || !json.contains(lang) || !json[lang].is_object())
+    throw InputError(path + ": no UI strings for language \"" + lang + "\"");
+  UiText t;
+  t.lang_ = lang;
+  for (auto it = json[lang].begin(); it != json[lang].end(); ++it)
+    if (it.value().is_string()) t.strings_[it.key()] = it.value().get<std::string>();
+  return t;
+}
+
+const char* UiText::operator()(const std::string& key) const {
+  auto it = strings_.find(key);
+  return it == strings_.end() ? key.c_str() : it->second.c_str();
+}
+
+std::string UiText::Fill(const std::string& key, const std::map<std::string, std::string>& vars) const {
+  std::string text = (*this)(key);
+  for (const auto& [name, value] : vars) {
+    std::string pattern = "{" + name + "}";
+    for (size_t at = text.find(pattern); at != std::string::npos; at = text.find(pattern, at + value.size()))
+      text.replace(at, pattern.size(), value);
+  }
+  return text;
+}
+
+std::vector<std::string> AllAssetStrings() {
+  std::vector<std::string> out;
+  std::function<void(const Json&)> walk = [&](const Json& j) {
+    if (j.is_string()) out.push_back(j.get<std::string>());
+    else if (j.is_object() || j.is_array())
+      for (const Json& child : j) walk(child);
+  };
+  std::vector<std::string> files{AssetsDir() + "/ui.json", AssetsDir() + "/analyzer.json"};
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(AssetsDir() + "/labs", ec))
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  for (const std::string& f : files) {
+    try {
+      walk(ParseJson(ReadTextFile(f), f));
+    } catch (const InputError&) {
+      // A broken asset shows up in its own loader's error; the font just lacks its glyphs.
+    }
+  }
+  return out;
+}
+
+}  // namespace streamlab

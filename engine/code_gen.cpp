@@ -1,0 +1,192 @@
+// Code generation for the Code tab. One line (or two) per op, in program order.
+#include "engine/code_gen.h"
+
+#include <cctype>
+#include <sstream>
+
+namespace streamlab {
+namespace {
+
+std::string Ident(const std::string& name) {
+  std::string out;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v_" + out;
+  return out;
+}
+
+std::string CudaStream(const Scenario& s, int i) {
+  switch (s.streams[i].kind) {
+    case StreamKind::kLegacyDefault: return "0 /* legacy default stream */";
+    case StreamKind::kPerThreadDefault: return "cudaStreamPerThread";
+    default: return Ident(s.streams[i].name);
+  }
+}
+
+std::string Micros(int64_t ns) { return std::to_string(ns / 1000); }
+
+std::string KernelCall(const KernelSpec& k) {
+  switch (k.kind) {
+    case KernelKind::kSpin: return "spin_kernel<" + std::to_string(k.function_slot) + ">";
+    case KernelKind::kCompute: return "fma_chain_kernel";
+    case KernelKind::kMemory: return "stream_copy_kernel";
+    case KernelKind::kAtomic: return "atomic_add_kernel";
+    case KernelKind::kSharedMemory: return "shared_memory_kernel";
+  }
+  return "kernel";
+}
+
+std::string CopyKind(const Scenario& s, const Op& op) {
+  bool src_host = s.buffers[op.src].kind != MemoryKind::kDevice;
+  bool dst_host = s.buffers[op.dst].kind != MemoryKind::kDevice;
+  if (src_host && !dst_host) return "cudaMemcpyHostToDevice";
+  if (!src_host && dst_host) return "cudaMemcpyDeviceToHost";
+  return "cudaMemcpyDeviceToDevice";
+}
+
+}  // namespace
+
+std::string ScenarioAsCuda(const Scenario& s) {
+  std::ostringstream o;
+  o << "// " << s.name << " - generated from the scenario StreamLab ran\n";
+  if (s.settings.max_connections != 8) o << "// env: CUDA_DEVICE_MAX_CONNECTIONS=" << s.settings.max_connections << "\n";
+  if (!s.settings.lazy_loading) o << "// env: CUDA_MODULE_LOADING=EAGER\n";
+  if (s.settings.launch_blocking) o << "// env: CUDA_LAUNCH_BLOCKING=1\n";
+  for (size_t i = 0; i < s.streams.size(); ++i) {
+    const StreamDesc& st = s.streams[i];
+    if (st.kind != StreamKind::kCreated) continue;
+    std::string id = Ident(st.name);
+    o << "cudaStream_t " << id << ";  cudaStreamCreateWithPriority(&" << id << ", "
+      << (st.non_blocking ? "cudaStreamNonBlocking" : "cudaStreamDefault") << ", " << st.priority << ");\n";
+  }
+  for (const EventDesc& e : s.events)
+    o << "cudaEvent_t " << Ident(e.name) << ";  cudaEventCreateWithFlags(&" << Ident(e.name)
+      << ", cudaEventDisableTiming);\n";
+  std::vector<bool> op_allocated(s.buffers.size(), false);
+  for (const Op& op : s.ops)
+    if (op.kind == OpKind::kMalloc || op.kind == OpKind::kMallocHost) op_allocated[op.buffer] = true;
+  for (size_t i = 0; i < s.buffers.size(); ++i) {
+    const BufferDesc& b = s.buffers[i];
+    std::string id = Ident(b.name);
+    o << "void* " << id << ";";
+    if (!op_allocated[i]) {
+      if (b.kind == MemoryKind::kDevice) o << "  cudaMalloc(&" << id << ", " << b.bytes << ");";
+      if (b.kind == MemoryKind::kPinnedHost) o << "  cudaMallocHost(&" << id << ", " << b.bytes << ");";
+      if (b.kind == MemoryKind::kPageableHost) o << "  " << id << " = malloc(" << b.bytes << ");  // pageable";
+    }
+    o << "\n";
+  }
+  o << "\n";
+  for (const Op& op : s.ops) {
+    std::string st = op.stream >= 0 ? CudaStream(s, op.stream) : "";
+    switch (op.kind) {
+      case OpKind::kKernel:
+        o << KernelCall(op.kernel) << "<<<" << op.kernel.grid << ", " << op.kernel.block << ", 0, " << st
+          << ">>>(" << (op.kernel.kind == KernelKind::kSpin ? Micros(op.kernel.work) + "us" : std::to_string(op.kernel.work))
+          << ");  // " << op.name << "\n";
+        break;
+      case OpKind::kMemcpy:
+        if (op.async)
+          o << "cudaMemcpyAsync(" << Ident(s.buffers[op.dst].name) << ", " << Ident(s.buffers[op.src].name) << ", "
+            << op.bytes << ", " << CopyKind(s, op) << ", " << st << ");";
+        else
+          o << "cudaMemcpy(" << Ident(s.buffers[op.dst].name) << ", " << Ident(s.buffers[op.src].name) << ", "
+            << op.bytes << ", " << CopyKind(s, op) << ");";
+        o << (op.name.empty() ? "" : "  // " + op.name) << "\n";
+        break;
+      case OpKind::kMemset:
+        if (op.async) o << "cudaMemsetAsync(" << Ident(s.buffers[op.buffer].name) << ", " << op.value << ", " << op.bytes << ", " << st << ");\n";
+        else o << "cudaMemset(" << Ident(s.buffers[op.buffer].name) << ", " << op.value << ", " << op.bytes << ");\n";
+        break;
+      case OpKind::kPeerCopy:
+        o << "cudaMemcpyPeerAsync(" << Ident(s.buffers[op.dst].name) << ", " << s.buffers[op.dst].device << ", "
+          << Ident(s.buffers[op.src].name) << ", " << s.buffers[op.src].device << ", " << op.bytes << ", " << st << ");\n";
+        break;
+      case OpKind::kMalloc: o << "cudaMalloc(&" << Ident(s.buffers[op.buffer].name) << ", " << s.buffers[op.buffer].bytes << ");\n"; break;
+      case OpKind::kFree: o << "cudaFree(" << Ident(s.buffers[op.buffer].name) << ");\n"; break;
+      case OpKind::kMallocHost: o << "cudaMallocHost(&" << Ident(s.buffers[op.buffer].name) << ", " << s.buffers[op.buffer].bytes << ");\n"; break;
+      case OpKind::kRecord: o << "cudaEventRecord(" << Ident(s.events[op.event].name) << ", " << st << ");\n"; break;
+      case OpKind::kWaitEvent: o << "cudaStreamWaitEvent(" << st << ", " << Ident(s.events[op.event].name) << ", 0);\n"; break;
+      case OpKind::kWaitStream:
+        o << "cudaEventRecord(tmp, " << CudaStream(s, op.other_stream) << ");  cudaStreamWaitEvent(" << st
+          << ", tmp, 0);  // " << s.streams[op.stream].name << ".wait_stream(" << s.streams[op.other_stream].name << ")\n";
+        break;
+      case OpKind::kSyncDevice: o << "cudaDeviceSynchronize();\n"; break;
+      case OpKind::kSyncStream: o << "cudaStreamSynchronize(" << st << ");\n"; break;
+      case OpKind::kSyncEvent: o << "cudaEventSynchronize(" << Ident(s.events[op.event].name) << ");\n"; break;
+      case OpKind::kQuery: o << "cudaEventQuery(" << Ident(s.events[op.event].name) << ");\n"; break;
+      case OpKind::kHostWork: o << "busy_wait(" << Micros(op.duration) << "us);  // host work\n"; break;
+      case OpKind::kSetDevice: o << "cudaSetDevice(" << op.device << ");\n"; break;
+    }
+  }
+  return o.str();
+}
+
+std::string ScenarioAsPyTorch(const Scenario& s) {
+  std::ostringstream o;
+  o << "# " << s.name << " - the same program in PyTorch\nimport torch\n";
+  o << "# torch.cuda._sleep(cycles) is PyTorch's own spin kernel; cycles = us * clock MHz\n";
+  o << "MHZ = torch.cuda.get_device_properties(0).clock_rate // 1000\n\n";
+  for (const StreamDesc& st : s.streams) {
+    std::string id = Ident(st.name);
+    switch (st.kind) {
+      case StreamKind::kLegacyDefault: o << id << " = torch.cuda.default_stream(" << st.device << ")  # the legacy default stream\n"; break;
+      case StreamKind::kPerThreadDefault:
+        o << id << " = torch.cuda.Stream(" << st.device << ")  # no per-thread default stream in PyTorch; a side stream behaves alike\n";
+        break;
+      case StreamKind::kCreated:
+        o << id << " = torch.cuda.Stream(" << st.device;
+        if (st.priority) o << ", priority=" << st.priority;
+        o << ")";
+        if (!st.non_blocking) o << "  # note: PyTorch creates non-blocking streams; this one was blocking";
+        o << "\n";
+        break;
+    }
+  }
+  for (const EventDesc& e : s.events) o << Ident(e.name) << " = torch.cuda.Event()\n";
+  for (const BufferDesc& b : s.buffers) {
+    o << Ident(b.name) << " = torch.empty(" << b.bytes << ", dtype=torch.uint8";
+    if (b.kind == MemoryKind::kDevice) o << ", device='cuda:" << b.device << "'";
+    if (b.kind == MemoryKind::kPinnedHost) o << ", pin_memory=True";
+    o << ")\n";
+  }
+  o << "\n";
+  for (const Op& op : s.ops) {
+    std::string st = op.stream >= 0 ? Ident(s.streams[op.stream].name) : "";
+    switch (op.kind) {
+      case OpKind::kKernel:
+        o << "with torch.cuda.stream(" << st << "): ";
+        if (op.kernel.kind == KernelKind::kSpin) o << "torch.cuda._sleep(" << Micros(op.kernel.work) << " * MHZ)";
+        else o << "run_" << ToString(op.kernel.kind) << "_kernel()";
+        o << "  # " << op.name << "\n";
+        break;
+      case OpKind::kMemcpy:
+        if (op.async) o << "with torch.cuda.stream(" << st << "): ";
+        o << Ident(s.buffers[op.dst].name) << ".copy_(" << Ident(s.buffers[op.src].name)
+          << (op.async ? ", non_blocking=True" : "") << ")\n";
+        break;
+      case OpKind::kMemset:
+        if (op.async) o << "with torch.cuda.stream(" << st << "): ";
+        o << Ident(s.buffers[op.buffer].name) << ".fill_(" << op.value << ")\n";
+        break;
+      case OpKind::kPeerCopy:
+        o << "with torch.cuda.stream(" << st << "): " << Ident(s.buffers[op.dst].name) << ".copy_("
+          << Ident(s.buffers[op.src].name) << ", non_blocking=True)\n";
+        break;
+      case OpKind::kRecord: o << Ident(s.events[op.event].name) << ".record(" << st << ")\n"; break;
+      case OpKind::kWaitEvent: o << st << ".wait_event(" << Ident(s.events[op.event].name) << ")\n"; break;
+      case OpKind::kWaitStream: o << st << ".wait_stream(" << Ident(s.streams[op.other_stream].name) << ")\n"; break;
+      case OpKind::kSyncDevice: o << "torch.cuda.synchronize()\n"; break;
+      case OpKind::kSyncStream: o << st << ".synchronize()\n"; break;
+      case OpKind::kSyncEvent: o << Ident(s.events[op.event].name) << ".synchronize()\n"; break;
+      case OpKind::kQuery: o << Ident(s.events[op.event].name) << ".query()\n"; break;
+      case OpKind::kHostWork: o << "time.sleep(" << static_cast<double>(op.duration) / 1e9 << ")  # host work\n"; break;
+      case OpKind::kSetDevice: o << "torch.cuda.set_device(" << op.device << ")\n"; break;
+      case OpKind::kMalloc: o << Ident(s.buffers[op.buffer].name) << " = torch.empty(" << s.buffers[op.buffer].bytes << ", dtype=torch.uint8, device='cuda')  # a fresh cudaMalloc only if the caching allocator has no block\n"; break;
+      case OpKind::kFree: o << "del " << Ident(s.buffers[op.buffer].name) << "; torch.cuda.empty_cache()  # cudaFree\n"; break;
+      case OpKind::kMallocHost: o << Ident(s.buffers[op.buffer].name) << " = torch.empty(" << s.buffers[op.buffer].bytes << ", dtype=torch.uint8, pin_memory=True)\n"; break;
+    }
+  }
+  return o.str();
+}
+
+}  // namespace streamlab

@@ -1,0 +1,85 @@
+// Checks a headless screenshot against the trace it shows: every span the layout file says
+// was drawn has its colour at its centre in the PNG, kernel spans are as wide as their
+// durations say (relative to each other), and, for the legacy-stall lab, the three kernels
+// are one after another with nothing of one lane's colour under another lane's kernel.
+//   check_screenshot out.png [--expect-serial k1,k2,k3]
+#include <stb_image.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "engine/json_reader.h"
+
+namespace {
+
+int failures = 0;
+
+void Check(bool ok, const std::string& what) {
+  std::printf("%s  %s\n", ok ? "ok  " : "FAIL", what.c_str());
+  if (!ok) ++failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: check_screenshot out.png [--expect-serial a,b,c]\n");
+    return 2;
+  }
+  std::string png = argv[1];
+  std::vector<std::string> serial;
+  for (int i = 2; i + 1 < argc; i += 2)
+    if (std::string(argv[i]) == "--expect-serial") {
+      std::stringstream ss(argv[i + 1]);
+      for (std::string name; std::getline(ss, name, ',');) serial.push_back(name);
+    }
+  int w = 0, h = 0, channels = 0;
+  unsigned char* pixels = stbi_load(png.c_str(), &w, &h, &channels, 4);
+  if (!pixels) {
+    std::fprintf(stderr, "cannot read %s\n", png.c_str());
+    return 1;
+  }
+  streamlab::Json layout = streamlab::ParseJson(streamlab::ReadTextFile(png + ".layout.json"), "layout");
+  Check(layout["width"] == w && layout["height"] == h, "layout matches the image size");
+  auto pixel = [&](float x, float y) {
+    int xi = std::clamp(static_cast<int>(x), 0, w - 1), yi = std::clamp(static_cast<int>(y), 0, h - 1);
+    const unsigned char* p = pixels + (static_cast<size_t>(yi) * w + xi) * 4;
+    return std::array<int, 3>{p[0], p[1], p[2]};
+  };
+  auto close = [](std::array<int, 3> a, const streamlab::Json& c) {
+    return std::abs(a[0] - c[0].get<int>()) <= 12 && std::abs(a[1] - c[1].get<int>()) <= 12 &&
+           std::abs(a[2] - c[2].get<int>()) <= 12;
+  };
+  std::map<std::string, streamlab::Json> kernels;
+  int spans = 0;
+  for (const streamlab::Json& s : layout["spans"]) {
+    float x0 = s["x0"], x1 = s["x1"], y0 = s["y0"], y1 = s["y1"];
+    if (x1 - x0 < 12 || s["lane"] == 0) continue;  // too thin to probe, or the host lane
+    // Probe a little below the centre line: names are drawn at the top of a span.
+    std::array<int, 3> got = pixel((x0 + x1) / 2, y0 + (y1 - y0) * 0.8f);
+    Check(close(got, s["color"]), "span " + s["name"].get<std::string>() + " has its colour where the trace puts it");
+    kernels[s["name"]] = s;
+    ++spans;
+  }
+  Check(spans > 0, "at least one GPU span was drawn");
+  for (size_t i = 0; i + 1 < serial.size(); ++i) {
+    const streamlab::Json& a = kernels[serial[i]];
+    const streamlab::Json& b = kernels[serial[i + 1]];
+    Check(!a.is_null() && !b.is_null(), serial[i] + " and " + serial[i + 1] + " were drawn");
+    if (a.is_null() || b.is_null()) continue;
+    Check(b["x0"].get<float>() >= a["x1"].get<float>() - 2, serial[i + 1] + " starts where " + serial[i] + " ends");
+    Check(a["lane"] != b["lane"], serial[i] + " and " + serial[i + 1] + " are on different lanes");
+    // Under b, on a's lane, there is no span of a's colour: they did not overlap.
+    float y = (a["y0"].get<float>() + a["y1"].get<float>()) * 0.5f + 4;
+    float x = (b["x0"].get<float>() + b["x1"].get<float>()) * 0.5f;
+    Check(!close(pixel(x, y), a["color"]), "nothing runs on " + serial[i] + "'s lane while " + serial[i + 1] + " runs");
+    float wa = a["x1"].get<float>() - a["x0"].get<float>(), wb = b["x1"].get<float>() - b["x0"].get<float>();
+    Check(std::fabs(wa - wb) / std::max(wa, wb) < 0.05f, "equal kernels are drawn equally wide");
+  }
+  stbi_image_free(pixels);
+  std::printf("%d failed\n", failures);
+  return failures ? 1 : 0;
+}
