@@ -135,6 +135,8 @@ Figures ComputeFigures(const AnalysisContext& ctx, const std::vector<Finding>& f
   fig.speedup = fig.makespan > 0 ? static_cast<double>(fig.serial) / static_cast<double>(fig.makespan) : 1.0;
 
   std::vector<Lane> lanes = LanesOf(ctx.s);
+  // Pairwise overlap for up to 64 stream lanes (a chart with more is not read pair by pair).
+  if (lanes.size() > 65) lanes.resize(65);
   for (size_t a = 1; a < lanes.size(); ++a) {
     for (size_t b = a + 1; b < lanes.size(); ++b) {
       std::vector<Interval> ua = Union(by_stream[lanes[a].stream]), ub = Union(by_stream[lanes[b].stream]);
@@ -152,6 +154,11 @@ Figures ComputeFigures(const AnalysisContext& ctx, const std::vector<Finding>& f
 Analysis Analyze(const Trace& trace) {
   AnalysisContext ctx(trace);
   Analysis a;
+  if (trace.ops.size() > Analysis::kMaxExplainedOps) {
+    a.summarised_only = true;
+    a.figures = ComputeFigures(ctx, a.findings);
+    return a;
+  }
   ExplainStartDelays(ctx, a.findings);
   ExplainHostBlocks(ctx, a.findings);
   DetectMisconceptions(ctx, a.findings);

@@ -75,6 +75,10 @@ struct Figures {
 struct Analysis {
   std::vector<Finding> findings;
   Figures figures;
+  // Runs larger than this are summarised (figures only), so a huge trace cannot stall a
+  // view: explaining each op looks at the others, which grows with the square of the size.
+  static constexpr size_t kMaxExplainedOps = 5000;
+  bool summarised_only = false;
 };
 
 Analysis Analyze(const Trace& trace);

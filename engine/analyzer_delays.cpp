@@ -4,6 +4,7 @@
 // time it released the op. The one that released it last is the cause; the others that
 // still held it after submission are listed.
 #include <algorithm>
+#include <set>
 
 #include "engine/analyzer_context.h"
 #include "engine/trace_query.h"
@@ -32,8 +33,10 @@ Cause CauseOf(EdgeKind kind) {
 // cause of a path is its first edge that is not plain stream order (seen from the waiting
 // op); `marker` is the op where that edge enters (the wait, or the legacy-stream op).
 void CollectOrdering(const AnalysisContext& ctx, int op, Cause cause, int marker, int depth,
-                     std::vector<Candidate>& out) {
-  if (depth > 64) return;
+                     std::vector<Candidate>& out, std::set<std::pair<int, int>>& visited) {
+  // Each (op, cause) once: a legacy-stream marker fans out to every blocking stream, and
+  // such fans can nest.
+  if (depth > 64 || !visited.insert({op, static_cast<int>(cause)}).second) return;
   for (const DepEdge& e : ctx.hb.deps().into[op]) {
     Cause c = cause;
     int m = marker;
@@ -44,7 +47,7 @@ void CollectOrdering(const AnalysisContext& ctx, int op, Cause cause, int marker
     if (IsGpuWork(ctx.op(e.from))) {
       out.push_back({c, ctx.rec(e.from).end, {e.from}, m});
     } else {
-      CollectOrdering(ctx, e.from, c, m, depth + 1, out);
+      CollectOrdering(ctx, e.from, c, m, depth + 1, out, visited);
     }
   }
 }
@@ -153,7 +156,8 @@ int QueueBlocker(const AnalysisContext& ctx, int op, TimeNs not_before, TimeNs r
 Finding Explain(const AnalysisContext& ctx, int x) {
   const OpRecord& r = ctx.rec(x);
   std::vector<Candidate> candidates;
-  CollectOrdering(ctx, x, Cause::kStreamOrder, -1, 0, candidates);
+  std::set<std::pair<int, int>> visited;
+  CollectOrdering(ctx, x, Cause::kStreamOrder, -1, 0, candidates, visited);
   TimeNs ordering = 0;
   for (const Candidate& c : candidates) ordering = std::max(ordering, c.release);
   TimeNs explained = std::max(ordering, r.submit);

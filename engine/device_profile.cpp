@@ -75,7 +75,8 @@ DeviceProfile ProfileFromJson(const Json& json, const std::string& source) {
       field = v;
     } else {
       int64_t v = r.Int(key);
-      if (v < -1000 || v > int64_t{10'000'000'000}) r.FailAt(key, "out of range");
+      bool priority = std::string(key).rfind("priority", 0) == 0;
+      if (v < (priority ? -1000 : 0) || v > int64_t{10'000'000'000}) r.FailAt(key, "out of range");
       field = static_cast<T>(v);
     }
   });
@@ -84,6 +85,7 @@ DeviceProfile ProfileFromJson(const Json& json, const std::string& source) {
     r.FailAt("max_threads_per_sm", "must be 32..4096");
   if (p.max_blocks_per_sm < 1 || p.max_blocks_per_sm > 64)
     r.FailAt("max_blocks_per_sm", "must be 1..64");
+  if (p.priority_greatest > p.priority_least) r.FailAt("priority_greatest", "must not exceed priority_least");
   return p;
 }
 

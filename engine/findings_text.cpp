@@ -46,7 +46,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "figures", "severity.info", "severity.note", "severity.warning", "critical_path"};
+      "figures", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path"};
   return keys;
 }
 
@@ -198,6 +198,10 @@ std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
       return Fill("legacy", v);
   }
   return "";
+}
+
+std::string FindingTexts::RenderSummarised(const Trace& t) const {
+  return Fill("summarised", {{"n", std::to_string(t.ops.size())}, {"max", std::to_string(Analysis::kMaxExplainedOps)}});
 }
 
 std::string FindingTexts::RenderFigures(const Trace& t, const Figures& fig) const {

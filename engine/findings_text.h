@@ -18,6 +18,8 @@ class FindingTexts {
   std::string Render(const Trace& trace, const Finding& finding) const;
   // One-line summary of the figures.
   std::string RenderFigures(const Trace& trace, const Figures& figures) const;
+  // The note shown when an analysis only has figures (a very large run).
+  std::string RenderSummarised(const Trace& trace) const;
   const std::string& Get(const std::string& key) const;
   // Every template key the renderer uses (tests check both languages have them all).
   static const std::vector<std::string>& Keys();

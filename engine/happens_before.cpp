@@ -19,14 +19,17 @@ HappensBefore::HappensBefore(const Scenario& s)
 
   // Blocking host calls: which GPU ops must be done when the call returns.
   std::vector<int> last_on_stream(s.streams.size(), -1);
-  std::vector<int> submitted;  // GPU ops submitted so far
+  // GPU ops submitted per device since that device's last device-wide wait (what came
+  // before is already ordered through that wait).
+  std::vector<std::vector<int>> pending(s.device_count);
   int device = 0;
+  int last_blocking = -1;
   for (size_t i = 0; i < n; ++i) {
     const Op& op = s.ops[i];
     std::vector<int>& waits = waited_for_[i];
     auto all_on_device = [&](int d) {
-      for (int g : submitted)
-        if (s.streams[s.ops[g].stream].device == d) waits.push_back(g);
+      waits = std::move(pending[d]);
+      pending[d].clear();
     };
     switch (op.kind) {
       case OpKind::kSyncDevice: all_on_device(device); break;
@@ -48,16 +51,20 @@ HappensBefore::HappensBefore(const Scenario& s)
       default: break;
     }
     if (IsGpuWork(op)) {
-      submitted.push_back(static_cast<int>(i));
+      pending[s.streams[op.stream].device].push_back(static_cast<int>(i));
       last_on_stream[op.stream] = static_cast<int>(i);
     }
     if (!waits.empty()) {
       // The call returns after what it waited for, and the host submits everything later
-      // after it returns: waited-for -> this call -> every later GPU op.
+      // after it returns: waited-for -> this call -> later GPU ops. The call links to the
+      // GPU ops up to the next blocking call and to that call, which carries the order on
+      // (linear in the ops, however many syncs there are).
       for (int w : waits)
         if (w != static_cast<int>(i)) successors_[w].push_back(static_cast<int>(i));
-      for (size_t later = i + 1; later < n; ++later)
-        if (IsGpuWork(s.ops[later])) successors_[i].push_back(static_cast<int>(later));
+      if (last_blocking >= 0) successors_[last_blocking].push_back(static_cast<int>(i));
+      last_blocking = static_cast<int>(i);
+    } else if (IsGpuWork(op) && last_blocking >= 0 && last_blocking != static_cast<int>(i)) {
+      successors_[last_blocking].push_back(static_cast<int>(i));
     }
   }
 

@@ -57,6 +57,9 @@ Json ParseJson(const std::string& text, const std::string& source) {
     if (cut != std::string::npos) what = what.substr(cut);
     throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
                      ": malformed JSON: " + what);
+  } catch (const Json::exception& e) {
+    // e.g. a number too large for a double: the parser reports it as out_of_range.
+    throw InputError(source + ": malformed JSON: " + e.what());
   }
 }
 

@@ -1,6 +1,7 @@
 // Names of the Scenario enums, op classification helpers and structural validation.
 #include "engine/scenario.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -118,6 +119,8 @@ constexpr size_t kMaxObjects = 4096;
 constexpr uint64_t kMaxBufferBytes = 8ull << 30;  // 8 GiB
 constexpr int64_t kMaxGrid = 1 << 20;
 constexpr TimeNs kMaxDuration = Ms(10000);
+// Blocks over all kernels: the simulator steps every block, so this bounds a run's cost.
+constexpr int64_t kMaxTotalBlocks = 2'000'000;
 
 void ValidateScenario(const Scenario& s) {
   auto fail = [](const std::string& what) { throw InputError(what); };
@@ -159,6 +162,13 @@ void ValidateScenario(const Scenario& s) {
   auto event_ok = [&](int v) { return v >= 0 && v < static_cast<int>(s.events.size()); };
   auto buffer_ok = [&](int v) { return v >= 0 && v < static_cast<int>(s.buffers.size()); };
   auto is_host = [&](int b) { return s.buffers[b].kind != MemoryKind::kDevice; };
+
+  int64_t total_blocks = 0;
+  for (const Op& op : s.ops)
+    if (op.kind == OpKind::kKernel) total_blocks += std::max(0, op.kernel.grid);
+  if (total_blocks > kMaxTotalBlocks)
+    fail("ops: " + std::to_string(total_blocks) + " blocks over all kernels; the limit is " +
+         std::to_string(kMaxTotalBlocks));
 
   for (size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];

@@ -94,6 +94,7 @@ int CmdExplain(const ExplainCommand& cmd) {
     std::cout << "[" << texts.Get(std::string("severity.") + ToString(f.severity)) << "] "
               << texts.Render(trace, f) << "\n";
   }
+  if (analysis.summarised_only) std::cout << texts.RenderSummarised(trace) << "\n";
   std::cout << texts.RenderFigures(trace, analysis.figures) << "\n";
   return kExitOk;
 }

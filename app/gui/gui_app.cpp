@@ -335,6 +335,7 @@ void GuiApp::DrawFindings(float height) {
   ImGui::BeginChild("findings", ImVec2(0, height), true);
   ImGui::TextUnformatted(ui_("findings"));
   ImGui::PushTextWrapPos(0);
+  if (analysis_.summarised_only) ImGui::TextDisabled("%s", texts_.RenderSummarised(*trace_).c_str());
   ImGui::TextDisabled("%s", texts_.RenderFigures(*trace_, analysis_.figures).c_str());
   // The selected span's findings first, then the rest (prompt starts are not listed).
   for (int pass = 0; pass < 2; ++pass) {

@@ -1,0 +1,63 @@
+// libFuzzer targets for every file the app reads. One source, three entry points chosen
+// at compile time (FUZZ_SCENARIO / FUZZ_TRACE / FUZZ_PROFILE). A malformed input must end
+// in InputError (or, for a run the simulator refuses, RunError); anything else - a crash, a
+// sanitizer report, another exception - is a bug the fuzzer reports.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "engine/analyzer.h"
+#include "engine/chrome_trace.h"
+#include "engine/code_gen.h"
+#include "engine/device_profile.h"
+#include "engine/errors.h"
+#include "engine/scenario_json.h"
+#include "engine/sim_executor.h"
+#include "engine/text_gantt.h"
+#include "engine/trace_json.h"
+
+namespace {
+
+using namespace streamlab;
+
+// Everything a view does with a trace.
+void Exercise(const Trace& t) {
+  (void)RenderTextGantt(t, 80);
+  (void)ChromeTraceJson(t).dump();
+  Analysis a = Analyze(t);
+  (void)a.figures.speedup;
+  (void)ScenarioAsCuda(t.scenario);
+  (void)ScenarioAsPyTorch(t.scenario);
+}
+
+bool SmallEnoughToSimulate(const Scenario& s) {
+  int64_t blocks = 0;
+  for (const Op& op : s.ops) blocks += op.kind == OpKind::kKernel ? op.kernel.grid : 0;
+  return s.ops.size() <= 400 && blocks <= 20000;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    Json json = ParseJson(text, "fuzz");
+#if defined(FUZZ_SCENARIO)
+    Scenario s = ScenarioFromJson(json, "fuzz");
+    // Round trip: what we write we must read back identically.
+    Json again = ScenarioToJson(s);
+    if (ScenarioToJson(ScenarioFromJson(again, "again")) != again) __builtin_trap();
+    if (SmallEnoughToSimulate(s)) Exercise(SimExecutor().Run(s, RunOptions{}));
+#elif defined(FUZZ_TRACE)
+    Trace t = TraceFromJson(json, "fuzz");
+    if (t.ops.size() <= 400) Exercise(t);
+#elif defined(FUZZ_PROFILE)
+    DeviceProfile p = ProfileFromJson(json, "fuzz");
+    (void)ProfileToJson(p);
+    (void)BlockDuration(p, KernelSpec{});
+#endif
+  } catch (const InputError&) {
+  } catch (const RunError&) {
+  }
+  return 0;
+}
