@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -90,8 +91,13 @@ struct CudaRun::State {
   std::vector<OwnedStream> calibration_streams;
   PinnedMemory cancel_mem;
   volatile int* cancel = nullptr;
+  // Test hook (tests/gpu/fault_paths.cpp): STREAMLAB_INJECT_FAULT=bad_launch makes the first
+  // kernel launch invalid; =illegal_address makes it write through a bad pointer.
+  std::string inject_fault;
 
-  State(const Scenario& scenario, TimeNs t) : s(scenario), timeout(t) {}
+  State(const Scenario& scenario, TimeNs t) : s(scenario), timeout(t) {
+    if (const char* f = std::getenv("STREAMLAB_INJECT_FAULT")) inject_fault = f;
+  }
 
   void ClearCancel() {
     for (int i = 0; i < kCancelInts; ++i) cancel[i] = 0;
@@ -291,9 +297,14 @@ struct CudaRun::State {
     nvtxRangePushA(range.c_str());
     rec.submit = HostNow() - origin;
     switch (op.kind) {
-      case OpKind::kKernel:
-        SL_CUDA(LaunchLabKernel(KernelArgsFor(op, probe), op.kernel.grid, op.kernel.block, stream));
+      case OpKind::kKernel: {
+        KernelArgs args = KernelArgsFor(op, probe);
+        int block = op.kernel.block;
+        if (inject_fault == "bad_launch") block = 2048;  // above every GPU's limit
+        if (inject_fault == "illegal_address") args.timing = reinterpret_cast<BlockTiming*>(0x10);
+        SL_CUDA(LaunchLabKernel(args, op.kernel.grid, block, stream));
         break;
+      }
       case OpKind::kMemcpy:
         if (op.async)
           SL_CUDA(cudaMemcpyAsync(BufferPtr(op.dst), BufferPtr(op.src), op.bytes, cudaMemcpyDefault, stream));

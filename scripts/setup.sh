@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One command from a fresh Debian 12 machine to a running StreamLab or a green test run:
 #   scripts/setup.sh run    install what is missing, build, open the app
-#   scripts/setup.sh test   install what is missing, build (warnings as errors), run all tests
+#   scripts/setup.sh test   install what is missing, build (warnings as errors), run all tests:
+#                           an ASan+UBSan build's tests, the fuzzers for 60 s each, then
+#                           every test of the normal build (the GUI's under Xvfb)
 # Packages come from Debian (apt-get, with sudo when not root). CUDA is used when nvcc is
 # present (/usr/local/cuda); without it the simulator-only build still has every lab.
 set -euo pipefail
@@ -15,6 +17,8 @@ packages=(build-essential cmake ninja-build pkg-config git
           nlohmann-json3-dev libcli11-dev libgtest-dev
           libimgui-dev libglfw3-dev libgl-dev libfontconfig-dev libfreetype-dev fonts-noto-cjk
           xvfb xauth)
+# The sanitizer and fuzzing stages of the tests need clang and its runtimes.
+[ "$mode" = test ] && packages+=(clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -40,6 +44,15 @@ cmake --build "$build_dir" -j "$(nproc)"
 
 case "$mode" in
   test)
+    echo "== ASan + UBSan build of the engine, labs and CLI, and their tests"
+    cmake -S . -B "$build_dir-asan" -G Ninja -DSTREAMLAB_SANITIZE=ON -DSTREAMLAB_CUDA=OFF \
+      -DSTREAMLAB_GUI=OFF -DSTREAMLAB_WERROR=ON >/dev/null
+    cmake --build "$build_dir-asan" -j "$(nproc)"
+    (cd "$build_dir-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+       ctest --output-on-failure -j "$(nproc)")
+    echo "== fuzzing each input format for ${STREAMLAB_FUZZ_SECONDS:-60} s"
+    STREAMLAB_FUZZ_BUILD_DIR="$build_dir-fuzz" UBSAN_OPTIONS=halt_on_error=1 scripts/fuzz.sh "${STREAMLAB_FUZZ_SECONDS:-60}"
+    echo "== all tests of the normal build"
     cd "$build_dir"
     if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null 2>&1; then
       # The GUI tests need a display; give them a virtual one.

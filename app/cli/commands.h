@@ -44,7 +44,14 @@ struct ExplainCommand {
   bool all = false;  // also list ops that started promptly
 };
 
+struct SoakCommand {
+  std::vector<std::string> labs;
+  int runs = 1000;
+  std::string backend = "sim";
+};
+
 int CmdList();
+int CmdSoak(const SoakCommand& cmd);
 int CmdProbe(const std::string& out_path);
 int CmdExplain(const ExplainCommand& cmd);
 

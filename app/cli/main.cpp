@@ -69,6 +69,12 @@ int main(int argc, char** argv) {
   CLI::App* probe_cmd = app.add_subcommand("probe", "Say whether a GPU is usable (exit 0) or why not (exit 3)");
   probe_cmd->add_option("--out", probe_out, "Also write the answer as JSON here");
 
+  SoakCommand soak;
+  CLI::App* soak_cmd = app.add_subcommand("soak", "Run labs many times in one process; fail if memory grows");
+  soak_cmd->add_option("labs", soak.labs, "Lab ids (default: all)");
+  soak_cmd->add_option("--runs", soak.runs, "Rounds")->capture_default_str();
+  soak_cmd->add_option("--backend", soak.backend, "sim or cuda")->capture_default_str();
+
   VerifyCommand verify;
   CLI::App* verify_cmd = app.add_subcommand("verify", "Run labs and check their expectations");
   verify_cmd->add_option("labs", verify.labs, "Lab ids");
@@ -92,6 +98,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("list")) return CmdList();
     if (probe_cmd->parsed()) return CmdProbe(probe_out);
+    if (soak_cmd->parsed()) return CmdSoak(soak);
     if (run_cmd->parsed()) return CmdRun(run);
     if (show_cmd->parsed()) return CmdShow(show_path, show_width);
     if (explain_cmd->parsed()) return CmdExplain(explain);
