@@ -17,6 +17,18 @@ int NextWorkOn(const AnalysisContext& ctx, int stream, int after) {
   return -1;
 }
 
+// Does anything GPU work lie behind `op` (op itself, or through its ordering edges)? A
+// record or wait whose predecessors are only other empty waits captured nothing.
+bool CapturesWork(const AnalysisContext& ctx, int op, std::vector<char>& seen) {
+  if (op < 0) return false;
+  if (IsGpuWork(ctx.op(op))) return true;
+  if (seen[op]) return false;
+  seen[op] = 1;
+  for (const DepEdge& e : ctx.hb.deps().into[op])
+    if (CapturesWork(ctx, e.from, seen)) return true;
+  return false;
+}
+
 void WaitsThatCapturedNothing(const AnalysisContext& ctx, std::vector<Finding>& out) {
   const StreamDependencies& deps = ctx.hb.deps();
   for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
@@ -25,16 +37,16 @@ void WaitsThatCapturedNothing(const AnalysisContext& ctx, std::vector<Finding>& 
     f.kind = FindingKind::kWaitCapturedNothing;
     f.severity = Severity::kWarning;
     f.op = static_cast<int>(i);
+    std::vector<char> seen(ctx.s.ops.size(), 0);
     if (op.kind == OpKind::kWaitEvent) {
       int record = deps.last_record_before[i];
-      // Captured nothing: never recorded, or recorded on a stream with no work before it.
-      bool empty = record < 0 || deps.into[record].empty();
-      if (!empty) continue;
+      // Captured nothing: never recorded, or recorded where no work lay behind it.
+      if (record >= 0 && CapturesWork(ctx, record, seen)) continue;
       f.marker = record;
       int producer_stream = record >= 0 ? ctx.op(record).stream : -1;
       f.other = producer_stream >= 0 ? NextWorkOn(ctx, producer_stream, record) : -1;
     } else if (op.kind == OpKind::kWaitStream) {
-      if (deps.last_on_stream_before[i] >= 0) continue;
+      if (CapturesWork(ctx, deps.last_on_stream_before[i], seen)) continue;
       f.other = NextWorkOn(ctx, op.other_stream, static_cast<int>(i));
     } else {
       continue;

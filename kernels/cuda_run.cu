@@ -395,6 +395,7 @@ struct CudaRun::State {
 
 CudaRun::CudaRun(const Scenario& scenario, TimeNs timeout)
     : state_(std::make_unique<State>(scenario, timeout)) {
+  (void)cudaGetLastError();  // start clean of any earlier run's non-sticky error
   state_->Setup();
 }
 

@@ -9,7 +9,11 @@ namespace streamlab {
 
 const std::vector<Lab>& AllLabs() {
   static const std::vector<Lab> labs = [] {
-    std::vector<Lab> all{FifoVsStreamsLab(), EventChainLab(), LegacyDefaultStallLab()};
+    std::vector<Lab> all{FifoVsStreamsLab(),    GpuIsFullLab(),       HostSyncScopesLab(),
+                         HardwareQueuesLab(),   PinnedVsPageableLab(), EventVsWaitStreamLab(),
+                         EventChainLab(),       WaitBeforeWorkLab(),  FanOutFanInLab(),
+                         LegacyDefaultStallLab(), ImplicitSyncZooLab(), LazyLoadingLab(),
+                         PriorityLab()};
     std::stable_sort(all.begin(), all.end(), [](const Lab& a, const Lab& b) {
       return a.week != b.week ? a.week < b.week : a.order < b.order;
     });

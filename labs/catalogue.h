@@ -14,7 +14,17 @@ const Lab& FindLab(const std::string& id);
 
 // One function per lab file.
 Lab FifoVsStreamsLab();
+Lab GpuIsFullLab();
+Lab HostSyncScopesLab();
+Lab HardwareQueuesLab();
+Lab PinnedVsPageableLab();
+Lab EventVsWaitStreamLab();
 Lab EventChainLab();
+Lab WaitBeforeWorkLab();
+Lab FanOutFanInLab();
 Lab LegacyDefaultStallLab();
+Lab ImplicitSyncZooLab();
+Lab LazyLoadingLab();
+Lab PriorityLab();
 
 }  // namespace streamlab
