@@ -2,6 +2,7 @@
 #include "kernels/clock_calibration.h"
 
 #include <limits>
+#include <thread>
 
 #include "kernels/cuda_raii.h"
 #include "kernels/device_kernels.cuh"
@@ -25,7 +26,20 @@ ClockOffset CalibrateGlobalTimer(int device, const std::function<int64_t()>& hos
   cudaStream_t raw = nullptr;
   SL_CUDA(cudaStreamCreateWithFlags(&raw, cudaStreamNonBlocking));
   OwnedStream stream(raw);
-  SL_CUDA(LaunchClockPingPong(flags, stamps, kRounds, stream.get()));
+  // Launch from a helper thread: under CUDA_LAUNCH_BLOCKING=1 the launch itself waits for
+  // the kernel, which waits for this thread's pings (measured: a deadlock otherwise).
+  cudaError_t launch_error = cudaSuccess;
+  std::thread launcher([&] {
+    launch_error = cudaSetDevice(device);
+    if (launch_error == cudaSuccess) launch_error = LaunchClockPingPong(flags, stamps, kRounds, stream.get());
+    if (launch_error != cudaSuccess) flags[3] = 1;  // tell the pinging thread to stop
+  });
+  struct Joiner {
+    std::thread& t;
+    ~Joiner() {
+      if (t.joinable()) t.join();
+    }
+  } joiner{launcher};
 
   ClockOffset best;
   int64_t best_rtt = std::numeric_limits<int64_t>::max();
@@ -33,18 +47,24 @@ ClockOffset CalibrateGlobalTimer(int device, const std::function<int64_t()>& hos
     int64_t t0 = host_now();
     flags[0] = r + 1;
     while (flags[1] != r + 1) {
+      if (flags[3]) break;  // the launch failed; reported below
       if (host_now() - t0 > kRoundTimeoutNs) {
         flags[2] = 1;  // release the kernel
         (void)cudaStreamSynchronize(stream.get());
         throw RunError("clock calibration: the GPU did not answer within 1 s");
       }
     }
+    if (flags[3]) break;
     int64_t t1 = host_now();
     if (t1 - t0 < best_rtt) {
       best_rtt = t1 - t0;
       best.offset = static_cast<int64_t>(stamps[r]) - (t0 + t1) / 2;
       best.error = (t1 - t0 + 1) / 2;
     }
+  }
+  if (flags[3]) {
+    launcher.join();
+    CheckCuda(launch_error, "LaunchClockPingPong(flags, stamps, rounds, stream)", __FILE__, __LINE__);
   }
   SL_CUDA(cudaStreamSynchronize(stream.get()));
   return best;
