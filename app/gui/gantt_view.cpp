@@ -121,6 +121,12 @@ const GanttIndex& Index(GanttViewState& view, const Trace& t, const std::vector<
 
 }  // namespace
 
+float GanttContentHeight(const Trace& t, const GanttViewState& view, float scale) {
+  float lanes = static_cast<float>(LanesOf(t.scenario).size()) + (view.show_sms ? 6.0f : 0.0f);
+  float sm_rows = view.show_sms ? static_cast<float>(std::max(t.sm_count, 132)) * 3.0f * scale + 24 : 0.0f;
+  return 24.0f * scale + lanes * 26.0f * scale + sm_rows + 8;
+}
+
 ImU32 OpColor(const Scenario& s, int index) {
   const Op& op = s.ops[index];
   switch (op.kind) {
@@ -185,6 +191,9 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   ImVec2 br(g.origin.x + size.x, g.origin.y + size.y);
   dl->AddRectFilled(g.origin, br, kBackground);
 
+  // Everything, labels too, stays inside the chart's region (and its scrolled view).
+  dl->PushClipRect(g.origin, br, true);
+  const ImVec2 visible_min = dl->GetClipRectMin(), visible_max = dl->GetClipRectMax();
   // Lane rows (and the SM block rows below them).
   int sm_count = 0;
   if (view.show_sms) {
@@ -410,7 +419,16 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
     ImGui::EndTooltip();
   }
   dl->PopClipRect();
-  if (layout) *layout = std::move(drawn);
+  dl->PopClipRect();
+  if (layout) {
+    // Only what can be seen: spans scrolled out of view are not on screen to check.
+    layout->clear();
+    float left = std::max(visible_min.x, g.ChartX0());
+    for (const SpanRect& r : drawn) {
+      float cx = (r.x0 + r.x1) * 0.5f;
+      if (r.y0 >= visible_min.y && r.y1 <= visible_max.y && cx >= left && cx <= visible_max.x) layout->push_back(r);
+    }
+  }
   return clicked;
 }
 

@@ -67,6 +67,9 @@ struct GanttInputs {
 // frame (or -1). Fills `layout` when it is not null.
 int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vector<SpanRect>* layout);
 
+// The height the chart needs to show every lane at its smallest row height.
+float GanttContentHeight(const Trace& trace, const GanttViewState& view, float scale);
+
 // The colour the chart gives an op (by kind; copies by direction).
 ImU32 OpColor(const Scenario& scenario, int op);
 

@@ -320,9 +320,13 @@ void GuiApp::DrawTimeline() {
   ImGui::SameLine();
   ImGui::Checkbox(ui_("show_arrows"), &view_.show_arrows);
   float findings_h = std::max(140.0f, ImGui::GetContentRegionAvail().y * 0.32f);
-  ImVec2 chart(ImGui::GetContentRegionAvail().x, std::max(120.0f, ImGui::GetContentRegionAvail().y - findings_h));
+  ImVec2 visible(ImGui::GetContentRegionAvail().x, std::max(120.0f, ImGui::GetContentRegionAvail().y - findings_h));
+  // Many lanes scroll vertically inside the chart's own region; the wheel zooms.
+  ImVec2 chart(visible.x - ImGui::GetStyle().ScrollbarSize, std::max(visible.y, GanttContentHeight(*trace_, view_, 1.0f)));
+  ImGui::BeginChild("chart", visible, false, ImGuiWindowFlags_NoScrollWithMouse);
   GanttInputs in{&*trace_, &analysis_, &texts_, &ui_, 1.0f, !options_.headless};
   int clicked = DrawGantt(in, view_, chart, &layout_);
+  ImGui::EndChild();
   if (clicked >= 0) {
     view_.selected_op = clicked;
     view_.highlight = {clicked};
@@ -337,13 +341,15 @@ void GuiApp::DrawFindings(float height) {
   ImGui::PushTextWrapPos(0);
   if (analysis_.summarised_only) ImGui::TextDisabled("%s", texts_.RenderSummarised(*trace_).c_str());
   ImGui::TextDisabled("%s", texts_.RenderFigures(*trace_, analysis_.figures).c_str());
-  // The selected span's findings first, then the rest (prompt starts are not listed).
-  for (int pass = 0; pass < 2; ++pass) {
+  // The selected span's findings first, then warnings, notes and information (prompt
+  // starts are not listed).
+  const Severity order[] = {Severity::kWarning, Severity::kNote, Severity::kInfo};
+  for (int pass = 0; pass < 4; ++pass) {
     for (size_t i = 0; i < analysis_.findings.size(); ++i) {
       const Finding& f = analysis_.findings[i];
       if (f.kind == FindingKind::kStartDelay && f.cause == Cause::kPrompt) continue;
       bool about_selected = view_.selected_op >= 0 && f.op == view_.selected_op;
-      if ((pass == 0) != about_selected) continue;
+      if (pass == 0 ? !about_selected : (about_selected || f.severity != order[pass - 1])) continue;
       ImGui::PushID(static_cast<int>(i));
       ImGui::PushStyleColor(ImGuiCol_Text, SeverityColor(f.severity));
       std::string tag = std::string("[") + texts_.Get(std::string("severity.") + ToString(f.severity)) + "]";
