@@ -100,8 +100,10 @@ int64_t JsonReader::Int(const char* key) const {
   const Json& v = Field(key);
   if (v.is_number_integer()) return v.get<int64_t>();
   if (v.is_number_float()) {
+    // Range first: converting an out-of-range double to an integer is undefined (the
+    // fuzzer found 1e54).
     double d = v.get<double>();
-    if (d == static_cast<double>(static_cast<int64_t>(d)) && d > -9e18 && d < 9e18)
+    if (d > -9e18 && d < 9e18 && d == static_cast<double>(static_cast<int64_t>(d)))
       return static_cast<int64_t>(d);
   }
   FailAt(key, "expected an integer");

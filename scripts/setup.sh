@@ -48,8 +48,10 @@ case "$mode" in
     cmake -S . -B "$build_dir-asan" -G Ninja -DSTREAMLAB_SANITIZE=ON -DSTREAMLAB_CUDA=OFF \
       -DSTREAMLAB_GUI=OFF -DSTREAMLAB_WERROR=ON >/dev/null
     cmake --build "$build_dir-asan" -j "$(nproc)"
+    # The memory soak is left to the normal build: ASan's quarantine keeps freed memory
+    # resident on purpose. LeakSanitizer reports real leaks here instead.
     (cd "$build_dir-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-       ctest --output-on-failure -j "$(nproc)")
+       ctest --output-on-failure -j "$(nproc)" -E '^cli\.soak$')
     echo "== fuzzing each input format for ${STREAMLAB_FUZZ_SECONDS:-60} s"
     STREAMLAB_FUZZ_BUILD_DIR="$build_dir-fuzz" UBSAN_OPTIONS=halt_on_error=1 scripts/fuzz.sh "${STREAMLAB_FUZZ_SECONDS:-60}"
     echo "== all tests of the normal build"
