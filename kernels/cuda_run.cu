@@ -78,7 +78,8 @@ bool ReadBlocks(const OpProbe& probe, std::vector<BlockTiming>* out) {
 struct CudaRun::State {
   const Scenario& s;
   TimeNs timeout;
-  int current_device = 0;
+  int current_device = 0;  // the runtime's current device (switched for each stream op)
+  int host_device = 0;     // the device the scenario's set_device ops chose
   std::vector<OwnedStream> owned_streams;
   std::vector<cudaStream_t> streams;
   std::vector<OwnedEvent> events;
@@ -330,6 +331,7 @@ struct CudaRun::State {
         SL_CUDA(cudaStreamWaitEvent(stream, probe.aux.get(), 0));
         break;
       case OpKind::kSyncDevice:
+        UseDevice(host_device);  // the device the program chose, not the last stream's
         SL_CUDA(cudaDeviceSynchronize());
         break;
       case OpKind::kSyncStream:
@@ -358,6 +360,7 @@ struct CudaRun::State {
       case OpKind::kSetDevice:
         SL_CUDA(cudaSetDevice(op.device));
         current_device = op.device;
+        host_device = op.device;
         break;
       case OpKind::kMalloc: {
         UseDevice(s.buffers[op.buffer].device);
@@ -367,6 +370,7 @@ struct CudaRun::State {
         break;
       }
       case OpKind::kMallocHost:
+        UseDevice(host_device);
         ReleaseIfHeld(op.buffer);
         SL_CUDA(cudaMallocHost(&buffers[op.buffer], s.buffers[op.buffer].bytes));
         allocated_by_op[op.buffer] = true;
@@ -442,6 +446,7 @@ Trace CudaRun::Pass() {
 
   Trace trace;
   trace.ops.resize(n);
+  st.host_device = 0;
   Watchdog watchdog(std::chrono::nanoseconds(st.timeout), st.cancel, kCancelInts);
   int64_t origin = HostNow();
   for (size_t i = 0; i < n; ++i) {

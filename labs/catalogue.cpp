@@ -13,7 +13,7 @@ const std::vector<Lab>& AllLabs() {
                          HardwareQueuesLab(),   PinnedVsPageableLab(), EventVsWaitStreamLab(),
                          EventChainLab(),       WaitBeforeWorkLab(),  FanOutFanInLab(),
                          LegacyDefaultStallLab(), ImplicitSyncZooLab(), LazyLoadingLab(),
-                         PriorityLab()};
+                         PriorityLab(),         MultiGpuBasicsLab(),  CommComputeOverlapLab()};
     std::stable_sort(all.begin(), all.end(), [](const Lab& a, const Lab& b) {
       return a.week != b.week ? a.week < b.week : a.order < b.order;
     });

@@ -26,5 +26,7 @@ Lab LegacyDefaultStallLab();
 Lab ImplicitSyncZooLab();
 Lab LazyLoadingLab();
 Lab PriorityLab();
+Lab MultiGpuBasicsLab();
+Lab CommComputeOverlapLab();
 
 }  // namespace streamlab

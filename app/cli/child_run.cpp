@@ -117,6 +117,7 @@ GpuProbeResult ProbeGpuInChild(const std::string& self) {
     probe.usable = j.value("usable", false);
     probe.reason = j.value("reason", "");
     probe.device = j.value("device", "");
+    probe.count = j.value("count", 0);
   } catch (const std::exception& e) {
     probe.reason = std::string("probe failed: ") + e.what();
   }

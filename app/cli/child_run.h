@@ -26,6 +26,7 @@ struct GpuProbeResult {
   bool usable = false;
   std::string reason;
   std::string device;
+  int count = 0;  // GPUs found
 };
 GpuProbeResult ProbeGpuInChild(const std::string& self);
 

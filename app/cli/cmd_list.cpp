@@ -17,7 +17,8 @@ int CmdProbe(const std::string& out_path) {
   std::string device = probe.usable ? probe.device_name + " x" + std::to_string(probe.device_count) : "";
   std::cout << (probe.usable ? "usable: " + device + ", driver " + probe.driver : "not usable: " + probe.reason) << "\n";
   if (!out_path.empty())
-    SaveJsonFile(Json{{"usable", probe.usable}, {"reason", probe.reason}, {"device", device}}, out_path);
+    SaveJsonFile(Json{{"usable", probe.usable}, {"reason", probe.reason}, {"device", device}, {"count", probe.device_count}},
+                 out_path);
   return probe.usable ? kExitOk : kExitNoBackend;
 }
 

@@ -46,18 +46,25 @@ int CmdVerify(const VerifyCommand& cmd) {
     if (cmd.labs.empty()) throw InputError("name labs to verify, or pass --all");
     for (const std::string& id : cmd.labs) labs.push_back(&FindLab(id));
   }
+  int gpus = 0;
   if (cmd.backend == "cuda") {
     CudaProbe probe = ProbeCuda();
+    gpus = probe.device_count;
     if (!probe.usable) throw BackendError("no usable GPU: " + probe.reason);
     std::cout << "GPU: " << probe.device_name << " x" << probe.device_count << ", driver "
               << probe.driver << "\n";
   }
   if (!cmd.out_dir.empty()) std::filesystem::create_directories(cmd.out_dir);
 
-  int passed = 0, failed = 0;
+  int passed = 0, failed = 0, skipped = 0;
   for (const Lab* lab : labs) {
     for (const std::string& variant : lab->variants) {
       std::string label = lab->id + "/" + variant;
+      if (cmd.backend == "cuda" && lab->devices > gpus) {
+        std::cout << "SKIP  " << label << ": needs " << lab->devices << " GPUs; " << gpus << " here\n";
+        ++skipped;
+        continue;
+      }
       Trace trace;
       try {
         trace = RunVariant(cmd, *lab, variant);
@@ -82,7 +89,9 @@ int CmdVerify(const VerifyCommand& cmd) {
       }
     }
   }
-  std::cout << passed << " passed, " << failed << " failed\n";
+  std::cout << passed << " passed, " << failed << " failed";
+  if (skipped) std::cout << ", " << skipped << " skipped";
+  std::cout << "\n";
   return failed ? kExitFailed : kExitOk;
 }
 

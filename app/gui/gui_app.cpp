@@ -100,11 +100,17 @@ std::string GuiApp::ResolveBackend() {
   if (backend_choice_ == 1) return "sim";
   if (!probe_ && probe_future_.valid()) probe_ = probe_future_.get();
   bool usable = probe_ && probe_->usable;
+  std::string reason = probe_ ? probe_->reason : "?";
+  int needed = lab_id_.empty() ? 1 : FindLab(lab_id_).devices;
+  if (usable && probe_->count < needed) {
+    usable = false;
+    reason = "this lab needs " + std::to_string(needed) + " GPUs; " + std::to_string(probe_->count) + " found";
+  }
   if (backend_choice_ == 2 && !usable) {
-    error_ = ui_.Fill("banner.no_gpu", {{"reason", probe_ ? probe_->reason : "?"}});
+    error_ = ui_.Fill("banner.no_gpu", {{"reason", reason}});
     return "";
   }
-  if (!usable) banner_ = ui_.Fill("banner.no_gpu", {{"reason", probe_ ? probe_->reason : "?"}});
+  if (!usable) banner_ = ui_.Fill("banner.no_gpu", {{"reason", reason}});
   return usable ? "cuda" : "sim";
 }
 
