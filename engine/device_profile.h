@@ -42,7 +42,7 @@ struct DeviceProfile {
   double d2h_pinned_gbps = 54.8;
   double pageable_gbps = 6.4;         // staged by the host thread (6.3-6.6 GB/s measured here)
   double d2d_gbps = 1500;
-  double peer_gbps = 300;             // cudaMemcpyPeerAsync between two GPUs
+  double peer_gbps = 375;             // cudaMemcpyPeerAsync, NVLink between two H200s (measured)
   double memset_gbps = 2000;
   TimeNs copy_fixed = Us(2);
   // Kernel cost model for the non-spin kinds (per block).

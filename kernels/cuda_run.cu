@@ -418,9 +418,13 @@ Trace CudaRun::Pass() {
 
   // Per device: a reference event, then a short instrumented spin between two events, so
   // even a run without kernels can align event time with %globaltimer.
+  // Several samples, because each bounds the offset only to within its own event slack
+  // (a few us); the tightest bounds over all samples are kept.
+  constexpr int kCalibrationSamples = 8;
   struct DeviceRef {
-    OwnedEvent ref, calib_done;
-    DeviceMemory timing;
+    OwnedEvent ref;
+    std::vector<OwnedEvent> before, after;
+    DeviceMemory timing;  // kCalibrationSamples block records
   };
   std::vector<DeviceRef> refs(s.device_count);
   st.ClearCancel();
@@ -428,18 +432,22 @@ Trace CudaRun::Pass() {
     st.UseDevice(d);
     DeviceRef& r = refs[d];
     r.ref = MakeTimingEvent();
-    r.calib_done = MakeTimingEvent();
     void* p = nullptr;
-    SL_CUDA(cudaMalloc(&p, sizeof(BlockTiming)));
+    SL_CUDA(cudaMalloc(&p, kCalibrationSamples * sizeof(BlockTiming)));
     r.timing = DeviceMemory(p);
-    SL_CUDA(cudaMemset(p, 0, sizeof(BlockTiming)));
+    SL_CUDA(cudaMemset(p, 0, kCalibrationSamples * sizeof(BlockTiming)));
     cudaStream_t cs = st.calibration_streams[d].get();
     SL_CUDA(cudaEventRecord(r.ref.get(), cs));
-    KernelArgs a;
-    a.work = kCalibrationSpinNs;
-    a.timing = static_cast<BlockTiming*>(p);
-    SL_CUDA(LaunchLabKernel(a, 1, 32, cs));
-    SL_CUDA(cudaEventRecord(r.calib_done.get(), cs));
+    for (int k = 0; k < kCalibrationSamples; ++k) {
+      r.before.push_back(MakeTimingEvent());
+      r.after.push_back(MakeTimingEvent());
+      KernelArgs a;
+      a.work = kCalibrationSpinNs;
+      a.timing = static_cast<BlockTiming*>(p) + k;
+      SL_CUDA(cudaEventRecord(r.before.back().get(), cs));
+      SL_CUDA(LaunchLabKernel(a, 1, 32, cs));
+      SL_CUDA(cudaEventRecord(r.after.back().get(), cs));
+    }
     SL_CUDA(cudaStreamSynchronize(cs));
   }
   st.UseDevice(0);
@@ -471,11 +479,13 @@ Trace CudaRun::Pass() {
     std::vector<BlockTiming> calib;
     OpProbe tmp;
     tmp.timing = std::move(refs[d].timing);
-    tmp.blocks = 1;
+    tmp.blocks = kCalibrationSamples;
+    st.UseDevice(d);
     if (ReadBlocks(tmp, &calib)) {
-      bounds[d].AddReady(0, static_cast<int64_t>(calib[0].start));
-      bounds[d].AddDone(ElapsedNs(refs[d].ref.get(), refs[d].calib_done.get()),
-                        static_cast<int64_t>(calib[0].end));
+      for (int k = 0; k < kCalibrationSamples; ++k) {
+        bounds[d].AddReady(ElapsedNs(refs[d].ref.get(), refs[d].before[k].get()), static_cast<int64_t>(calib[k].start));
+        bounds[d].AddDone(ElapsedNs(refs[d].ref.get(), refs[d].after[k].get()), static_cast<int64_t>(calib[k].end));
+      }
     }
     refs[d].timing = std::move(tmp.timing);
   }
