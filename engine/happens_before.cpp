@@ -34,7 +34,6 @@ HappensBefore::HappensBefore(const Scenario& s)
     switch (op.kind) {
       case OpKind::kSyncDevice: all_on_device(device); break;
       case OpKind::kFree: all_on_device(s.buffers[op.buffer].device); break;
-      case OpKind::kMallocHost: all_on_device(device); break;
       case OpKind::kSyncStream:
         if (last_on_stream[op.stream] >= 0) waits.push_back(last_on_stream[op.stream]);
         break;

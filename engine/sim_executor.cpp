@@ -6,8 +6,8 @@
 //    default stream counts as blocking;
 //  - cudaEventRecord captures the work submitted to the stream so far; cudaStreamWaitEvent
 //    waits for the latest record (none yet = waits for nothing); wait_stream = record + wait;
-//  - host blocking: the three syncs, cudaFree (device-wide), cudaMallocHost (device-wide, per
-//    the CUDA guide), pageable copies (until the copy is done), cudaMemcpy,
+//  - host blocking: the three syncs, cudaFree (device-wide), cudaMallocHost (its own cost;
+//    device-wide only if the profile says so), pageable copies (until done), cudaMemcpy,
 //    CUDA_LAUNCH_BLOCKING (every launch waits for its kernel);
 //  - lazy loading (measured on an H200): the first launch of a kernel function costs the
 //    host ~20 us but does not block it; on the GPU the module load waits for all work

