@@ -28,5 +28,7 @@ Lab LazyLoadingLab();
 Lab PriorityLab();
 Lab MultiGpuBasicsLab();
 Lab CommComputeOverlapLab();
+Lab CopyComputePipelineLab();
+Lab TrainingStepPipelineLab();
 
 }  // namespace streamlab
