@@ -2,6 +2,7 @@
 #include "engine/trace_query.h"
 
 #include <algorithm>
+#include <map>
 #include <limits>
 
 #include "engine/errors.h"
@@ -40,6 +41,27 @@ TimeNs HostTimeInCalls(const Trace& t, int until) {
 }
 
 TimeNs HostCallTime(const OpRecord& r) { return r.ret - r.submit; }
+
+void SerialiseCopyStarts(Trace& t) {
+  const Scenario& s = t.scenario;
+  // Key: device and direction (0 = H2D, 1 = D2H, 2 = D2D, 3 = peer).
+  std::map<std::pair<int, int>, std::vector<int>> engines;
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    if ((op.kind != OpKind::kMemcpy && op.kind != OpKind::kPeerCopy) || !t.ops[i].gpu) continue;
+    bool src_host = s.buffers[op.src].kind != MemoryKind::kDevice;
+    bool dst_host = s.buffers[op.dst].kind != MemoryKind::kDevice;
+    int direction = op.kind == OpKind::kPeerCopy ? 3 : src_host ? 0 : dst_host ? 1 : 2;
+    engines[{s.streams[op.stream].device, direction}].push_back(static_cast<int>(i));
+  }
+  for (auto& [key, copies] : engines) {
+    std::sort(copies.begin(), copies.end(), [&](int a, int b) { return t.ops[a].end < t.ops[b].end; });
+    for (size_t k = 1; k < copies.size(); ++k) {
+      OpRecord& r = t.ops[copies[k]];
+      r.start = std::clamp(t.ops[copies[k - 1]].end, r.start, r.end);
+    }
+  }
+}
 
 TimeNs QueuedTime(const Trace& t, const OpRecord& r) {
   // GPU-FACTS.md: events give ready/done edges with ~3 us of slack; measured ready->start on

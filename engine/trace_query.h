@@ -20,6 +20,12 @@ TimeNs HostTimeInCalls(const Trace& trace, int until = -1);
 // that exceeds what timing events blur anyway (a few us of slack plus clock error);
 // else 0. A real gap means the op waited for SMs (or a copy engine), not for ordering.
 TimeNs QueuedTime(const Trace& trace, const OpRecord& record);
+// Copies have no clock inside them: their span comes from events, and a copy's *ready*
+// event fires when its stream reaches it, not when the copy engine takes it. An engine
+// moves one copy at a time per direction (measured on an H200: 16 MB H2D copies on four
+// streams ended 313-330 us apart), so a copy cannot have started before the previous copy
+// in its direction on its device ended. Moves each copy's start to that point.
+void SerialiseCopyStarts(Trace& trace);
 // Time a host call took (return - submit).
 TimeNs HostCallTime(const OpRecord& record);
 

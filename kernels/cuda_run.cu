@@ -15,6 +15,7 @@
 #include <map>
 
 #include "engine/format.h"
+#include "engine/trace_query.h"
 #include "engine/trace.h"
 #include "kernels/clock_calibration.h"
 #include "kernels/cuda_raii.h"
@@ -549,6 +550,7 @@ Trace CudaRun::Pass() {
     }
   }
   trace.clock_error = worst_error;
+  SerialiseCopyStarts(trace);
   return trace;
 }
 

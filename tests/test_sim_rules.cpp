@@ -368,3 +368,33 @@ TEST(SimRules, ProfileChangesTheNumbersNotTheRules) {
 
 }  // namespace
 }  // namespace streamlab
+
+namespace streamlab {
+namespace {
+
+TEST(TraceInference, QueuedCopiesStartWhenThePreviousCopyInTheirDirectionEnds) {
+  // Event-timed copies on two streams: both "ready" at 0, the engine ran them one by one.
+  ScenarioBuilder b("copies");
+  Buffer h1 = b.PinnedBuffer("h1", 1 << 20), h2 = b.PinnedBuffer("h2", 1 << 20), h3 = b.PinnedBuffer("h3", 1 << 20);
+  Buffer d1 = b.DeviceBuffer("d1", 1 << 20), d2 = b.DeviceBuffer("d2", 1 << 20);
+  int up1 = b.CreateStream("s1").Copy("up1", d1, h1, 1 << 20);
+  int up2 = b.CreateStream("s2").Copy("up2", d2, h2, 1 << 20);
+  int down = b.CreateStream("s3").Copy("down", h3, d1, 1 << 20);
+  Trace t;
+  t.scenario = b.Build();
+  t.ops.resize(3);
+  for (int i : {up1, up2, down}) {
+    t.ops[i].gpu = true;
+    t.ops[i].ready = t.ops[i].start = 0;
+  }
+  t.ops[up1].end = Us(20);
+  t.ops[up2].end = Us(40);
+  t.ops[down].end = Us(20);
+  SerialiseCopyStarts(t);
+  EXPECT_EQ(t.ops[up1].start, 0);
+  EXPECT_EQ(t.ops[up2].start, Us(20));  // after up1, same direction
+  EXPECT_EQ(t.ops[down].start, 0);      // other direction: its own engine
+}
+
+}  // namespace
+}  // namespace streamlab
