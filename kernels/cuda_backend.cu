@@ -72,6 +72,7 @@ class CudaExecutor : public Executor {
     trace.driver = DriverVersion();
     trace.captured_at = NowIso();
     trace.scenario = scenario;
+    SerialiseCopyStarts(trace);  // needs the scenario to know each copy's direction
     return trace;
   }
 };

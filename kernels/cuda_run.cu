@@ -15,7 +15,6 @@
 #include <map>
 
 #include "engine/format.h"
-#include "engine/trace_query.h"
 #include "engine/trace.h"
 #include "kernels/clock_calibration.h"
 #include "kernels/cuda_raii.h"
@@ -550,7 +549,6 @@ Trace CudaRun::Pass() {
     }
   }
   trace.clock_error = worst_error;
-  SerialiseCopyStarts(trace);
   return trace;
 }
 
