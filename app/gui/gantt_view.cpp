@@ -2,7 +2,8 @@
 // [SECTION] geometry: rows, time <-> x, axis ticks
 // [SECTION] lanes: host calls (blocked time shaded), GPU spans (queued part hatched),
 //           markers, level of detail ("N ops" blocks under ~3 px)
-// [SECTION] explanations: arrows from the op that released each op, cause labels in gaps
+// [SECTION] explanations: record -> wait arrows, arrows from the op that released each
+//           delayed op, cause labels in gaps
 // [SECTION] SM rows: which SM ran which block
 // [SECTION] interaction: zoom, pan, fit, measure, hover tooltip, click
 #include "app/gui/gantt_view.h"
@@ -12,6 +13,7 @@
 #include <map>
 
 #include "app/gui/ui_text.h"
+#include "engine/dependencies.h"
 #include "engine/findings_text.h"
 #include "engine/format.h"
 #include "engine/trace_query.h"
@@ -95,6 +97,10 @@ const GanttIndex& Index(GanttViewState& view, const Trace& t, const std::vector<
     OpKind k = s.ops[i].kind;
     if (k == OpKind::kSyncDevice || k == OpKind::kSyncStream || k == OpKind::kSyncEvent) x.syncs.push_back(static_cast<int>(i));
   }
+  StreamDependencies deps = ComputeDependencies(s);
+  for (size_t i = 0; i < s.ops.size(); ++i)
+    for (const DepEdge& e : deps.into[i])
+      if (e.kind == EdgeKind::kEvent || e.kind == EdgeKind::kWaitStream) x.record_to_wait.push_back({e.from, e.to});
   x.lane_starts.resize(lanes.size());
   x.lane_ends.resize(lanes.size());
   x.gap_from.assign(t.ops.size(), 0);
@@ -309,6 +315,18 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
 
   // [SECTION] explanations -----------------------------------------------------------------
   auto lane_of = [&](int op) { return s.ops[op].stream >= 0 ? GpuLaneOf(lanes, s.ops[op]) : 0; };
+  // Every event record (or wait_stream source) to the wait it released: a thin line from the
+  // record's marker down to the wait's marker, whether or not the wait held anything.
+  if (view.show_arrows) {
+    for (const auto& [from, to] : index.record_to_wait) {
+      if (!t.ops[from].gpu || !t.ops[to].gpu) continue;
+      ImVec2 a(g.X(t.ops[from].end), g.LaneY(lane_of(from)) + 6);
+      ImVec2 b(g.X(t.ops[to].end), g.LaneY(lane_of(to)) + g.lane_h - 6);
+      if (std::max(a.x, b.x) < g.ChartX0() || std::min(a.x, b.x) > br.x) continue;
+      dl->AddLine(a, b, kMarker, 1.0f);
+      dl->AddCircleFilled(b, 2.5f, kMarker);
+    }
+  }
   for (const Finding& f : analysis.findings) {
     if (f.kind != FindingKind::kStartDelay || f.cause == Cause::kPrompt) continue;
     const OpRecord& r = t.ops[f.op];

@@ -27,6 +27,7 @@ struct GanttIndex {
   std::vector<std::vector<TimeNs>> lane_starts, lane_ends;
   std::vector<TimeNs> gap_from;  // per op: previous work's end on its lane (or its submit)
   std::vector<int> syncs;        // host sync calls (drawn as lines where the host resumed)
+  std::vector<std::pair<int, int>> record_to_wait;  // event / wait_stream edges: (from, to)
   TimeNs begin = 0, end = 1;     // the trace's extent
 };
 
