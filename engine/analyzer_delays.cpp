@@ -179,12 +179,14 @@ Finding Explain(const AnalysisContext& ctx, int x) {
   }
 
   // Ready but not started: the GPU had no room (at least half its thread slots held by
-  // other kernels just before it started).
+  // other kernels while it waited). Sampled mid-wait: on an H200 the next kernel's blocks
+  // start ~64 ns after the last ones leave, so "just before the start" can be empty.
   const Op& op = ctx.op(x);
   if (op.kind == OpKind::kKernel || op.kind == OpKind::kMemset) {
     TimeNs queued = QueuedTime(ctx.t, r);
     double share = 0;
-    std::vector<int> resident = queued > 0 ? ResidentAt(ctx, x, r.start - 1, &share) : std::vector<int>{};
+    std::vector<int> resident =
+        queued > 0 ? ResidentAt(ctx, x, r.start - queued / 2, &share) : std::vector<int>{};
     if (queued > 0 && share >= 0.5) candidates.push_back({Cause::kSmsBusy, r.start, resident, -1});
     // Ready late with nothing in the scenario to explain it: a shared hardware queue.
     TimeNs ready = queued > 0 ? r.ready : r.start;

@@ -354,8 +354,14 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   // [SECTION] SM rows ----------------------------------------------------------------------
   if (sm_count > 0) {
     float top = sm_top + ImGui::GetFontSize() + 2;
+    // One hue per kernel here, so it shows which kernel held which SM.
+    static const ImU32 kKernelHues[] = {IM_COL32(70, 130, 200, 255), IM_COL32(230, 145, 50, 255),
+                                        IM_COL32(90, 185, 100, 255), IM_COL32(200, 90, 160, 255),
+                                        IM_COL32(60, 190, 190, 255), IM_COL32(210, 200, 70, 255)};
+    int kernel_index = 0;
     for (size_t i = 0; i < t.ops.size(); ++i) {
-      ImU32 col = OpColor(s, static_cast<int>(i));
+      if (t.ops[i].blocks.empty()) continue;
+      ImU32 col = kKernelHues[kernel_index++ % 6];
       for (const BlockRecord& blk : t.ops[i].blocks) {
         float x0 = g.X(blk.start), x1 = std::max(g.X(blk.end), x0 + 1);
         if (x1 < g.ChartX0() || x0 > br.x) continue;

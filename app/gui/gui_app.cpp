@@ -144,6 +144,7 @@ void GuiApp::ShowTrace(Trace trace) {
   analysis_ = Analyze(trace);
   trace_ = std::move(trace);
   view_ = GanttViewState{};
+  view_.show_sms = options_.show_sms;
   selected_finding_ = -1;
   if (!trace_->lab.empty() && lab_id_ != trace_->lab) {
     try {

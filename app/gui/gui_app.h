@@ -30,6 +30,7 @@ struct GuiOptions {
   std::string lang;              // empty: from the locale
   std::string open_trace;        // show this trace file
   bool headless = false;         // rendering for a screenshot: no hover effects
+  bool show_sms = false;         // start with the per-SM rows shown
 };
 
 class GuiApp {

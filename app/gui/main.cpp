@@ -31,7 +31,7 @@ struct Args {
 [[noreturn]] void Usage(const std::string& problem) {
   std::fprintf(stderr, "streamlab: %s\nusage: streamlab [--lab ID] [--variant V] [--param k=v] [--backend auto|sim|cuda]\n"
                        "                 [--lang en|zh] [--open trace.json] [--screenshot out.png] [--size WxH]\n"
-                       "                 [--bench-spans N]\n", problem.c_str());
+                       "                 [--show-sms] [--bench-spans N]\n", problem.c_str());
   std::exit(2);
 }
 
@@ -49,6 +49,7 @@ Args Parse(int argc, char** argv) {
     else if (k == "--lang") a.options.lang = value();
     else if (k == "--open") a.options.open_trace = value();
     else if (k == "--screenshot") a.screenshot = value();
+    else if (k == "--show-sms") a.options.show_sms = true;
     else if (k == "--bench-spans") a.bench_spans = std::atol(value().c_str());
     else if (k == "--param") {
       std::string kv = value();
