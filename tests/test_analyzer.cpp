@@ -135,6 +135,14 @@ TEST(Analyzer, BusySmsNamesTheKernelsHoldingThem) {
   EXPECT_EQ(f.because, std::vector<int>{OpId(t, "big")});
 }
 
+TEST(Analyzer, BusySmsOnTheRealGpu) {
+  // On the H200 the second kernel's blocks start ~64 ns after the first's leave.
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/gpu/w1-gpu-is-full.full.json"));
+  const Finding f = Delay(Analyze(t), t, "big2");
+  EXPECT_EQ(f.cause, Cause::kSmsBusy);
+  EXPECT_EQ(f.because, std::vector<int>{OpId(t, "big1")});
+}
+
 TEST(Analyzer, CopyEngineBusyNamesTheCopy) {
   ScenarioBuilder b("engine");
   Buffer h1 = b.PinnedBuffer("h1", 32 << 20), h2 = b.PinnedBuffer("h2", 32 << 20);
