@@ -9,7 +9,7 @@ namespace streamlab {
 
 const std::vector<Lab>& AllLabs() {
   static const std::vector<Lab> labs = [] {
-    std::vector<Lab> all{FifoVsStreamsLab(),    GpuIsFullLab(),       HostSyncScopesLab(),
+    std::vector<Lab> all{FifoVsStreamsLab(),    GpuIsFullLab(),       HostSyncScopesLab(), TimingDoneRightLab(),
                          HardwareQueuesLab(),   PinnedVsPageableLab(), EventVsWaitStreamLab(),
                          EventChainLab(),       WaitBeforeWorkLab(),  FanOutFanInLab(),
                          LegacyDefaultStallLab(), ImplicitSyncZooLab(), LazyLoadingLab(),

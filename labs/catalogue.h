@@ -16,6 +16,7 @@ const Lab& FindLab(const std::string& id);
 Lab FifoVsStreamsLab();
 Lab GpuIsFullLab();
 Lab HostSyncScopesLab();
+Lab TimingDoneRightLab();
 Lab HardwareQueuesLab();
 Lab PinnedVsPageableLab();
 Lab EventVsWaitStreamLab();
