@@ -74,6 +74,15 @@ void GuiApp::SetLanguage(const std::string& lang) {
   lang_ = lang;
   ui_ = UiText::Load(lang);
   texts_ = FindingTexts::Load(lang);
+  // Read once per language, not every frame.
+  lab_titles_.clear();
+  for (const Lab& lab : AllLabs()) {
+    try {
+      lab_titles_[lab.id] = LoadLabText(lab.id, lang).title;
+    } catch (const InputError&) {
+      lab_titles_[lab.id] = lab.id;
+    }
+  }
   if (!lab_id_.empty()) {
     try {
       lab_text_ = LoadLabText(lab_id_, lang);
@@ -236,12 +245,7 @@ void GuiApp::DrawSidebar(float) {
       open = ImGui::TreeNode(ui_.Fill("week", {{"n", std::to_string(week)}}).c_str());
     }
     if (!open) continue;
-    std::string title = lab.id;
-    try {
-      title = LoadLabText(lab.id, lang_).title;
-    } catch (const InputError&) {
-    }
-    std::string label = (progress_.Done(lab.id) ? "\xE2\x9C\x93 " : "   ") + title + "##" + lab.id;
+    std::string label = (progress_.Done(lab.id) ? "\xE2\x9C\x93 " : "   ") + lab_titles_[lab.id] + "##" + lab.id;
     if (ImGui::Selectable(label.c_str(), lab.id == lab_id_)) {
       SelectLab(lab.id);
       trace_.reset();

@@ -73,6 +73,7 @@ class GuiApp {
   std::future<GpuProbeResult> probe_future_;
   std::optional<GpuProbeResult> probe_;
 
+  std::map<std::string, std::string> lab_titles_;  // for the browser, in the current language
   std::string lab_id_;
   std::optional<LabText> lab_text_;
   std::string variant_;
