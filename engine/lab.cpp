@@ -1,6 +1,9 @@
 // Lab argument resolution and the shared expectation shapes.
 #include "engine/lab.h"
 
+#include <cstdio>
+
+#include "engine/analyzer.h"
 #include "engine/errors.h"
 #include "engine/format.h"
 #include "engine/trace_query.h"
@@ -57,6 +60,35 @@ Expectation OverlapAtLeast(const std::string& a, const std::string& b, double fr
   return {a + " and " + b + " overlap >= " + FormatPercent(fraction), [=](const Trace& t) {
             double f = OverlapFraction(OpNamed(t, a), OpNamed(t, b));
             return CheckResult{f >= fraction, "overlap " + FormatPercent(f)};
+          }};
+}
+
+Expectation GpuTime(const std::string& claim, std::function<bool(TimeNs)> ok) {
+  return {claim, [=](const Trace& t) {
+            TimeNs m = GpuMakespan(t);
+            return CheckResult{ok(m), "GPU time " + FormatDuration(m)};
+          }};
+}
+
+namespace {
+std::string Ratio(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+}  // namespace
+
+Expectation SpeedupAtLeast(double bound) {
+  return {"work overlaps: speed-up over serial >= " + Ratio(bound), [=](const Trace& t) {
+            double s = Analyze(t).figures.speedup;
+            return CheckResult{s >= bound, "speed-up " + Ratio(s)};
+          }};
+}
+
+Expectation SpeedupBelow(double bound) {
+  return {"no overlap: speed-up over serial < " + Ratio(bound), [=](const Trace& t) {
+            double s = Analyze(t).figures.speedup;
+            return CheckResult{s < bound, "speed-up " + Ratio(s)};
           }};
 }
 

@@ -57,5 +57,10 @@ LabArgs ResolveLabArgs(const Lab& lab, const std::string& variant,
 Expectation StartsAfterEnd(const std::string& later, const std::string& earlier);
 Expectation OverlapAtLeast(const std::string& a, const std::string& b, double fraction);
 Expectation OverlapAtMost(const std::string& a, const std::string& b, double fraction);
+// GPU time (first GPU start to last end) satisfies `ok`; the claim says how.
+Expectation GpuTime(const std::string& claim, std::function<bool(TimeNs)> ok);
+// The analyzer's speed-up (serial time / GPU time) is at least / below a bound.
+Expectation SpeedupAtLeast(double bound);
+Expectation SpeedupBelow(double bound);
 
 }  // namespace streamlab

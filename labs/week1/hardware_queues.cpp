@@ -47,17 +47,11 @@ Lab HardwareQueuesLab() {
     int n = static_cast<int>(a["streams"]);
     // Ideal: A then B, plus the host's time to submit 2n launches (~5-10 us each).
     TimeNs ideal = 2 * kernel + n * Us(20);
-    auto makespan = [](const std::string& claim, std::function<bool(TimeNs)> ok) {
-      return Expectation{claim, [=](const Trace& t) {
-        TimeNs m = GpuMakespan(t);
-        return CheckResult{ok(m), "GPU time " + FormatDuration(m)};
-      }};
-    };
     if (a.variant == "connections-32" || a.variant == "breadth-first" || n <= 8)
-      return {makespan("about the ideal time (A then B)", [=](TimeNs m) { return m <= ideal; })};
+      return {GpuTime("about the ideal time (A then B)", [=](TimeNs m) { return m <= ideal; })};
     if (a.variant == "connections-1")
-      return {makespan("nearly serial: at least (n + 1) / 2 kernel times", [=](TimeNs m) { return m >= (n + 1) * kernel / 2; })};
-    return {makespan("longer than ideal by at least one kernel time (false dependencies)",
+      return {GpuTime("nearly serial: at least (n + 1) / 2 kernel times", [=](TimeNs m) { return m >= (n + 1) * kernel / 2; })};
+    return {GpuTime("longer than ideal by at least one kernel time (false dependencies)",
                      [=](TimeNs m) { return m >= 2 * kernel + kernel; })};
   };
   return lab;

@@ -35,19 +35,13 @@ Lab LazyLoadingLab() {
   lab.expectations = [](const LabArgs& a) -> std::vector<Expectation> {
     TimeNs kernel = Us(a["kernel_us"]);
     if (a.variant == "lazy")
-      return {{"about one kernel time longer than A then B", [kernel](const Trace& t) {
-                TimeNs m = GpuMakespan(t);
-                return CheckResult{m >= 2 * kernel + kernel * 6 / 10, "GPU time " + FormatDuration(m)};
-              }},
+      return {GpuTime("about one kernel time longer than A then B", [=](TimeNs m) { return m >= 2 * kernel + kernel * 6 / 10; }),
               {"the analyzer names the module load", [](const Trace& t) {
                 int n = 0;
                 for (const Finding& f : Analyze(t).findings) n += f.cause == Cause::kModuleLoad;
                 return CheckResult{n > 0, std::to_string(n) + " ops held by a module load"};
               }}};
-    return {{"about A then B", [kernel](const Trace& t) {
-      TimeNs m = GpuMakespan(t);
-      return CheckResult{m <= 2 * kernel + kernel * 3 / 10, "GPU time " + FormatDuration(m)};
-    }}};
+    return {GpuTime("about A then B", [=](TimeNs m) { return m <= 2 * kernel + kernel * 3 / 10; })};
   };
   return lab;
 }

@@ -39,18 +39,12 @@ Lab MultiGpuBasicsLab() {
 
   lab.expectations = [](const LabArgs& a) -> std::vector<Expectation> {
     TimeNs kernel = Us(a["kernel_us"]);
-    auto makespan = [](const std::string& claim, std::function<bool(TimeNs)> ok) {
-      return Expectation{claim, [=](const Trace& t) {
-        TimeNs m = GpuMakespan(t);
-        return CheckResult{ok(m), "GPU time " + FormatDuration(m)};
-      }};
-    };
     if (a.variant == "parallel")
       return {OverlapAtLeast("k_gpu0", "k_gpu1", 0.8),
-              makespan("about one GPU's work (< 1.3 kernel times)", [=](TimeNs m) { return m < kernel * 13 / 10; })};
+              GpuTime("about one GPU's work (< 1.3 kernel times)", [=](TimeNs m) { return m < kernel * 13 / 10; })};
     if (a.variant == "serial")
       return {StartsAfterEnd("k_gpu1", "k_gpu0"),
-              makespan("about the sum (> 1.8 kernel times)", [=](TimeNs m) { return m > kernel * 18 / 10; })};
+              GpuTime("about the sum (> 1.8 kernel times)", [=](TimeNs m) { return m > kernel * 18 / 10; })};
     return {StartsAfterEnd("k_gpu1", "k_gpu0")};
   };
   return lab;
