@@ -210,6 +210,7 @@ const char* ToString(FindingKind kind) {
     case FindingKind::kDataRace: return "data_race";
     case FindingKind::kPageableAsyncCopy: return "pageable_async_copy";
     case FindingKind::kLegacyNextToBlocking: return "legacy_next_to_blocking";
+    case FindingKind::kWrongResult: return "wrong_result";
   }
   return "?";
 }

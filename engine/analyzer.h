@@ -36,6 +36,7 @@ enum class FindingKind {
   kDataRace,              // two streams touch one buffer, one writes, nothing orders them
   kPageableAsyncCopy,     // an "async" copy from pageable memory blocked the host
   kLegacyNextToBlocking,  // legacy default stream work serialised blocking streams
+  kWrongResult,           // a checked buffer does not hold what program order gives
 };
 
 enum class Severity { kInfo, kNote, kWarning };

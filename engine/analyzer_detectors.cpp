@@ -64,8 +64,9 @@ void DataRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
   for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
     const Op& op = ctx.op(static_cast<int>(i));
     if (!IsGpuWork(op)) continue;
-    for (int b : BuffersRead(op)) by_buffer[b].push_back({static_cast<int>(i), false});
-    for (int b : BuffersWritten(op)) by_buffer[b].push_back({static_cast<int>(i), true});
+    // By memory, not by name: a buffer that reuses another's memory races with its users.
+    for (int b : BuffersRead(op)) by_buffer[StorageOf(ctx.s, b)].push_back({static_cast<int>(i), false});
+    for (int b : BuffersWritten(op)) by_buffer[StorageOf(ctx.s, b)].push_back({static_cast<int>(i), true});
   }
   for (size_t b = 0; b < by_buffer.size(); ++b) {
     const std::vector<Access>& acc = by_buffer[b];
@@ -82,7 +83,7 @@ void DataRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
         f.severity = Severity::kWarning;
         f.op = first;
         f.other = second;
-        f.marker = static_cast<int>(b);  // the buffer
+        f.marker = static_cast<int>(b);  // the memory (a buffer that owns its storage)
         f.fraction = OverlapFraction(ctx.rec(first), ctx.rec(second));
         out.push_back(f);
       }
@@ -125,6 +126,26 @@ void LegacyNextToBlocking(const AnalysisContext& ctx, std::vector<Finding>& out)
   }
 }
 
+// A checked buffer whose contents differ from program order: the race's visible damage.
+// The finding points at the last op (in program order) that wrote the buffer's memory.
+void WrongResults(const AnalysisContext& ctx, std::vector<Finding>& out) {
+  for (size_t c = 0; c < ctx.t.checks.size(); ++c) {
+    if (ctx.t.checks[c].ok) continue;
+    int buffer = -1;
+    for (size_t b = 0; b < ctx.s.buffers.size(); ++b)
+      if (ctx.s.buffers[b].name == ctx.t.checks[c].buffer) buffer = static_cast<int>(b);
+    if (buffer < 0) continue;
+    Finding f;
+    f.kind = FindingKind::kWrongResult;
+    f.severity = Severity::kWarning;
+    f.marker = static_cast<int>(c);  // the check
+    for (size_t i = 0; i < ctx.s.ops.size(); ++i)
+      for (int w : BuffersWritten(ctx.op(static_cast<int>(i))))
+        if (StorageOf(ctx.s, w) == buffer) f.op = static_cast<int>(i);
+    if (f.op >= 0) out.push_back(f);
+  }
+}
+
 }  // namespace
 
 void DetectMisconceptions(const AnalysisContext& ctx, std::vector<Finding>& out) {
@@ -132,6 +153,7 @@ void DetectMisconceptions(const AnalysisContext& ctx, std::vector<Finding>& out)
   DataRaces(ctx, out);
   PageableAsyncCopies(ctx, out);
   LegacyNextToBlocking(ctx, out);
+  WrongResults(ctx, out);
 }
 
 }  // namespace streamlab

@@ -25,10 +25,16 @@ Json ChromeTraceJson(const Trace& t) {
   for (int d = 0; d < s.device_count; ++d)
     events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", PidOfDevice(d)},
                       {"args", {{"name", "GPU " + std::to_string(d) + " (" + t.device_name + ")"}}}});
-  for (size_t i = 1; i < lanes.size(); ++i)
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    if (lanes[i].kind == LaneKind::kHost) {
+      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 0}, {"tid", lanes[i].thread},
+                        {"args", {{"name", lanes[i].name}}}});
+      continue;
+    }
     events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", PidOfDevice(lanes[i].device)},
                       {"tid", static_cast<int>(i)},
                       {"args", {{"name", lanes[i].name + " [" + lanes[i].flags + "]"}}}});
+  }
 
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const OpRecord& r = t.ops[i];
@@ -36,9 +42,10 @@ Json ChromeTraceJson(const Trace& t) {
     std::string name = DisplayName(s, static_cast<int>(i));
     Json args{{"op", static_cast<int>(i)}, {"kind", ToString(op.kind)}};
     if (!r.note.empty()) args["note"] = r.note;
-    events.push_back({{"ph", "X"}, {"name", name}, {"cat", "host"}, {"pid", 0}, {"tid", 0},
-                      {"ts", Micro(r.submit - origin)}, {"dur", Micro(r.ret - r.submit)},
-                      {"args", args}});
+    if (op.graph < 0)  // graph nodes make no host call of their own
+      events.push_back({{"ph", "X"}, {"name", name}, {"cat", "host"}, {"pid", 0}, {"tid", HostLaneOf(op)},
+                        {"ts", Micro(r.submit - origin)}, {"dur", Micro(r.ret - r.submit)},
+                        {"args", args}});
     if (!r.gpu) continue;
     int lane = GpuLaneOf(lanes, op);
     int pid = PidOfDevice(lanes[lane].device);

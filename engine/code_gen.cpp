@@ -35,6 +35,14 @@ std::string KernelCall(const KernelSpec& k) {
   return "kernel";
 }
 
+// Which host thread calls the op, and whether a graph launch (not the host) submits it.
+std::string OpPrefix(const Op& op, const char* comment) {
+  std::string p;
+  if (op.thread != 0) p += std::string(comment) + " [thread " + std::to_string(op.thread) + "] ";
+  if (op.graph >= 0) p += std::string(comment) + "   (graph node) ";
+  return p;
+}
+
 std::string CopyKind(const Scenario& s, const Op& op) {
   bool src_host = s.buffers[op.src].kind != MemoryKind::kDevice;
   bool dst_host = s.buffers[op.dst].kind != MemoryKind::kDevice;
@@ -68,6 +76,11 @@ std::string ScenarioAsCuda(const Scenario& s) {
     const BufferDesc& b = s.buffers[i];
     std::string id = Ident(b.name);
     o << "void* " << id << ";";
+    if (b.alias_of >= 0) {
+      o << "  " << id << " = " << Ident(s.buffers[b.alias_of].name)
+        << ";  // the same memory, as a caching allocator hands a freed block back\n";
+      continue;
+    }
     if (!op_allocated[i]) {
       if (b.kind == MemoryKind::kDevice) o << "  cudaMalloc(&" << id << ", " << b.bytes << ");";
       if (b.kind == MemoryKind::kPinnedHost) o << "  cudaMallocHost(&" << id << ", " << b.bytes << ");";
@@ -78,7 +91,12 @@ std::string ScenarioAsCuda(const Scenario& s) {
   o << "\n";
   for (const Op& op : s.ops) {
     std::string st = op.stream >= 0 ? CudaStream(s, op.stream) : "";
+    o << OpPrefix(op, "//");
     switch (op.kind) {
+      case OpKind::kGraphLaunch:
+        o << "cudaGraphLaunch(" << Ident(op.name) << "_exec, " << st
+          << ");  // replays the nodes below, captured once with cudaStreamBeginCapture\n";
+        break;
       case OpKind::kKernel:
         o << KernelCall(op.kernel) << "<<<" << op.kernel.grid << ", " << op.kernel.block << ", 0, " << st
           << ">>>(" << (op.kernel.kind == KernelKind::kSpin ? Micros(op.kernel.work) + "us" : std::to_string(op.kernel.work))
@@ -144,6 +162,11 @@ std::string ScenarioAsPyTorch(const Scenario& s) {
   }
   for (const EventDesc& e : s.events) o << Ident(e.name) << " = torch.cuda.Event()\n";
   for (const BufferDesc& b : s.buffers) {
+    if (b.alias_of >= 0) {
+      o << Ident(b.name) << " = torch.empty_like(" << Ident(s.buffers[b.alias_of].name)
+        << ")  # after del " << Ident(s.buffers[b.alias_of].name) << ": the caching allocator returns its block\n";
+      continue;
+    }
     o << Ident(b.name) << " = torch.empty(" << b.bytes << ", dtype=torch.uint8";
     if (b.kind == MemoryKind::kDevice) o << ", device='cuda:" << b.device << "'";
     if (b.kind == MemoryKind::kPinnedHost) o << ", pin_memory=True";
@@ -152,7 +175,11 @@ std::string ScenarioAsPyTorch(const Scenario& s) {
   o << "\n";
   for (const Op& op : s.ops) {
     std::string st = op.stream >= 0 ? Ident(s.streams[op.stream].name) : "";
+    o << OpPrefix(op, "#");
     switch (op.kind) {
+      case OpKind::kGraphLaunch:
+        o << Ident(op.name) << ".replay()  # a torch.cuda.CUDAGraph captured once from the ops below\n";
+        break;
       case OpKind::kKernel:
         o << "with torch.cuda.stream(" << st << "): ";
         if (op.kernel.kind == KernelKind::kSpin) o << "torch.cuda._sleep(" << Micros(op.kernel.work) << " * MHZ)";

@@ -29,6 +29,8 @@ void ForEachField(DeviceProfile& p, Fn&& fn) {
   fn("set_device_host_ns", p.set_device_host);
   fn("module_load_ns", p.module_load);
   fn("module_load_host_ns", p.module_load_host);
+  fn("graph_launch_host_ns", p.graph_launch_host);
+  fn("graph_node_host_ns", p.graph_node_host);
   fn("submit_latency_ns", p.submit_latency);
   fn("same_stream_gap_ns", p.same_stream_gap);
   fn("cross_stream_gap_ns", p.cross_stream_gap);

@@ -19,8 +19,8 @@ struct DeviceProfile {
   // cudaLaunchKernel / cudaMemcpyAsync submission, as StreamLab measures it on an H200
   // (the launch plus the *ready* timing event recorded before it: 8 us per op).
   TimeNs launch_host = Us(8);
-  TimeNs record_host = Us(1.2);       // cudaEventRecord
-  TimeNs wait_host = Us(1);           // cudaStreamWaitEvent
+  TimeNs record_host = Us(4);         // cudaEventRecord (with its two timing events: 4 us measured)
+  TimeNs wait_host = Us(4);           // cudaStreamWaitEvent (likewise)
   TimeNs query_host = Us(0.5);        // cudaEventQuery
   TimeNs sync_wake = Us(3);           // a blocked sync returns this long after the GPU is done
   TimeNs memset_host = Us(9);         // cudaMemset (legacy stream) returns without waiting
@@ -33,6 +33,8 @@ struct DeviceProfile {
   // H200, cudaMallocHost(8 MB) took 3.9 ms during a 10 ms kernel and did not wait for it.
   bool malloc_host_syncs_device = false;
   TimeNs set_device_host = Us(0.3);
+  TimeNs graph_launch_host = Us(2);   // cudaGraphLaunch of an uploaded 11-node graph: 2.2 us on the H200 ...
+  TimeNs graph_node_host = Ns(20);    // ... plus this per node
   TimeNs module_load = Us(20);        // lazy loading of one function: GPU-side barrier time
   TimeNs module_load_host = Us(20);   // ... and the launch call's extra host time
   // GPU-side latencies.
@@ -50,8 +52,11 @@ struct DeviceProfile {
   // Kernel cost model for the non-spin kinds (per block).
   double compute_ns_per_fma = 2.0;    // one dependent FMA per thread per iteration
   double sm_memory_gbps = 36;         // HBM bandwidth / SM count
-  double atomic_ns = 8.0;             // per atomic per thread, contended
-  double shared_ns_per_iter = 1.0;
+  // Measured on an H200 with w2-myth-check: two 4-block kernels adding to the same 32
+  // addresses (20000 adds per thread: 1.95 ms, overlapped), and 300000 shared-memory
+  // iterations per thread in 7.0 ms.
+  double atomic_ns = 97.0;            // per atomic per thread, contended
+  double shared_ns_per_iter = 23.0;
   int priority_greatest = -5;
   int priority_least = 0;
 };

@@ -46,7 +46,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "figures", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path"};
+      "wrong_result", "figures", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path"};
   return keys;
 }
 
@@ -176,11 +176,20 @@ std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
     case FindingKind::kDataRace: {
       const Op& a = s.ops[f.op];
       const Op& b = s.ops[f.other];
-      auto writes = [&](const Op& o) {
-        std::vector<int> w = BuffersWritten(o);
-        return std::find(w.begin(), w.end(), f.marker) != w.end();
+      // f.marker is the memory; name the buffers the two ops used (one may reuse the other's).
+      auto touched = [&](const std::vector<int>& list) {
+        for (int buffer : list)
+          if (StorageOf(s, buffer) == f.marker) return buffer;
+        return -1;
       };
-      v["buffer"] = s.buffers[f.marker].name;
+      auto writes = [&](const Op& o) { return touched(BuffersWritten(o)) >= 0; };
+      auto used = [&](const Op& o) {
+        int w = touched(BuffersWritten(o));
+        return w >= 0 ? w : touched(BuffersRead(o));
+      };
+      int ba = used(a), bb = used(b);
+      v["buffer"] = s.buffers[ba].name;
+      if (bb != ba) v["buffer"] += " / " + s.buffers[bb].name;
       v["op_access"] = Get(writes(a) ? "access.write" : "access.read");
       v["other_access"] = Get(writes(b) ? "access.write" : "access.read");
       std::string text = Fill("race", v);
@@ -196,6 +205,13 @@ std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
       v["n_before"] = std::to_string(f.because.size());
       v["n_after"] = std::to_string(f.also.size());
       return Fill("legacy", v);
+    case FindingKind::kWrongResult: {
+      const BufferCheck& c = t.checks[f.marker];
+      v["buffer"] = c.buffer;
+      v["expected"] = c.expected;
+      v["actual"] = c.actual;
+      return Fill("wrong_result", v);
+    }
   }
   return "";
 }

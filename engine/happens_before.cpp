@@ -22,10 +22,13 @@ HappensBefore::HappensBefore(const Scenario& s)
   // GPU ops submitted per device since that device's last device-wide wait (what came
   // before is already ordered through that wait).
   std::vector<std::vector<int>> pending(s.device_count);
-  int device = 0;
-  int last_blocking = -1;
+  // Per host thread: its current device and its latest blocking call (a thread's calls are
+  // ordered; different threads' calls are not).
+  std::vector<int> device_of_thread(ThreadCount(s), 0), last_blocking_of_thread(ThreadCount(s), -1);
   for (size_t i = 0; i < n; ++i) {
     const Op& op = s.ops[i];
+    int& device = device_of_thread[op.thread];
+    int& last_blocking = last_blocking_of_thread[op.thread];
     std::vector<int>& waits = waited_for_[i];
     auto all_on_device = [&](int d) {
       waits = std::move(pending[d]);

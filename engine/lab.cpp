@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/analyzer.h"
+#include "engine/buffer_contents.h"
 #include "engine/errors.h"
 #include "engine/format.h"
 #include "engine/trace_query.h"
@@ -96,6 +97,29 @@ Expectation OverlapAtMost(const std::string& a, const std::string& b, double fra
   return {a + " and " + b + " overlap <= " + FormatPercent(fraction), [=](const Trace& t) {
             double f = OverlapFraction(OpNamed(t, a), OpNamed(t, b));
             return CheckResult{f <= fraction, "overlap " + FormatPercent(f)};
+          }};
+}
+
+namespace {
+Expectation ContentsAre(const std::string& buffer, bool correct) {
+  std::string claim = buffer + (correct ? " holds the program-order result" : " holds a wrong result (the race lost)");
+  return {claim, [=](const Trace& t) {
+            const BufferCheck* c = FindCheck(t, buffer);
+            if (!c) return CheckResult{false, "no check of " + buffer + " in the trace"};
+            return CheckResult{c->ok == correct, "expected " + c->expected + "; got " + c->actual};
+          }};
+}
+}  // namespace
+
+Expectation ContentsCorrect(const std::string& buffer) { return ContentsAre(buffer, true); }
+Expectation ContentsWrong(const std::string& buffer) { return ContentsAre(buffer, false); }
+
+Expectation RacesFlagged(int count) {
+  return {"the analyzer flags " + std::to_string(count) + " data race" + (count == 1 ? "" : "s"),
+          [=](const Trace& t) {
+            int n = 0;
+            for (const Finding& f : Analyze(t).findings) n += f.kind == FindingKind::kDataRace;
+            return CheckResult{n == count, std::to_string(n) + " flagged"};
           }};
 }
 

@@ -62,5 +62,11 @@ Expectation GpuTime(const std::string& claim, std::function<bool(TimeNs)> ok);
 // The analyzer's speed-up (serial time / GPU time) is at least / below a bound.
 Expectation SpeedupAtLeast(double bound);
 Expectation SpeedupBelow(double bound);
+// After the run, the buffer holds what program order gives / something else (a race's
+// wrong result), compared element by element on a GPU (engine/buffer_contents.h).
+Expectation ContentsCorrect(const std::string& buffer);
+Expectation ContentsWrong(const std::string& buffer);
+// The analyzer finds exactly `count` data races (unordered accesses to one buffer's memory).
+Expectation RacesFlagged(int count);
 
 }  // namespace streamlab

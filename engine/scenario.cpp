@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine/errors.h"
+#include "engine/scenario_structure.h"
 
 namespace streamlab {
 namespace {
@@ -40,7 +41,7 @@ constexpr std::array<std::pair<MemoryKind, const char*>, 3> kMemoryKinds{{
     {MemoryKind::kPinnedHost, "pinned"},
     {MemoryKind::kPageableHost, "pageable"},
 }};
-constexpr std::array<std::pair<OpKind, const char*>, 16> kOpKinds{{
+constexpr std::array<std::pair<OpKind, const char*>, 17> kOpKinds{{
     {OpKind::kKernel, "kernel"},         {OpKind::kMemcpy, "memcpy"},
     {OpKind::kMemset, "memset"},         {OpKind::kMalloc, "malloc"},
     {OpKind::kFree, "free"},             {OpKind::kMallocHost, "malloc_host"},
@@ -49,6 +50,7 @@ constexpr std::array<std::pair<OpKind, const char*>, 16> kOpKinds{{
     {OpKind::kSyncStream, "sync_stream"}, {OpKind::kSyncEvent, "sync_event"},
     {OpKind::kQuery, "query"},           {OpKind::kHostWork, "host_work"},
     {OpKind::kSetDevice, "set_device"},  {OpKind::kPeerCopy, "peer_copy"},
+    {OpKind::kGraphLaunch, "graph_launch"},
 }};
 constexpr std::array<std::pair<KernelKind, const char*>, 5> kKernelKinds{{
     {KernelKind::kSpin, "spin"},
@@ -88,6 +90,18 @@ bool IsStreamOp(const Op& op) {
   }
 }
 
+int StorageOf(const Scenario& scenario, int buffer) {
+  // Validation allows aliases of non-aliases only, so one step reaches the storage.
+  int root = scenario.buffers[buffer].alias_of;
+  return root >= 0 ? root : buffer;
+}
+
+int ThreadCount(const Scenario& scenario) {
+  int n = 1;
+  for (const Op& op : scenario.ops) n = std::max(n, op.thread + 1);
+  return n;
+}
+
 bool IsBlockingStream(const StreamDesc& stream) {
   if (stream.kind == StreamKind::kPerThreadDefault) return true;
   return stream.kind == StreamKind::kCreated && !stream.non_blocking;
@@ -121,6 +135,7 @@ constexpr int64_t kMaxGrid = 1 << 20;
 constexpr TimeNs kMaxDuration = Ms(10000);
 // Blocks over all kernels: the simulator steps every block, so this bounds a run's cost.
 constexpr int64_t kMaxTotalBlocks = 2'000'000;
+constexpr int kMaxThreads = 64;
 
 void ValidateScenario(const Scenario& s) {
   auto fail = [](const std::string& what) { throw InputError(what); };
@@ -134,7 +149,7 @@ void ValidateScenario(const Scenario& s) {
   if (s.ops.size() > kMaxOps) fail("too many ops (limit " + std::to_string(kMaxOps) + ")");
 
   auto device_ok = [&](int d) { return d >= 0 && d < s.device_count; };
-  std::vector<int> special(s.device_count * 2, 0);
+  std::vector<int> special(s.device_count, 0);
   for (size_t i = 0; i < s.streams.size(); ++i) {
     const StreamDesc& st = s.streams[i];
     std::string at = "streams[" + std::to_string(i) + "]";
@@ -143,9 +158,10 @@ void ValidateScenario(const Scenario& s) {
     if (st.priority < -5 || st.priority > 0) fail(at + ".priority: must be -5..0");
     if (st.kind != StreamKind::kCreated && st.non_blocking)
       fail(at + ": a default stream cannot be non-blocking");
-    if (st.kind != StreamKind::kCreated &&
-        ++special[st.device * 2 + (st.kind == StreamKind::kLegacyDefault ? 0 : 1)] > 1)
-      fail(at + ": a device has one legacy and one per-thread default stream");
+    if (st.kind == StreamKind::kLegacyDefault && ++special[st.device] > 1)
+      fail(at + ": a device has one legacy default stream");
+    if (st.thread < 0 || st.thread >= kMaxThreads)
+      fail(at + ".thread: must be 0.." + std::to_string(kMaxThreads - 1));
   }
   for (size_t i = 0; i < s.events.size(); ++i)
     if (!device_ok(s.events[i].device))
@@ -156,6 +172,13 @@ void ValidateScenario(const Scenario& s) {
     std::string at = "buffers[" + std::to_string(i) + "]";
     if (b.bytes == 0 || b.bytes > kMaxBufferBytes) fail(at + ".bytes: must be 1..8 GiB");
     if (!device_ok(b.device)) fail(at + ".device: no device " + std::to_string(b.device));
+    if (b.alias_of >= 0) {
+      if (b.alias_of >= static_cast<int>(i)) fail(at + ".alias_of: must name an earlier buffer");
+      const BufferDesc& root = s.buffers[b.alias_of];
+      if (root.alias_of >= 0) fail(at + ".alias_of: " + root.name + " is itself an alias");
+      if (root.kind != b.kind || root.device != b.device || b.bytes > root.bytes)
+        fail(at + ".alias_of: an alias needs the same kind and device and at most the size of " + root.name);
+    }
   }
 
   auto stream_ok = [&](int v) { return v >= 0 && v < static_cast<int>(s.streams.size()); };
@@ -172,7 +195,9 @@ void ValidateScenario(const Scenario& s) {
 
   for (size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
-    bool needs_stream = IsStreamOp(op) || op.kind == OpKind::kSyncStream;
+    if (op.thread < 0 || op.thread >= kMaxThreads)
+      fail(Where(i, "thread") + ": must be 0.." + std::to_string(kMaxThreads - 1));
+    bool needs_stream = IsStreamOp(op) || op.kind == OpKind::kSyncStream || op.kind == OpKind::kGraphLaunch;
     if (needs_stream && !stream_ok(op.stream)) fail(Where(i, "stream") + ": no such stream");
     // cudaMemcpy / cudaMemset (not Async) run on the legacy default stream.
     if ((op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset) && !op.async &&
@@ -214,6 +239,8 @@ void ValidateScenario(const Scenario& s) {
       case OpKind::kFree:
         if (!buffer_ok(op.buffer) || is_host(op.buffer))
           fail(Where(i, "buffer") + ": needs a device buffer");
+        if (s.buffers[op.buffer].alias_of >= 0)
+          fail(Where(i, "buffer") + ": " + s.buffers[op.buffer].name + " is an alias; allocate or free what it aliases");
         break;
       case OpKind::kMallocHost:
         if (!buffer_ok(op.buffer) || s.buffers[op.buffer].kind != MemoryKind::kPinnedHost)
@@ -239,6 +266,7 @@ void ValidateScenario(const Scenario& s) {
         break;
     }
   }
+  ValidateThreadsAndGraphs(s);
 }
 
 }  // namespace streamlab

@@ -27,6 +27,7 @@ struct StreamDesc {
   StreamKind kind = StreamKind::kCreated;
   bool non_blocking = false;  // cudaStreamNonBlocking: never syncs with the legacy stream
   int priority = 0;           // lower number = higher priority (CUDA convention)
+  int thread = 0;             // per-thread default stream: the host thread it belongs to
 };
 
 struct EventDesc {
@@ -41,6 +42,12 @@ struct BufferDesc {
   MemoryKind kind = MemoryKind::kDevice;
   int device = 0;  // for device buffers: which GPU
   uint64_t bytes = 0;
+  // The same memory as an earlier buffer: what a caching allocator hands back after a free
+  // (PyTorch reuses a freed block at once for its stream). -1 = its own memory.
+  int alias_of = -1;
+  // Contents are modelled and compared after the run (engine/buffer_contents.h); spin
+  // kernels write every element of a checked buffer, only a stamp per block otherwise.
+  bool checked = false;
 };
 
 enum class OpKind {
@@ -60,6 +67,8 @@ enum class OpKind {
   kHostWork,    // the host computes for a while
   kSetDevice,
   kPeerCopy,    // cudaMemcpyPeerAsync between two devices' buffers
+  kGraphLaunch, // cudaGraphLaunch(graph, stream): the ops that follow with graph = this op's
+                // index are its nodes, captured from `stream` before the run
 };
 
 enum class KernelKind { kSpin, kCompute, kMemory, kAtomic, kSharedMemory };
@@ -92,6 +101,8 @@ struct Op {
   bool async = true;      // memcpy / memset: the Async variant on `stream`
   TimeNs duration = 0;    // host_work
   int device = -1;        // set_device
+  int thread = 0;         // the host thread that makes the call (0 = the main thread)
+  int graph = -1;         // a graph node: the index of the graph_launch op that submits it
   KernelSpec kernel;
 };
 
@@ -132,6 +143,11 @@ bool IsBlockingStream(const StreamDesc& stream);
 // Buffer indices that an op only reads / writes (kernels, copies, memsets).
 std::vector<int> BuffersRead(const Op& op);
 std::vector<int> BuffersWritten(const Op& op);
+
+// The buffer whose memory `buffer` uses (itself unless it aliases another).
+int StorageOf(const Scenario& scenario, int buffer);
+// Host threads the scenario uses (1 + the largest op.thread).
+int ThreadCount(const Scenario& scenario);
 
 // Throws InputError naming the first problem ("ops[3].stream: no stream 7").
 void ValidateScenario(const Scenario& scenario);

@@ -33,6 +33,24 @@ KernelSpec MemoryStream(int64_t bytes_per_block, int grid, int block) {
   return k;
 }
 
+KernelSpec Atomics(int64_t adds_per_thread, int grid, int block) {
+  KernelSpec k;
+  k.kind = KernelKind::kAtomic;
+  k.work = adds_per_thread;
+  k.grid = grid;
+  k.block = block;
+  return k;
+}
+
+KernelSpec SharedMemoryTiles(int64_t iterations, int grid, int block) {
+  KernelSpec k;
+  k.kind = KernelKind::kSharedMemory;
+  k.work = iterations;
+  k.grid = grid;
+  k.block = block;
+  return k;
+}
+
 namespace {
 std::vector<int> Indices(const std::vector<Buffer>& buffers) {
   std::vector<int> out;
@@ -220,10 +238,12 @@ Stream ScenarioBuilder::LegacyDefaultStream(int device) {
   return AddStream(std::move(d));
 }
 
-Stream ScenarioBuilder::PerThreadDefaultStream(int device) {
+Stream ScenarioBuilder::PerThreadDefaultStream(int device, int thread) {
   StreamDesc d;
   d.name = device == 0 ? "per-thread" : "per-thread" + std::to_string(device);
+  if (thread != 0) d.name += "-t" + std::to_string(thread);
   d.device = device;
+  d.thread = thread;
   d.kind = StreamKind::kPerThreadDefault;
   return AddStream(std::move(d));
 }
@@ -235,9 +255,35 @@ Event ScenarioBuilder::CreateEvent(const std::string& name, int device) {
 
 Buffer ScenarioBuilder::AddBuffer(const std::string& name, MemoryKind kind, uint64_t bytes,
                                   int device) {
-  scenario_.buffers.push_back({name, kind, device, bytes});
+  BufferDesc d;
+  d.name = name;
+  d.kind = kind;
+  d.device = device;
+  d.bytes = bytes;
+  scenario_.buffers.push_back(std::move(d));
   return Buffer(static_cast<int>(scenario_.buffers.size()) - 1);
 }
+
+Buffer ScenarioBuilder::ReuseMemoryOf(const std::string& name, Buffer freed) {
+  BufferDesc d = scenario_.buffers[freed.index()];
+  d.name = name;
+  d.alias_of = freed.index();
+  scenario_.buffers.push_back(std::move(d));
+  return Buffer(static_cast<int>(scenario_.buffers.size()) - 1);
+}
+
+void ScenarioBuilder::CheckContents(Buffer buffer) { scenario_.buffers[buffer.index()].checked = true; }
+
+int ScenarioBuilder::BeginGraph(Stream launch_stream, const std::string& name) {
+  Op op;
+  op.kind = OpKind::kGraphLaunch;
+  op.name = name;
+  op.stream = launch_stream.index();
+  graph_ = Append(std::move(op));
+  return graph_;
+}
+
+void ScenarioBuilder::EndGraph() { graph_ = -1; }
 
 Buffer ScenarioBuilder::DeviceBuffer(const std::string& name, uint64_t bytes, int device) {
   return AddBuffer(name, MemoryKind::kDevice, bytes, device);
@@ -250,6 +296,8 @@ Buffer ScenarioBuilder::PageableBuffer(const std::string& name, uint64_t bytes) 
 }
 
 int ScenarioBuilder::Append(Op op) {
+  op.thread = thread_;
+  if (op.kind != OpKind::kGraphLaunch) op.graph = graph_;
   scenario_.ops.push_back(std::move(op));
   return static_cast<int>(scenario_.ops.size()) - 1;
 }

@@ -22,6 +22,8 @@ struct StreamOptions {
 KernelSpec Spin(TimeNs per_block, int grid = 4, int block = 128, int function_slot = 0);
 KernelSpec Compute(int64_t fma_iterations, int grid, int block = 256);
 KernelSpec MemoryStream(int64_t bytes_per_block, int grid, int block = 256);
+KernelSpec Atomics(int64_t adds_per_thread, int grid, int block = 128);
+KernelSpec SharedMemoryTiles(int64_t iterations, int grid, int block = 256);
 
 class Event {
  public:
@@ -90,11 +92,22 @@ class ScenarioBuilder {
 
   Stream CreateStream(const std::string& name, StreamOptions options = {});
   Stream LegacyDefaultStream(int device = 0);
-  Stream PerThreadDefaultStream(int device = 0);
+  // cudaStreamPerThread as seen by host thread `thread`.
+  Stream PerThreadDefaultStream(int device = 0, int thread = 0);
   Event CreateEvent(const std::string& name, int device = 0);
   Buffer DeviceBuffer(const std::string& name, uint64_t bytes, int device = 0);
   Buffer PinnedBuffer(const std::string& name, uint64_t bytes);
   Buffer PageableBuffer(const std::string& name, uint64_t bytes);
+  // A new tensor that gets the memory of `freed` back from a caching allocator.
+  Buffer ReuseMemoryOf(const std::string& name, Buffer freed);
+  // Model this buffer's contents and compare them with program order after the run.
+  void CheckContents(Buffer buffer);
+  // Ops appended from now on are called by host thread `thread` (0 = the main thread).
+  void OnThread(int thread) { thread_ = thread; }
+  // Ops appended between these are the nodes of one cudaGraphLaunch on `launch_stream`
+  // (captured from those same calls before the run). Returns the launch op's id.
+  int BeginGraph(Stream launch_stream, const std::string& name);
+  void EndGraph();
   Host host() { return Host(this); }
   RunSettings& settings() { return scenario_.settings; }
 
@@ -109,6 +122,8 @@ class ScenarioBuilder {
   Stream AddStream(StreamDesc desc);
   Scenario scenario_;
   int current_device_ = 0;
+  int thread_ = 0;
+  int graph_ = -1;
 };
 
 }  // namespace streamlab

@@ -38,6 +38,8 @@ Json OpToJson(const Scenario& s, const Op& op) {
   if (op.kind == OpKind::kHostWork) j["duration_ns"] = op.duration;
   if (op.kind == OpKind::kSetDevice) j["device"] = op.device;
   if (op.kind == OpKind::kKernel) j["kernel"] = KernelToJson(s, op.kernel);
+  if (op.thread != 0) j["thread"] = op.thread;
+  if (op.graph >= 0) j["graph"] = op.graph;
   return j;
 }
 
@@ -98,12 +100,16 @@ Json ScenarioToJson(const Scenario& s) {
     Json j{{"name", st.name}, {"kind", ToString(st.kind)}, {"device", st.device}};
     if (st.non_blocking) j["non_blocking"] = true;
     if (st.priority != 0) j["priority"] = st.priority;
+    if (st.thread != 0) j["thread"] = st.thread;
     streams.push_back(j);
   }
   for (const EventDesc& e : s.events) events.push_back({{"name", e.name}, {"device", e.device}});
-  for (const BufferDesc& b : s.buffers)
-    buffers.push_back(
-        {{"name", b.name}, {"kind", ToString(b.kind)}, {"device", b.device}, {"bytes", b.bytes}});
+  for (const BufferDesc& b : s.buffers) {
+    Json j{{"name", b.name}, {"kind", ToString(b.kind)}, {"device", b.device}, {"bytes", b.bytes}};
+    if (b.alias_of >= 0) j["alias_of"] = s.buffers[b.alias_of].name;
+    if (b.checked) j["checked"] = true;
+    buffers.push_back(j);
+  }
   for (const Op& op : s.ops) ops.push_back(OpToJson(s, op));
   return Json{{"kind", kKind},
               {"schema", Scenario::kSchemaVersion},
@@ -149,6 +155,7 @@ Scenario ScenarioFromJson(const Json& json, const std::string& source) {
     d.device = ToInt(r, "device", r.Int("device", 0), 0, s.device_count - 1);
     d.non_blocking = r.Bool("non_blocking", false);
     d.priority = ToInt(r, "priority", r.Int("priority", 0), -5, 0);
+    d.thread = ToInt(r, "thread", r.Int("thread", 0), 0, 63);
     streams.Add(r, d.name, static_cast<int>(s.streams.size()));
     s.streams.push_back(d);
   }
@@ -166,6 +173,8 @@ Scenario ScenarioFromJson(const Json& json, const std::string& source) {
     int64_t bytes = r.Int("bytes");
     if (bytes <= 0 || bytes > (int64_t{8} << 30)) r.FailAt("bytes", "must be 1..8 GiB");
     b.bytes = static_cast<uint64_t>(bytes);
+    b.alias_of = buffers.FindOptional(r, "alias_of", "buffer");
+    b.checked = r.Bool("checked", false);
     buffers.Add(r, b.name, static_cast<int>(s.buffers.size()));
     s.buffers.push_back(b);
   }
@@ -190,6 +199,8 @@ Scenario ScenarioFromJson(const Json& json, const std::string& source) {
     op.duration = r.Int("duration_ns", 0);
     op.device = ToInt(r, "device", r.Int("device", -1), -1, 15);
     if (op.kind == OpKind::kKernel) op.kernel = KernelFromJson(r.Object("kernel"), buffers);
+    op.thread = ToInt(r, "thread", r.Int("thread", 0), 0, 63);
+    op.graph = ToInt(r, "graph", r.Int("graph", -1), -1, 99999);
     s.ops.push_back(std::move(op));
   }
   try {

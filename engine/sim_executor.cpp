@@ -15,10 +15,13 @@
 #include "engine/sim_executor.h"
 
 #include <ctime>
+#include <functional>
+#include <limits>
 #include <set>
 #include <tuple>
 #include <utility>
 
+#include "engine/buffer_contents.h"
 #include "engine/dependencies.h"
 #include "engine/errors.h"
 #include "engine/sim_gpu.h"
@@ -49,12 +52,18 @@ class SimRun {
   Trace Run() {
     Trace trace;
     trace.ops.resize(s_.ops.size());
-    for (size_t i = 0; i < s_.ops.size(); ++i) {
-      OpRecord& rec = trace.ops[i];
-      rec.op = static_cast<int>(i);
-      rec.submit = host_;
-      Issue(static_cast<int>(i), rec);
-      rec.ret = host_;
+    threads_.resize(ThreadCount(s_));
+    for (size_t i = 0; i < s_.ops.size(); ++i) threads_[s_.ops[i].thread].ops.push_back(static_cast<int>(i));
+    // Host threads interleave in time order: the one whose clock is earliest calls next, and
+    // a blocked thread wakes when what it waits for is done.
+    while (true) {
+      int next = EarliestRunnable();
+      TimeNs horizon = next < 0 ? std::numeric_limits<TimeNs>::max() : threads_[next].clock;
+      if (WakeBlockedThreads(horizon, trace)) continue;
+      if (next < 0) break;
+      HostThread& th = threads_[next];
+      int index = th.ops[th.next++];
+      IssueOnThread(th, index, trace);
     }
     gpu_.RunUntil([&] { return gpu_.AllIdle(); });
     for (size_t i = 0; i < s_.ops.size(); ++i) {
@@ -71,6 +80,72 @@ class SimRun {
   }
 
  private:
+  struct HostThread {
+    std::vector<int> ops;
+    size_t next = 0;
+    TimeNs clock = 0;
+    int device = 0;
+    std::function<bool()> blocked;  // set while the thread waits in a call
+    TimeNs after_block = 0;         // host time the call still takes once unblocked
+    int blocked_op = -1;
+  };
+
+  int EarliestRunnable() const {
+    int best = -1;
+    for (size_t t = 0; t < threads_.size(); ++t) {
+      const HostThread& th = threads_[t];
+      if (th.blocked || th.next >= th.ops.size()) continue;
+      if (best < 0 || th.clock < threads_[best].clock) best = static_cast<int>(t);
+    }
+    return best;
+  }
+
+  // Runs the GPU up to `horizon` or until a blocked thread's wait is over; true if one woke.
+  bool WakeBlockedThreads(TimeNs horizon, Trace& trace) {
+    bool any_blocked = false;
+    for (const HostThread& th : threads_) any_blocked |= static_cast<bool>(th.blocked);
+    if (!any_blocked) return false;
+    while (true) {
+      for (HostThread& th : threads_) {
+        if (!th.blocked || !th.blocked()) continue;
+        th.blocked = nullptr;
+        th.clock = std::max(th.clock, gpu_.Now()) + p_.sync_wake + th.after_block;
+        trace.ops[th.blocked_op].ret = th.clock;
+        return true;
+      }
+      if (!gpu_.StepNoLaterThan(horizon)) {
+        if (horizon == std::numeric_limits<TimeNs>::max())
+          throw RunError("simulator: a host thread waits for work that can never finish (deadlock)");
+        return false;
+      }
+    }
+  }
+
+  void IssueOnThread(HostThread& th, int index, Trace& trace) {
+    OpRecord& rec = trace.ops[index];
+    rec.op = index;
+    const Op& op = s_.ops[index];
+    host_ = th.clock;
+    device_ = th.device;
+    if (op.graph >= 0) {
+      // A node: submitted by its graph launch, at no host cost of its own.
+      rec.submit = rec.ret = trace.ops[op.graph].ret;
+      Issue(index, rec);
+      return;
+    }
+    rec.submit = host_;
+    pending_block_ = nullptr;
+    Issue(index, rec);
+    th.clock = host_;
+    th.device = device_;
+    rec.ret = host_;
+    if (pending_block_) {
+      th.blocked = std::move(pending_block_);
+      th.after_block = pending_after_block_;
+      th.blocked_op = index;
+    }
+  }
+
   void Issue(int index, OpRecord& rec) {
     const Op& op = s_.ops[index];
     switch (op.kind) {
@@ -94,12 +169,12 @@ class SimRun {
         return;
       }
       case OpKind::kRecord:
-        host_ += p_.record_host;
+        if (op.graph < 0) host_ += p_.record_host;
         Submit(index, StreamItem(index, SimItem::Kind::kMarker));
         return;
       case OpKind::kWaitEvent:
       case OpKind::kWaitStream:
-        host_ += op.kind == OpKind::kWaitStream ? p_.record_host + p_.wait_host : p_.wait_host;
+        if (op.graph < 0) host_ += op.kind == OpKind::kWaitStream ? p_.record_host + p_.wait_host : p_.wait_host;
         Submit(index, StreamItem(index, SimItem::Kind::kMarker));
         return;
       case OpKind::kSyncDevice:
@@ -120,6 +195,12 @@ class SimRun {
         return;
       }
       case OpKind::kHostWork: host_ += op.duration; return;
+      case OpKind::kGraphLaunch: {
+        int nodes = 0;
+        for (size_t k = index + 1; k < s_.ops.size() && s_.ops[k].graph == index; ++k) ++nodes;
+        host_ += p_.graph_launch_host + p_.graph_node_host * nodes;
+        return;
+      }
       case OpKind::kSetDevice:
         device_ = op.device;
         host_ += p_.set_device_host;
@@ -130,21 +211,25 @@ class SimRun {
         return;
       case OpKind::kFree: {
         int d = s_.buffers[op.buffer].device;
-        Block([&, d] { return gpu_.DeviceIdle(d); });
-        host_ += p_.free_host;
+        Block([&, d] { return gpu_.DeviceIdle(d); }, p_.free_host);
         return;
       }
       case OpKind::kMallocHost:
-        if (p_.malloc_host_syncs_device) Block([&, d = device_] { return gpu_.DeviceIdle(d); });
-        host_ += p_.malloc_host_base + p_.malloc_host_per_mb * static_cast<TimeNs>(
-                                           s_.buffers[op.buffer].bytes >> 20);
+      {
+        TimeNs cost = p_.malloc_host_base +
+                      p_.malloc_host_per_mb * static_cast<TimeNs>(s_.buffers[op.buffer].bytes >> 20);
+        if (p_.malloc_host_syncs_device) Block([&, d = device_] { return gpu_.DeviceIdle(d); }, cost);
+        else host_ += cost;
         return;
+      }
     }
   }
 
   void IssueKernel(int index, OpRecord& rec) {
     const Op& op = s_.ops[index];
     int device = s_.streams[op.stream].device;
+    bool node = op.graph >= 0;  // graph nodes: loaded when captured, no launch call of their own
+    if (node) loaded_.insert(KernelKey(op));
     // Lazy loading: the first launch of a function loads its module. The load waits for
     // the work already on the device, and everything submitted later waits for the load.
     if (s_.settings.lazy_loading && loaded_.insert(KernelKey(op)).second) {
@@ -164,14 +249,14 @@ class SimRun {
       load_barrier_[device] = gpu_.Submit(std::move(load));
       rec.note = "lazy module load";
     }
-    host_ += p_.launch_host;
+    if (!node) host_ += p_.launch_host;
     SimItem it = StreamItem(index, SimItem::Kind::kKernel);
     it.grid = op.kernel.grid;
     it.threads = op.kernel.block;
     it.block_time = BlockDuration(p_, op.kernel);
     it.priority = s_.streams[op.stream].priority;
     int item = Submit(index, std::move(it));
-    if (s_.settings.launch_blocking) Block([&, item] { return gpu_.item(item).done; });
+    if (s_.settings.launch_blocking && !node) Block([&, item] { return gpu_.item(item).done; });
   }
 
   void IssueCopy(int index, OpRecord& rec) {
@@ -217,6 +302,7 @@ class SimRun {
     it.stream = op.stream;
     it.queue = queue_of_stream_[op.stream];
     it.visible_at = host_ + p_.submit_latency;
+    it.graph_node = op.graph >= 0;
     for (const DepEdge& e : deps_.into[index]) it.deps.push_back(item_of_op_[e.from]);
     if (load_barrier_[it.device] >= 0) it.deps.push_back(load_barrier_[it.device]);
     return it;
@@ -232,15 +318,16 @@ class SimRun {
 
   int ItemOf(int op) const { return op < 0 ? -1 : item_of_op_[op]; }
 
-  // The host waits until `done` holds; returns at once if it already does.
-  void Block(const std::function<bool()>& done) {
+  // The host waits until `done` holds: returns at once if it already does, otherwise the
+  // calling thread blocks (Run wakes it) and then spends `after` more in the call.
+  void Block(std::function<bool()> done, TimeNs after = 0) {
     gpu_.AdvanceTo(host_);
     if (done()) {
-      host_ += p_.query_host;
+      host_ += p_.query_host + after;
       return;
     }
-    gpu_.RunUntil(done);
-    host_ = std::max(host_, gpu_.Now()) + p_.sync_wake;
+    pending_block_ = std::move(done);
+    pending_after_block_ = after;
   }
 
   const DeviceProfile& p_;
@@ -254,6 +341,9 @@ class SimRun {
   std::vector<int> queue_of_stream_;
   std::vector<int> item_of_op_;
   std::set<std::tuple<int, int, int>> loaded_;
+  std::vector<HostThread> threads_;
+  std::function<bool()> pending_block_;
+  TimeNs pending_after_block_ = 0;
 };
 
 std::string NowIso() {
@@ -276,6 +366,7 @@ Trace SimExecutor::Run(const Scenario& scenario, const RunOptions&) {
   trace.clock_error = 0;
   trace.sm_count = profile_.sm_count;
   trace.scenario = scenario;
+  trace.checks = SimulatedChecks(trace);
   return trace;
 }
 

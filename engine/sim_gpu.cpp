@@ -56,6 +56,13 @@ void SimGpu::AdvanceTo(TimeNs t) {
   now_ = std::max(now_, t);
 }
 
+bool SimGpu::StepNoLaterThan(TimeNs t) {
+  Schedule();
+  if (events_.empty() || events_.top().time > t) return false;
+  Step();
+  return true;
+}
+
 void SimGpu::Step() {
   now_ = events_.top().time;
   wakes_.erase(wakes_.begin(), wakes_.upper_bound(now_));
@@ -85,8 +92,9 @@ void SimGpu::Finish(int index) {
 
 TimeNs SimGpu::ReleaseTime(int dep, int stream) const {
   const SimItem& d = items_[dep];
+  bool graph_edge = d.graph_node;  // both ends in one graph: the device resolves it
   auto gap = [&](int from) {
-    return from == stream ? profile_.same_stream_gap : profile_.cross_stream_gap;
+    return from == stream || graph_edge ? profile_.same_stream_gap : profile_.cross_stream_gap;
   };
   if (d.kind != SimItem::Kind::kMarker) return d.end + gap(d.stream);
   TimeNs release = d.end;

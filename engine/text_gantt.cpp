@@ -51,8 +51,9 @@ std::string RenderTextGantt(const Trace& t, int width) {
     TimeNs host_time = r.ret - r.submit;
     bool blocking = host_time > span / bar;
     char host_mark = op.kind == OpKind::kHostWork ? '=' : (blocking ? '#' : '|');
-    for (int c = col(r.submit); c <= col(r.ret); ++c)
-      if (rows[0][c] == ' ' || host_mark != '|') rows[0][c] = host_mark;
+    std::string& host_row = rows[HostLaneOf(op)];
+    for (int c = col(r.submit); c <= col(r.ret) && op.graph < 0; ++c)
+      if (host_row[c] == ' ' || host_mark != '|') host_row[c] = host_mark;
     if (!r.gpu) {
       if (blocking && op.kind != OpKind::kHostWork)
         legend << "  #  host blocked " << FormatDuration(host_time) << " in "

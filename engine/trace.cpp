@@ -8,7 +8,9 @@ namespace streamlab {
 
 std::vector<Lane> LanesOf(const Scenario& s) {
   std::vector<Lane> lanes;
-  lanes.push_back({LaneKind::kHost, -1, -1, "host", "thread 0"});
+  for (int t = 0; t < ThreadCount(s); ++t)
+    lanes.push_back({LaneKind::kHost, -1, -1, t == 0 ? "host" : "host " + std::to_string(t),
+                     "thread " + std::to_string(t), t});
   for (int d = 0; d < s.device_count; ++d) {
     for (size_t i = 0; i < s.streams.size(); ++i) {
       const StreamDesc& st = s.streams[i];
@@ -20,7 +22,8 @@ std::vector<Lane> LanesOf(const Scenario& s) {
         case StreamKind::kCreated: flags = st.non_blocking ? "non-blocking" : "blocking"; break;
       }
       if (st.priority != 0) flags += ", prio " + std::to_string(st.priority);
-      lanes.push_back({LaneKind::kStream, d, static_cast<int>(i), st.name, flags});
+      if (st.kind == StreamKind::kPerThreadDefault) flags += ", thread " + std::to_string(st.thread);
+      lanes.push_back({LaneKind::kStream, d, static_cast<int>(i), st.name, flags, 0});
     }
   }
   return lanes;

@@ -67,10 +67,14 @@ struct Lane {
   int stream = -1;
   std::string name;
   std::string flags;  // e.g. "blocking, prio 0"
+  int thread = 0;     // host lanes: the host thread
 };
 
-// Host lane first, then one lane per stream, grouped by device in declaration order.
+// One host lane per host thread first (lane t = thread t), then one lane per stream,
+// grouped by device in declaration order.
 std::vector<Lane> LanesOf(const Scenario& scenario);
+// The lane an op's host call is drawn in.
+inline int HostLaneOf(const Op& op) { return op.thread; }
 // The lane index an op's GPU span is drawn in (its stream's lane), or 0 for host-only ops.
 int GpuLaneOf(const std::vector<Lane>& lanes, const Op& op);
 // A readable name for an op: its own name, or e.g. "record e1 on s1".

@@ -86,9 +86,10 @@ const GanttIndex& Index(GanttViewState& view, const Trace& t, const std::vector<
   const Scenario& s = t.scenario;
   x.lane_ops.resize(lanes.size());
   std::vector<int> lane_of_stream(s.streams.size(), 0);
-  for (size_t l = 1; l < lanes.size(); ++l) lane_of_stream[lanes[l].stream] = static_cast<int>(l);
+  for (size_t l = 0; l < lanes.size(); ++l)
+    if (lanes[l].kind == LaneKind::kStream) lane_of_stream[lanes[l].stream] = static_cast<int>(l);
   for (size_t i = 0; i < t.ops.size(); ++i) {
-    x.lane_ops[0].push_back(static_cast<int>(i));
+    if (s.ops[i].graph < 0) x.lane_ops[HostLaneOf(s.ops[i])].push_back(static_cast<int>(i));
     if (t.ops[i].gpu && s.ops[i].stream >= 0) x.lane_ops[lane_of_stream[s.ops[i].stream]].push_back(static_cast<int>(i));
   }
   x.begin = TraceBegin(t);
@@ -210,7 +211,9 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   for (size_t i = 0; i < lanes.size(); ++i) {
     float y = g.LaneY(static_cast<int>(i));
     if (i % 2) dl->AddRectFilled(ImVec2(g.origin.x, y), ImVec2(br.x, y + g.lane_h), kLaneStripe);
-    std::string label = lanes[i].kind == LaneKind::kHost ? ui("host") : lanes[i].name;
+    std::string label = lanes[i].name;
+    if (lanes[i].kind == LaneKind::kHost)
+      label = std::string(ui("host")) + (lanes[i].thread == 0 ? "" : " " + std::to_string(lanes[i].thread));
     if (lanes[i].kind == LaneKind::kStream && s.device_count > 1)
       label = ui.Fill("device", {{"n", std::to_string(lanes[i].device)}}) + " " + label;
     dl->AddText(ImVec2(g.origin.x + 6, y + 2), kText, label.c_str());
@@ -247,7 +250,8 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
       const OpRecord& r = t.ops[op];
       const Op& o = s.ops[op];
       float x0 = g.X(starts[i]), x1 = g.X(ends[i]);
-      if (lane > 0 && !IsWork(o)) {  // record / wait: a triangle
+      bool host_lane = lanes[lane].kind == LaneKind::kHost;
+      if (!host_lane && !IsWork(o)) {  // record / wait: a triangle
         float x = g.X(r.end);
         if (o.kind == OpKind::kRecord)
           dl->AddTriangleFilled(ImVec2(x - 4, y0 - 3), ImVec2(x + 4, y0 - 3), ImVec2(x, y0 + 4), kMarker);
@@ -264,7 +268,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
         j = std::max(j, i + 1);
         float mx1 = std::max(g.X(ends[j - 1]), x0 + 1.0f);
         size_t count = j - i;
-        ImU32 col = count == 1 ? (lane == 0 ? kHostCall : OpColor(s, op)) : kMerged;
+        ImU32 col = count == 1 ? (host_lane ? kHostCall : OpColor(s, op)) : kMerged;
         dl->AddRectFilled(ImVec2(x0, y0), ImVec2(mx1, y1), col);
         if (count > 1) {
           std::string label = ui.Fill("merged", {{"n", std::to_string(count)}});
@@ -275,7 +279,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
         continue;
       }
       ++i;
-      if (lane == 0) {  // host: a call that blocked the host is shaded, with its name
+      if (host_lane) {  // host: a call that blocked the host is shaded, with its name
         bool blocked = HostCallTime(r) > slack && o.kind != OpKind::kHostWork;
         ImU32 col = blocked ? kHostBlocked : (o.kind == OpKind::kHostWork ? IM_COL32(110, 110, 160, 200) : kHostCall);
         dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), col);
@@ -314,7 +318,9 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   }
 
   // [SECTION] explanations -----------------------------------------------------------------
-  auto lane_of = [&](int op) { return s.ops[op].stream >= 0 ? GpuLaneOf(lanes, s.ops[op]) : 0; };
+  auto lane_of = [&](int op) {
+    return s.ops[op].stream >= 0 && t.ops[op].gpu ? GpuLaneOf(lanes, s.ops[op]) : HostLaneOf(s.ops[op]);
+  };
   // Every event record (or wait_stream source) to the wait it released: a thin line from the
   // record's marker down to the wait's marker, whether or not the wait held anything.
   if (view.show_arrows) {
@@ -422,7 +428,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
     ImGui::Text("%s  (%s)", DisplayName(s, under->op).c_str(), ToString(s.ops[under->op].kind));
     ImGui::Text("%s %s  %s %s", ui("submitted"), Rel(r.submit, trace_begin).c_str(), ui("returned"), Rel(r.ret, trace_begin).c_str());
-    if (r.gpu && under->lane > 0) {
+    if (r.gpu && lanes[under->lane].kind == LaneKind::kStream) {
       ImGui::Text("%s %s  %s %s  %s %s", ui("ready"), Rel(r.ready, trace_begin).c_str(), ui("start"),
                   Rel(r.start, trace_begin).c_str(), ui("end"), Rel(r.end, trace_begin).c_str());
       ImGui::Text("%s %s", ui("duration"), FormatDuration(r.end - r.start).c_str());

@@ -1,0 +1,129 @@
+// Cross-op rules the per-op checks in scenario.cpp cannot see.
+// Threads: a per-thread default stream is used only by its own thread, and every other
+// stream or event (the legacy default stream aside) by one thread only - so the order in
+// which threads happen to call never changes what a record captures.
+// Graphs: a graph_launch op is followed by its nodes (ops with graph = its index). Capture
+// starts on the launch stream; another stream joins only by waiting on an event recorded
+// inside the graph, and must be joined back into the launch stream before the graph ends
+// (otherwise cudaStreamEndCapture fails with cudaErrorStreamCaptureUnjoined).
+#include "engine/scenario_structure.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "engine/errors.h"
+
+namespace streamlab {
+namespace {
+
+std::string At(size_t i) { return "ops[" + std::to_string(i) + "]"; }
+
+void ValidateThreads(const Scenario& s) {
+  std::map<std::pair<int, int>, int> per_thread_default;  // (device, thread) -> stream
+  for (size_t i = 0; i < s.streams.size(); ++i) {
+    const StreamDesc& st = s.streams[i];
+    if (st.kind != StreamKind::kPerThreadDefault) continue;
+    if (!per_thread_default.emplace(std::make_pair(st.device, st.thread), static_cast<int>(i)).second)
+      throw InputError("streams[" + std::to_string(i) + "]: thread " + std::to_string(st.thread) +
+                       " already has a per-thread default stream on device " + std::to_string(st.device));
+  }
+  std::vector<int> stream_thread(s.streams.size(), -1), event_thread(s.events.size(), -1);
+  auto claim = [&](std::vector<int>& owner, int index, int thread, size_t op, const std::string& what) {
+    if (index < 0) return;
+    if (owner[index] >= 0 && owner[index] != thread)
+      throw InputError(At(op) + ": " + what + " is used by host threads " + std::to_string(owner[index]) +
+                       " and " + std::to_string(thread) + "; give each thread its own");
+    owner[index] = thread;
+  };
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    for (int st : {op.stream, op.other_stream}) {
+      if (st < 0) continue;
+      const StreamDesc& d = s.streams[st];
+      if (d.kind == StreamKind::kLegacyDefault) continue;  // shared by every thread, as in CUDA
+      if (d.kind == StreamKind::kPerThreadDefault && d.thread != op.thread)
+        throw InputError(At(i) + ": " + d.name + " is the per-thread default stream of thread " +
+                         std::to_string(d.thread) + ", not of thread " + std::to_string(op.thread));
+      claim(stream_thread, st, op.thread, i, "stream " + d.name);
+    }
+    if (op.event >= 0) claim(event_thread, op.event, op.thread, i, "event " + s.events[op.event].name);
+  }
+}
+
+bool IsGraphNodeKind(OpKind kind) {
+  return kind == OpKind::kKernel || kind == OpKind::kRecord || kind == OpKind::kWaitEvent ||
+         kind == OpKind::kWaitStream;
+}
+
+// Checks the nodes [first, end) of the graph launched by op `launch`.
+void ValidateGraph(const Scenario& s, size_t launch, size_t first, size_t end) {
+  const Op& l = s.ops[launch];
+  std::set<int> captured{l.stream};
+  std::map<int, int> recorded_on;        // event -> stream of its latest record in the graph
+  std::map<int, size_t> last_work;       // stream -> index of its latest kernel / wait
+  std::map<int, size_t> joined_after;    // stream -> the launch stream waited for it up to here
+  for (size_t i = first; i < end; ++i) {
+    const Op& op = s.ops[i];
+    if (!IsGraphNodeKind(op.kind))
+      throw InputError(At(i) + ": a graph node must be a kernel, record, wait_event or wait_stream");
+    if (op.thread != l.thread) throw InputError(At(i) + ": a graph node runs on its launch's thread");
+    const StreamDesc& st = s.streams[op.stream];
+    if (st.kind != StreamKind::kCreated)
+      throw InputError(At(i) + ": a default stream cannot be captured into a graph");
+    if (st.device != s.streams[l.stream].device)
+      throw InputError(At(i) + ": a graph's nodes are on the launch stream's device");
+    int joins_from = -1;  // the stream whose work this op makes `op.stream` wait for
+    if (op.kind == OpKind::kWaitEvent) {
+      auto it = recorded_on.find(op.event);
+      if (it == recorded_on.end())
+        throw InputError(At(i) + ": a graph node may only wait on an event recorded inside the graph");
+      joins_from = it->second;
+    } else if (op.kind == OpKind::kWaitStream) {
+      if (!captured.count(op.other_stream))
+        throw InputError(At(i) + ": wait_stream inside a graph needs a stream already in the graph");
+      joins_from = op.other_stream;
+    }
+    if (joins_from >= 0) captured.insert(op.stream);
+    if (!captured.count(op.stream))
+      throw InputError(At(i) + ": " + st.name + " joins graph " + At(launch) +
+                       " only by waiting on an event recorded inside it");
+    if (op.kind == OpKind::kRecord) recorded_on[op.event] = op.stream;
+    else last_work[op.stream] = i;
+    if (joins_from >= 0 && op.stream == l.stream) joined_after[joins_from] = i;
+  }
+  for (const auto& [stream, last] : last_work) {
+    if (stream == l.stream) continue;
+    auto j = joined_after.find(stream);
+    if (j == joined_after.end() || j->second < last)
+      throw InputError(At(launch) + ": " + s.streams[stream].name +
+                       "'s last work is not joined back into " + s.streams[l.stream].name +
+                       " (record an event after it and wait on it from the launch stream)");
+  }
+}
+
+void ValidateGraphs(const Scenario& s) {
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    if (op.graph >= 0 && (op.graph >= static_cast<int>(i) || s.ops[op.graph].kind != OpKind::kGraphLaunch))
+      throw InputError(At(i) + ".graph: must be the index of an earlier graph_launch op");
+    if (op.kind != OpKind::kGraphLaunch) continue;
+    if (op.graph >= 0) throw InputError(At(i) + ": a graph cannot launch a graph");
+    size_t end = i + 1;
+    while (end < s.ops.size() && s.ops[end].graph == static_cast<int>(i)) ++end;
+    if (end == i + 1) throw InputError(At(i) + ": a graph needs at least one node after its launch");
+    ValidateGraph(s, i, i + 1, end);
+    for (size_t k = end; k < s.ops.size(); ++k)
+      if (s.ops[k].graph == static_cast<int>(i))
+        throw InputError(At(k) + ": a graph's nodes must directly follow its launch");
+  }
+}
+
+}  // namespace
+
+void ValidateThreadsAndGraphs(const Scenario& s) {
+  ValidateThreads(s);
+  ValidateGraphs(s);
+}
+
+}  // namespace streamlab
