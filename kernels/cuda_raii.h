@@ -48,6 +48,12 @@ struct StreamDeleter {
 struct EventDeleter {
   void operator()(cudaEvent_t e) const { (void)cudaEventDestroy(e); }
 };
+struct GraphDeleter {
+  void operator()(cudaGraph_t g) const { (void)cudaGraphDestroy(g); }
+};
+struct GraphExecDeleter {
+  void operator()(cudaGraphExec_t g) const { (void)cudaGraphExecDestroy(g); }
+};
 struct DeviceMemoryDeleter {
   void operator()(void* p) const { (void)cudaFree(p); }
 };
@@ -60,6 +66,8 @@ struct PageableMemoryDeleter {
 
 using OwnedStream = CudaHandle<cudaStream_t, StreamDeleter>;
 using OwnedEvent = CudaHandle<cudaEvent_t, EventDeleter>;
+using OwnedGraph = CudaHandle<cudaGraph_t, GraphDeleter>;
+using OwnedGraphExec = CudaHandle<cudaGraphExec_t, GraphExecDeleter>;
 using DeviceMemory = CudaHandle<void*, DeviceMemoryDeleter>;
 using PinnedMemory = CudaHandle<void*, PinnedMemoryDeleter>;
 using PageableMemory = CudaHandle<void*, PageableMemoryDeleter>;

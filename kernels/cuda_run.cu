@@ -12,10 +12,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <exception>
 #include <map>
+#include <mutex>
+#include <thread>
 
+#include "engine/buffer_contents.h"
 #include "engine/format.h"
+#include "engine/graph_markers.h"
 #include "engine/trace.h"
+#include "kernels/buffer_readback.h"
 #include "kernels/clock_calibration.h"
 #include "kernels/cuda_raii.h"
 #include "kernels/device_kernels.cuh"
@@ -43,6 +49,7 @@ struct OpProbe {
   OwnedEvent aux;  // wait_stream's internal event
   DeviceMemory timing;
   int blocks = 0;
+  OwnedGraphExec graph;  // graph_launch: the instantiated graph of its nodes
 };
 
 int64_t ElapsedNs(cudaEvent_t from, cudaEvent_t to) {
@@ -78,8 +85,10 @@ bool ReadBlocks(const OpProbe& probe, std::vector<BlockTiming>* out) {
 struct CudaRun::State {
   const Scenario& s;
   TimeNs timeout;
-  int current_device = 0;  // the runtime's current device (switched for each stream op)
-  int host_device = 0;     // the device the scenario's set_device ops chose
+  // Per host thread, as in CUDA: the runtime's current device (switched for each stream
+  // op) and the device the scenario's set_device ops chose.
+  static thread_local int current_device;
+  static thread_local int host_device;
   std::vector<OwnedStream> owned_streams;
   std::vector<cudaStream_t> streams;
   std::vector<OwnedEvent> events;
@@ -180,7 +189,7 @@ struct CudaRun::State {
     for (const Op& op : s.ops)
       if (op.kind == OpKind::kMalloc || op.kind == OpKind::kMallocHost) op_allocates[op.buffer] = true;
     for (size_t i = 0; i < s.buffers.size(); ++i) {
-      if (op_allocates[i] || buffers[i]) continue;
+      if (op_allocates[i] || buffers[i] || s.buffers[i].alias_of >= 0) continue;
       const BufferDesc& b = s.buffers[i];
       void* p = nullptr;
       switch (b.kind) {
@@ -204,6 +213,16 @@ struct CudaRun::State {
       }
       buffers[i] = p;
     }
+    // Checked buffers start every pass zeroed, as the content model assumes.
+    for (size_t i = 0; i < s.buffers.size(); ++i) {
+      if (!s.buffers[i].checked || s.buffers[i].alias_of >= 0 || !buffers[i]) continue;
+      if (s.buffers[i].kind == MemoryKind::kDevice) {
+        UseDevice(s.buffers[i].device);
+        SL_CUDA(cudaMemset(buffers[i], 0, s.buffers[i].bytes));
+      } else {
+        std::memset(buffers[i], 0, s.buffers[i].bytes);
+      }
+    }
     for (int d = 0; d < s.device_count; ++d) {
       UseDevice(d);
       SL_CUDA(cudaDeviceSynchronize());
@@ -224,6 +243,7 @@ struct CudaRun::State {
   }
 
   void* BufferPtr(int index) const {
+    index = StorageOf(s, index);
     if (!buffers[index])
       throw RunError("buffer " + s.buffers[index].name + " is used while not allocated");
     return buffers[index];
@@ -246,6 +266,7 @@ struct CudaRun::State {
     if (!op.kernel.writes.empty()) {
       a.write = BufferPtr(op.kernel.writes.front());
       a.write_bytes = s.buffers[op.kernel.writes.front()].bytes;
+      a.fill = op.kernel.kind == KernelKind::kSpin && StorageChecked(s, op.kernel.writes.front());
     }
     bool needs_memory = op.kernel.kind == KernelKind::kMemory || op.kernel.kind == KernelKind::kAtomic;
     if (needs_memory && !a.read) {
@@ -264,6 +285,7 @@ struct CudaRun::State {
     if (op.stream < 0 || !IsStreamOp(op)) return probe;
     probe.device = s.streams[op.stream].device;
     UseDevice(probe.device);
+    if (op.graph >= 0) return MakeNodeProbe(op, probe);
     probe.ready = MakeTimingEvent();
     // An instrumented kernel's end comes from its blocks. A *done* event after it would be
     // one more item in a hardware queue that waits for the kernel: with few connections it
@@ -286,6 +308,54 @@ struct CudaRun::State {
     return probe;
   }
 
+  // A graph node: no timing events (a kernel's edges come from its block records), and a
+  // wait_stream's internal event.
+  OpProbe MakeNodeProbe(const Op& op, OpProbe& probe) {
+    if (op.kind == OpKind::kWaitStream) {
+      cudaEvent_t raw = nullptr;
+      SL_CUDA(cudaEventCreateWithFlags(&raw, cudaEventDisableTiming));
+      probe.aux = OwnedEvent(raw);
+    }
+    if (op.kind == OpKind::kKernel && op.kernel.grid <= kMaxInstrumentedBlocks) {
+      void* p = nullptr;
+      SL_CUDA(cudaMalloc(&p, op.kernel.grid * sizeof(BlockTiming)));
+      probe.timing = DeviceMemory(p);
+      SL_CUDA(cudaMemset(p, 0, op.kernel.grid * sizeof(BlockTiming)));
+      probe.blocks = op.kernel.grid;
+    }
+    return std::move(probe);
+  }
+
+  // Captures each graph_launch's nodes from its stream, instantiates and uploads the graph,
+  // before the measured calls (as a program captures once, then replays).
+  void CaptureGraphs(std::vector<OpProbe>& probes) {
+    for (size_t l = 0; l < s.ops.size(); ++l) {
+      if (s.ops[l].kind != OpKind::kGraphLaunch) continue;
+      cudaStream_t origin = streams[s.ops[l].stream];
+      UseDevice(s.streams[s.ops[l].stream].device);
+      SL_CUDA(cudaStreamBeginCapture(origin, cudaStreamCaptureModeThreadLocal));
+      cudaGraph_t graph = nullptr;
+      try {
+        for (size_t k = l + 1; k < s.ops.size() && s.ops[k].graph == static_cast<int>(l); ++k)
+          Call(static_cast<int>(k), probes[k], nullptr);
+      } catch (...) {
+        (void)cudaStreamEndCapture(origin, &graph);
+        if (graph) (void)cudaGraphDestroy(graph);
+        throw;
+      }
+      SL_CUDA(cudaStreamEndCapture(origin, &graph));
+      OwnedGraph owned(graph);
+      cudaGraphExec_t exec = nullptr;
+      SL_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      probes[l].graph = OwnedGraphExec(exec);
+      SL_CUDA(cudaGraphUpload(exec, origin));
+    }
+    for (int d = 0; d < s.device_count; ++d) {
+      UseDevice(d);
+      SL_CUDA(cudaDeviceSynchronize());
+    }
+  }
+
   // Issues op `i` with its real CUDA call; stamps the host time around the call only.
   void Issue(int i, OpProbe& probe, OpRecord& rec, int64_t origin) {
     const Op& op = s.ops[i];
@@ -297,7 +367,21 @@ struct CudaRun::State {
     std::string range = DisplayName(s, i);
     nvtxRangePushA(range.c_str());
     rec.submit = HostNow() - origin;
+    Call(i, probe, &rec);
+    rec.ret = HostNow() - origin;
+    nvtxRangePop();
+    if (probe.done) SL_CUDA(cudaEventRecord(probe.done.get(), stream));
+  }
+
+  // The op's own CUDA call (`rec` is null while capturing a graph node).
+  void Call(int i, OpProbe& probe, OpRecord* rec) {
+    const Op& op = s.ops[i];
+    cudaStream_t stream = op.stream >= 0 ? streams[op.stream] : nullptr;
+    if (op.stream >= 0) UseDevice(s.streams[op.stream].device);
     switch (op.kind) {
+      case OpKind::kGraphLaunch:
+        SL_CUDA(cudaGraphLaunch(probe.graph.get(), stream));
+        break;
       case OpKind::kKernel: {
         KernelArgs args = KernelArgsFor(op, probe);
         int block = op.kernel.block;
@@ -344,10 +428,10 @@ struct CudaRun::State {
         cudaError_t e = cudaEventQuery(events[op.event].get());
         if (e == cudaErrorNotReady) {
           (void)cudaGetLastError();  // not an error: the answer "not yet"
-          rec.note = "not ready";
+          if (rec) rec->note = "not ready";
         } else {
           SL_CUDA(e);
-          rec.note = "ready";
+          if (rec) rec->note = "ready";
         }
         break;
       }
@@ -382,9 +466,49 @@ struct CudaRun::State {
         device_mem[op.buffer].Release();  // freed just now by the op itself
         break;
     }
-    rec.ret = HostNow() - origin;
-    nvtxRangePop();
-    if (probe.done) SL_CUDA(cudaEventRecord(probe.done.get(), stream));
+  }
+
+  // Issues every op of host thread `thread` in order; graph nodes go with their launch.
+  void IssueThread(int thread, std::vector<OpProbe>& probes, Trace& trace, int64_t origin) {
+    for (size_t i = 0; i < s.ops.size(); ++i) {
+      const Op& op = s.ops[i];
+      if (op.thread != thread) continue;
+      OpRecord& rec = trace.ops[i];
+      rec.op = static_cast<int>(i);
+      if (op.graph >= 0) {
+        rec.submit = trace.ops[op.graph].submit;
+        rec.ret = trace.ops[op.graph].ret;
+        continue;
+      }
+      Issue(static_cast<int>(i), probes[i], rec, origin);
+    }
+  }
+
+  // Runs each host thread's ops on its own std::thread (one thread runs inline); the first
+  // failure is rethrown once all have stopped.
+  void IssueAll(std::vector<OpProbe>& probes, Trace& trace, int64_t origin) {
+    int threads = ThreadCount(s);
+    if (threads == 1) return IssueThread(0, probes, trace, origin);
+    std::vector<std::exception_ptr> errors(threads);
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t)
+      workers.emplace_back([&, t] {
+        try {
+          IssueThread(t, probes, trace, origin);
+        } catch (...) {
+          errors[t] = std::current_exception();
+        }
+      });
+    for (std::thread& w : workers) w.join();
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+  }
+
+  // Each buffer's memory (aliases share their storage's pointer).
+  std::vector<void*> StoragePointers() const {
+    std::vector<void*> out;
+    for (size_t i = 0; i < buffers.size(); ++i) out.push_back(buffers[StorageOf(s, static_cast<int>(i))]);
+    return out;
   }
 
   void ReleaseIfHeld(int buffer) {
@@ -396,6 +520,9 @@ struct CudaRun::State {
     }
   }
 };
+
+thread_local int CudaRun::State::current_device = 0;
+thread_local int CudaRun::State::host_device = 0;
 
 CudaRun::CudaRun(const Scenario& scenario, TimeNs timeout)
     : state_(std::make_unique<State>(scenario, timeout)) {
@@ -456,11 +583,9 @@ Trace CudaRun::Pass() {
   trace.ops.resize(n);
   st.host_device = 0;
   Watchdog watchdog(std::chrono::nanoseconds(st.timeout), st.cancel, kCancelInts);
+  st.CaptureGraphs(probes);
   int64_t origin = HostNow();
-  for (size_t i = 0; i < n; ++i) {
-    trace.ops[i].op = static_cast<int>(i);
-    st.Issue(static_cast<int>(i), probes[i], trace.ops[i], origin);
-  }
+  st.IssueAll(probes, trace, origin);
   for (int d = 0; d < s.device_count; ++d) {
     st.UseDevice(d);
     SL_CUDA(cudaDeviceSynchronize());
@@ -468,6 +593,7 @@ Trace CudaRun::Pass() {
   if (watchdog.Stop())
     throw RunError("watchdog: the run took longer than " + FormatDuration(st.timeout) +
                    " and was cancelled (raise --timeout for longer runs)");
+  trace.checks = ReadBackChecks(s, st.StoragePointers());
   st.ReleaseOpAllocations();
 
   // [SECTION] clocks -----------------------------------------------------------------------
@@ -491,7 +617,13 @@ Trace CudaRun::Pass() {
   }
   for (size_t i = 0; i < n; ++i) {
     const OpProbe& p = probes[i];
-    if (!p.ready) continue;
+    if (!p.ready) {
+      if (p.blocks) {
+        st.UseDevice(p.device);
+        instrumented[i] = ReadBlocks(p, &blocks[i]);  // a graph node: blocks only
+      }
+      continue;
+    }
     st.UseDevice(p.device);
     ready_e[i] = ElapsedNs(refs[p.device].ref.get(), p.ready.get());
     done_e[i] = p.done ? ElapsedNs(refs[p.device].ref.get(), p.done.get()) : ready_e[i];
@@ -523,12 +655,16 @@ Trace CudaRun::Pass() {
 
   for (size_t i = 0; i < n; ++i) {
     const OpProbe& p = probes[i];
-    if (!p.ready) continue;
+    if (!p.ready && !instrumented[i]) continue;
     OpRecord& rec = trace.ops[i];
     rec.gpu = true;
-    rec.ready = from_event(p.device, ready_e[i]);
-    rec.start = rec.ready;
-    rec.end = std::max(rec.ready, from_event(p.device, done_e[i]));
+    if (p.ready) {
+      rec.ready = from_event(p.device, ready_e[i]);
+      rec.start = rec.ready;
+      rec.end = std::max(rec.ready, from_event(p.device, done_e[i]));
+    } else {
+      rec.ready = rec.start = std::numeric_limits<TimeNs>::max();
+    }
     const OpKind kind = s.ops[i].kind;
     if (kind == OpKind::kRecord || kind == OpKind::kWaitEvent || kind == OpKind::kWaitStream)
       rec.start = rec.end;  // a marker: "ready" = stream reached it, end = it was satisfied
@@ -549,6 +685,8 @@ Trace CudaRun::Pass() {
     }
   }
   trace.clock_error = worst_error;
+  trace.scenario = s;
+  FillGraphMarkerTimes(trace);
   return trace;
 }
 

@@ -47,8 +47,18 @@ __global__ void SpinKernel(KernelArgs a) {
       }
     }
     // A spin kernel that "writes" a buffer stamps its block id, so races are visible.
-    if (a.write && a.write_bytes >= 4)
+    if (!a.fill && a.write && a.write_bytes >= 4)
       static_cast<volatile unsigned*>(a.write)[blockIdx.x % (a.write_bytes / 4)] = blockIdx.x + 1 + Slot * 0x10000u;
+  }
+  if (a.fill) {
+    __syncthreads();  // read and write only after the spin: the result depends on what ran first
+    // Plain loads: this kernel has not touched `in` before, so they read what is in memory now.
+    const unsigned* in = static_cast<const unsigned*>(a.read);
+    unsigned* out = static_cast<unsigned*>(a.write);
+    size_t n_in = a.read_bytes / 4, n_out = a.write_bytes / 4;
+    size_t step = static_cast<size_t>(gridDim.x) * blockDim.x;
+    for (size_t j = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < n_out; j += step)
+      out[j] = (in && n_in ? in[j % n_in] : 0u) + 1u;
   }
   RecordBlock(a, start);
 }
@@ -90,16 +100,22 @@ __global__ void AtomicKernel(KernelArgs a) {
   RecordBlock(a, start);
 }
 
+// Reads a tile that no thread writes after the barrier, and writes only the thread's own
+// slot: shared-memory traffic without a race inside the block (racecheck stays clean).
 __global__ void SharedMemoryKernel(KernelArgs a) {
   uint64_t start = GlobalTimer();
   __shared__ float tile[1024];
-  tile[threadIdx.x % 1024] = threadIdx.x;
+  __shared__ float mine[1024];
+  unsigned slot = threadIdx.x % 1024;
+  tile[slot] = threadIdx.x;
+  mine[slot] = 0;
   __syncthreads();
   float acc = 0;
   for (int64_t i = 0; i < a.work; ++i) {
     acc += tile[(threadIdx.x + i * 33) % 1024];
-    tile[(threadIdx.x * 7 + i) % 1024] = acc * 0.5f;
+    mine[slot] = acc * 0.5f + mine[slot];
   }
+  acc += mine[slot];
   if (a.write && a.write_bytes >= 4)
     static_cast<float*>(a.write)[(blockIdx.x * blockDim.x + threadIdx.x) % (a.write_bytes / 4)] = acc;
   else if (acc == -1.0f)

@@ -30,6 +30,10 @@ struct KernelArgs {
   size_t read_bytes = 0;
   void* write = nullptr;
   size_t write_bytes = 0;
+  // Spin kernels only: write every element of `write` as read[j % n] + 1 (1 with no read
+  // buffer) once the spin is over - the content model of engine/buffer_contents.h. Off, a
+  // spin kernel only stamps one word per block, so its time does not grow with the buffer.
+  bool fill = false;
   BlockTiming* timing = nullptr;        // one record per block, or null
   const volatile int* cancel = nullptr; // watchdog flags (kCancelInts) in mapped pinned memory
 };

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# On the GPU machine: build the CLI (no GUI), verify every lab on the GPU, and capture a
+# real-GPU trace of every variant of the labs named (all labs if none) into $OUT/fixtures.
+# Usage: scripts/gpu_capture.sh OUT_DIR [LAB...]
+set -euo pipefail
+out=${1:?usage: gpu_capture.sh OUT_DIR [LAB...]}; shift
+mkdir -p "$out/fixtures"
+build=${BUILD_DIR:-/tmp/streamlab-build}
+deps=()
+[ -d .deps ] && deps=(-DSTREAMLAB_DEPS_DIR="$PWD/.deps")
+cmake -S . -B "$build" -G Ninja -DSTREAMLAB_TESTS=OFF -DSTREAMLAB_GUI=OFF "${deps[@]}" \
+  -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/cmake.log" 2>&1
+cmake --build "$build" -j "$(nproc)" >>"$out/cmake.log" 2>&1
+cli="$build/app/cli/streamlab-cli"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" || true
+"$cli" verify --all --backend cuda >"$out/verify.txt" 2>&1 || true
+labs=("$@")
+[ ${#labs[@]} -eq 0 ] && mapfile -t labs < <("$cli" list | awk '/^  [a-z]/{print $1}')
+for lab in "${labs[@]}"; do
+  variants=$("$cli" list | awk -v id="$lab" '$1 == id {found = 1; next} found {sub(/ *params:.*/, ""); sub(/.*variants: */, ""); print; exit}')
+  for v in $variants; do
+    "$cli" run "$lab" --variant "$v" --backend cuda --quiet --out "$out/fixtures/$lab.$v.json" \
+      >>"$out/capture.log" 2>&1 || echo "capture failed: $lab $v" >>"$out/capture.log"
+  done
+done
