@@ -13,8 +13,10 @@ const std::vector<Lab>& AllLabs() {
                          HardwareQueuesLab(),   PinnedVsPageableLab(), EventVsWaitStreamLab(),
                          EventChainLab(),       WaitBeforeWorkLab(),  FanOutFanInLab(),
                          LegacyDefaultStallLab(), ImplicitSyncZooLab(), LazyLoadingLab(),
-                         PriorityLab(),         MultiGpuBasicsLab(),  CommComputeOverlapLab(),
-                         CopyComputePipelineLab(), TrainingStepPipelineLab()};
+                         MythCheckLab(),        PriorityLab(),        MultiGpuBasicsLab(),
+                         NsysBridgeLab(),       CommComputeOverlapLab(), CopyComputePipelineLab(),
+                         RecordStreamHazardLab(), ThreadPerStreamLab(), GraphsLab(),
+                         TrainingStepPipelineLab()};
     std::stable_sort(all.begin(), all.end(), [](const Lab& a, const Lab& b) {
       return a.week != b.week ? a.week < b.week : a.order < b.order;
     });

@@ -31,5 +31,10 @@ Lab MultiGpuBasicsLab();
 Lab CommComputeOverlapLab();
 Lab CopyComputePipelineLab();
 Lab TrainingStepPipelineLab();
+Lab MythCheckLab();
+Lab NsysBridgeLab();
+Lab RecordStreamHazardLab();
+Lab ThreadPerStreamLab();
+Lab GraphsLab();
 
 }  // namespace streamlab

@@ -1,5 +1,4 @@
 // `streamlab-cli list`: the catalogue by week, with variants and parameters; and
-// `streamlab-cli probe`: whether a GPU is usable here. and
 // `streamlab-cli probe`: whether a GPU is usable here.
 #include <iostream>
 
