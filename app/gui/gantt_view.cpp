@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "app/gui/ui_text.h"
@@ -21,11 +22,15 @@
 namespace streamlab {
 namespace {
 
-constexpr ImU32 kBackground = IM_COL32(24, 26, 30, 255);
-constexpr ImU32 kLaneStripe = IM_COL32(32, 35, 40, 255);
-constexpr ImU32 kGrid = IM_COL32(70, 74, 82, 255);
-constexpr ImU32 kText = IM_COL32(225, 228, 232, 255);
-constexpr ImU32 kDimText = IM_COL32(150, 155, 165, 255);
+// The chart's neutral colours; presentation mode uses the high-contrast set (projectors
+// wash out dark greys).
+struct Palette {
+  ImU32 background, stripe, grid, text, dim_text;
+};
+constexpr Palette kNormalPalette{IM_COL32(24, 26, 30, 255), IM_COL32(32, 35, 40, 255), IM_COL32(70, 74, 82, 255),
+                                 IM_COL32(225, 228, 232, 255), IM_COL32(150, 155, 165, 255)};
+constexpr Palette kHighContrastPalette{IM_COL32(0, 0, 0, 255), IM_COL32(22, 22, 22, 255), IM_COL32(120, 120, 120, 255),
+                                       IM_COL32(255, 255, 255, 255), IM_COL32(225, 225, 225, 255)};
 constexpr ImU32 kHostCall = IM_COL32(120, 125, 135, 255);
 constexpr ImU32 kHostBlocked = IM_COL32(200, 70, 70, 150);
 constexpr ImU32 kMerged = IM_COL32(130, 130, 130, 255);
@@ -151,9 +156,14 @@ ImU32 OpColor(const Scenario& s, int index) {
   }
 }
 
+std::pair<TimeNs, TimeNs> GanttExtent(const Trace& trace) { return {TraceBegin(trace), TraceEnd(trace)}; }
+
 int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vector<SpanRect>* layout) {
   const Trace& t = *in.trace;
   const Scenario& s = t.scenario;
+  const Palette& pal = in.high_contrast ? kHighContrastPalette : kNormalPalette;
+  // Replay: only what had happened by the cursor is drawn, clipped at it.
+  const TimeNs cutoff = view.replay_until >= 0 ? view.replay_until : std::numeric_limits<TimeNs>::max();
   const Analysis& analysis = *in.analysis;
   const UiText& ui = *in.ui;
   std::vector<Lane> lanes = LanesOf(s);
@@ -196,7 +206,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   bool hovered = in.interactive && ImGui::IsItemHovered();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 br(g.origin.x + size.x, g.origin.y + size.y);
-  dl->AddRectFilled(g.origin, br, kBackground);
+  dl->AddRectFilled(g.origin, br, pal.background);
 
   // Everything, labels too, stays inside the chart's region (and its scrolled view).
   dl->PushClipRect(g.origin, br, true);
@@ -210,19 +220,19 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   }
   for (size_t i = 0; i < lanes.size(); ++i) {
     float y = g.LaneY(static_cast<int>(i));
-    if (i % 2) dl->AddRectFilled(ImVec2(g.origin.x, y), ImVec2(br.x, y + g.lane_h), kLaneStripe);
+    if (i % 2) dl->AddRectFilled(ImVec2(g.origin.x, y), ImVec2(br.x, y + g.lane_h), pal.stripe);
     std::string label = lanes[i].name;
     if (lanes[i].kind == LaneKind::kHost)
       label = std::string(ui("host")) + (lanes[i].thread == 0 ? "" : " " + std::to_string(lanes[i].thread));
     if (lanes[i].kind == LaneKind::kStream && s.device_count > 1)
       label = ui.Fill("device", {{"n", std::to_string(lanes[i].device)}}) + " " + label;
-    dl->AddText(ImVec2(g.origin.x + 6, y + 2), kText, label.c_str());
-    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize() * 0.75f, ImVec2(g.origin.x + 6, y + g.lane_h * 0.55f), kDimText,
+    dl->AddText(ImVec2(g.origin.x + 6, y + 2), pal.text, label.c_str());
+    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize() * 0.75f, ImVec2(g.origin.x + 6, y + g.lane_h * 0.55f), pal.dim_text,
                 lanes[i].flags.c_str());
   }
   float sm_top = g.LaneY(static_cast<int>(lanes.size())) + 4;
   if (sm_count > 0)
-    dl->AddText(ImVec2(g.origin.x + 6, sm_top), kDimText, (std::string(ui("sm")) + " 0.." + std::to_string(sm_count - 1)).c_str());
+    dl->AddText(ImVec2(g.origin.x + 6, sm_top), pal.dim_text, (std::string(ui("sm")) + " 0.." + std::to_string(sm_count - 1)).c_str());
 
   dl->PushClipRect(ImVec2(g.ChartX0(), g.origin.y), br, true);
   // Axis.
@@ -230,8 +240,8 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   TimeNs first_tick = trace_begin + ((g.begin - trace_begin) / step) * step;
   for (TimeNs tick = first_tick; tick <= g.end; tick += step) {
     float x = g.X(tick);
-    dl->AddLine(ImVec2(x, g.origin.y + g.axis_h - 6), ImVec2(x, br.y), kGrid);
-    dl->AddText(ImVec2(x + 3, g.origin.y + 3), kDimText, Rel(tick, trace_begin).c_str());
+    dl->AddLine(ImVec2(x, g.origin.y + g.axis_h - 6), ImVec2(x, br.y), pal.grid);
+    dl->AddText(ImVec2(x + 3, g.origin.y + 3), pal.dim_text, Rel(tick, trace_begin).c_str());
   }
 
   std::vector<SpanRect> drawn;
@@ -245,14 +255,18 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
     const std::vector<TimeNs>& ends = index.lane_ends[lane];
     // First op still visible; ends are ascending because spans on a lane do not overlap.
     size_t i = std::lower_bound(ends.begin(), ends.end(), g.begin) - ends.begin();
-    while (i < ops.size() && starts[i] <= g.end) {
+    while (i < ops.size() && starts[i] <= g.end && starts[i] <= cutoff) {
       int op = ops[i];
       const OpRecord& r = t.ops[op];
       const Op& o = s.ops[op];
-      float x0 = g.X(starts[i]), x1 = g.X(ends[i]);
+      float x0 = g.X(starts[i]), x1 = g.X(std::min(ends[i], cutoff));
       bool host_lane = lanes[lane].kind == LaneKind::kHost;
       if (!host_lane && !IsWork(o)) {  // record / wait: a triangle
         float x = g.X(r.end);
+        if (r.end > cutoff) {
+          ++i;
+          continue;
+        }
         if (o.kind == OpKind::kRecord)
           dl->AddTriangleFilled(ImVec2(x - 4, y0 - 3), ImVec2(x + 4, y0 - 3), ImVec2(x, y0 + 4), kMarker);
         else
@@ -286,7 +300,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
         if (blocked && x1 - x0 > 40) {
           std::string name = DisplayName(s, op);
           if (x1 - x0 > ImGui::CalcTextSize(name.c_str()).x + 6)
-            dl->AddText(ImVec2(std::max(x0, g.ChartX0()) + 3, y0 + 1), kText, name.c_str());
+            dl->AddText(ImVec2(std::max(x0, g.ChartX0()) + 3, y0 + 1), pal.text, name.c_str());
         }
         drawn.push_back({op, 0, x0, y0, x1, y1, col});
         continue;
@@ -313,8 +327,14 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
 
   // Host syncs: a line where the host got control back.
   for (int i : index.syncs) {
+    if (t.ops[i].ret > cutoff) continue;
     float x = g.X(t.ops[i].ret);
     dl->AddLine(ImVec2(x, g.LaneY(0)), ImVec2(x, g.LaneY(static_cast<int>(lanes.size()))), IM_COL32(200, 70, 70, 160), 1.5f);
+  }
+
+  if (view.replay_until >= 0) {  // the replay cursor
+    float x = g.X(view.replay_until);
+    dl->AddLine(ImVec2(x, g.origin.y), ImVec2(x, br.y), kHighlight, 2.0f);
   }
 
   // [SECTION] explanations -----------------------------------------------------------------
@@ -325,7 +345,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   // record's marker down to the wait's marker, whether or not the wait held anything.
   if (view.show_arrows) {
     for (const auto& [from, to] : index.record_to_wait) {
-      if (!t.ops[from].gpu || !t.ops[to].gpu) continue;
+      if (!t.ops[from].gpu || !t.ops[to].gpu || t.ops[to].end > cutoff) continue;
       ImVec2 a(g.X(t.ops[from].end), g.LaneY(lane_of(from)) + 6);
       ImVec2 b(g.X(t.ops[to].end), g.LaneY(lane_of(to)) + g.lane_h - 6);
       if (std::max(a.x, b.x) < g.ChartX0() || std::min(a.x, b.x) > br.x) continue;
@@ -336,6 +356,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   for (const Finding& f : analysis.findings) {
     if (f.kind != FindingKind::kStartDelay || f.cause == Cause::kPrompt) continue;
     const OpRecord& r = t.ops[f.op];
+    if (r.start > cutoff) continue;
     int lane = lane_of(f.op);
     float y = g.LaneY(lane) + g.lane_h * 0.5f;
     // The gap before the op, labelled with its cause.
@@ -343,7 +364,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
     std::string label = in.texts->Get(std::string("cause.") + ToString(f.cause));
     ImVec2 ts = ImGui::CalcTextSize(label.c_str());
     if (gx1 - gx0 > ts.x + 8 && f.cause != Cause::kStreamOrder) {
-      dl->AddLine(ImVec2(gx0, y), ImVec2(gx1, y), kDimText, 1.0f);
+      dl->AddLine(ImVec2(gx0, y), ImVec2(gx1, y), pal.dim_text, 1.0f);
       dl->AddText(ImVec2((gx0 + gx1 - ts.x) * 0.5f, y - ts.y - 1), kArrow, label.c_str());
     }
     // An arrow from the op that released it (end) to its start.
@@ -369,7 +390,8 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
       if (t.ops[i].blocks.empty()) continue;
       ImU32 col = kKernelHues[kernel_index++ % 6];
       for (const BlockRecord& blk : t.ops[i].blocks) {
-        float x0 = g.X(blk.start), x1 = std::max(g.X(blk.end), x0 + 1);
+        if (blk.start > cutoff) continue;
+        float x0 = g.X(blk.start), x1 = std::max(g.X(std::min(blk.end, cutoff)), x0 + 1);
         if (x1 < g.ChartX0() || x0 > br.x) continue;
         float y = top + static_cast<float>(blk.sm) * g.sm_h;
         dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + g.sm_h - 1), view.highlight.count(static_cast<int>(i)) ? kHighlight : col);
@@ -414,7 +436,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
     if (x1 - x0 > 1) {
       dl->AddRectFilled(ImVec2(x0, g.origin.y), ImVec2(x1, br.y), kMeasure);
       std::string label = std::string(ui("measure")) + ": " + FormatDuration(std::abs(view.measure_to - view.measure_from));
-      dl->AddText(ImVec2(x0 + 4, br.y - ImGui::GetFontSize() - 4), kText, label.c_str());
+      dl->AddText(ImVec2(x0 + 4, br.y - ImGui::GetFontSize() - 4), pal.text, label.c_str());
     }
   }
   const SpanRect* under = nullptr;

@@ -44,6 +44,8 @@ struct GanttViewState {
   // Pending: fit the view to the whole trace, or to these ops, on the next frame.
   bool fit_requested = true;
   std::vector<int> zoom_to;
+  // Replay: draw only what happened up to this trace time (-1: everything).
+  TimeNs replay_until = -1;
   GanttIndex index;
 };
 
@@ -62,6 +64,7 @@ struct GanttInputs {
   const UiText* ui = nullptr;
   float scale = 1.0f;  // font / row scale (presentation mode)
   bool interactive = true;  // false for headless screenshots: no hover, no tooltips
+  bool high_contrast = false;  // presentation mode
 };
 
 // Draws the chart into a region of `size` at the cursor. Returns the op clicked this
@@ -70,6 +73,9 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
 
 // The height the chart needs to show every lane at its smallest row height.
 float GanttContentHeight(const Trace& trace, const GanttViewState& view, float scale);
+
+// The time span the chart shows for a trace (host calls and GPU work), for a shared axis.
+std::pair<TimeNs, TimeNs> GanttExtent(const Trace& trace);
 
 // The colour the chart gives an op (by kind; copies by direction).
 ImU32 OpColor(const Scenario& scenario, int op);

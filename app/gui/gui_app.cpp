@@ -3,9 +3,13 @@
 // [SECTION] frame layout: top bar, sidebar (lab browser), main area (lab page, tabs)
 // [SECTION] lab page: texts, parameters, variants, backend, Run/Cancel
 // [SECTION] timeline tab: chart + findings; code tab
+// Compare, predict-then-reveal, presentation/replay, the sandbox and export live in
+// gui_compare.cpp, gui_predict.cpp, gui_present.cpp, sandbox_view.cpp and gui_export.cpp.
 #include "app/gui/gui_app.h"
 
 #include <imgui.h>
+
+#include <fstream>
 
 #include "engine/code_gen.h"
 #include "engine/errors.h"
@@ -48,6 +52,10 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
   std::string lang = options_.lang.empty() ? DefaultLanguage() : options_.lang;
   SetLanguage(fonts_.cjk ? lang : "en");
   backend_choice_ = options_.backend == "sim" ? 1 : options_.backend == "cuda" ? 2 : 0;
+  presenting_ = options_.present;
+  compare_with_ = options_.compare;
+  predict_first_ = options_.predict;
+  if (options_.replay_at >= 0) replay_pos_ = std::min(1.0, options_.replay_at);
   if (backend_choice_ != 1) {
     std::string cli = cli_path_;
     probe_future_ = std::async(std::launch::async, [cli] { return ProbeGpuInChild(cli); });
@@ -58,12 +66,25 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
     } catch (const std::exception& e) {
       error_ = e.what();
     }
+  } else if (!options_.sandbox_script.empty()) {
+    mode_ = Mode::kSandbox;
+    std::ifstream script(options_.sandbox_script);
+    if (!script) error_ = options_.sandbox_script + ": cannot read the sandbox script";
+    std::string line;
+    for (int n = 1; std::getline(script, line); ++n)
+      if (!sandbox_.Apply(line)) {
+        error_ = options_.sandbox_script + ":" + std::to_string(n) + ": " + sandbox_.refusal();
+        break;
+      }
+    if (error_.empty()) RunSandbox();
   } else if (!options_.lab.empty()) {
     try {
       SelectLab(options_.lab);
       if (!options_.variant.empty()) variant_ = options_.variant;
       for (const auto& [k, v] : options_.params) params_[k] = static_cast<float>(v);
-      run_pending_ = true;
+      ResetPrediction();
+      run_pending_ = !predict_first_;
+      if (!options_.predict_order.empty()) ApplyPredictedOrder(options_.predict_order);
     } catch (const std::exception& e) {
       error_ = e.what();
     }
@@ -125,6 +146,7 @@ std::string GuiApp::ResolveBackend() {
 
 void GuiApp::StartRun() {
   if (lab_id_.empty() || worker_.Busy()) return;
+  if (!compare_with_.empty()) return StartCompare();
   error_.clear();
   banner_.clear();
   std::string backend = ResolveBackend();
@@ -134,19 +156,50 @@ void GuiApp::StartRun() {
   request.variant = variant_;
   for (const auto& [k, v] : params_) request.params[k] = v;
   request.backend = backend;
-  worker_.Start(std::move(request));
+  Submit(std::move(request));
+}
+
+void GuiApp::Submit(RunRequest request) {
+  if (worker_.Busy()) queue_.push_back(std::move(request));
+  else worker_.Start(std::move(request));
 }
 
 void GuiApp::PollRun() {
   std::optional<RunResult> result = worker_.TakeResult();
   if (!result) return;
   run_seconds_ = result->seconds;
+  if (!queue_.empty()) {
+    worker_.Start(std::move(queue_.front()));
+    queue_.erase(queue_.begin());
+  }
   if (!result->ok) {
     error_ = ui_.Fill("error", {{"error", result->error}});
+    queue_.clear();
+    comparing_ = false;
     return;
   }
-  progress_.MarkDone(lab_id_);
-  ShowTrace(std::move(result->trace));
+  if (!lab_id_.empty() && mode_ == Mode::kLab) progress_.MarkDone(lab_id_);
+  Accept(std::move(result->trace));
+}
+
+void GuiApp::Accept(Trace trace) {
+  if (!comparing_) {
+    ShowTrace(std::move(trace));
+    if (predict_first_ && !predicted_.empty() && mode_ == Mode::kLab) {
+      verdict_ = CheckPredictedOrder(*trace_, predicted_);
+      progress_.MarkPredicted(lab_id_, verdict_->held);
+    }
+    return;
+  }
+  if (++compare_results_ == 1) {
+    ShowTrace(std::move(trace));
+    return;
+  }
+  compare_b_.analysis = Analyze(trace);
+  compare_b_.trace = std::move(trace);
+  compare_b_.view = GanttViewState{};
+  comparing_ = false;
+  comparison_ = CompareRuns(*trace_, analysis_, *compare_b_.trace, compare_b_.analysis);
 }
 
 void GuiApp::ShowTrace(Trace trace) {
@@ -172,7 +225,9 @@ void GuiApp::ShowTraceUnanalysed(Trace trace) {
 }
 
 bool GuiApp::Settled() const {
-  return !worker_.Busy() && !run_pending_ && (trace_.has_value() || !error_.empty() || lab_id_.empty());
+  if (worker_.Busy() || run_pending_ || !queue_.empty() || comparing_) return false;
+  if (predict_first_ && mode_ == Mode::kLab && !trace_) return error_.empty() ? options_.predict_order.empty() : true;
+  return trace_.has_value() || !error_.empty() || (lab_id_.empty() && mode_ == Mode::kLab);
 }
 
 // [SECTION] frame layout -------------------------------------------------------------------
@@ -183,25 +238,41 @@ void GuiApp::Frame(ImVec2 display) {
     StartRun();
   }
   PollRun();
+  HandleKeys();
+  ApplyStyle();
+  AdvanceReplay();
+  if (options_.chart_only) return DrawChartOnly(display);
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(display);
   ImGui::Begin("StreamLab", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoBringToFrontOnFocus);
   DrawTopBar();
-  float sidebar = 250.0f;
-  ImGui::BeginChild("sidebar", ImVec2(sidebar, 0), true);
-  DrawSidebar(sidebar);
-  ImGui::EndChild();
-  ImGui::SameLine();
+  if (!presenting_) {  // presentation mode: the chart and the explanation only
+    float sidebar = 250.0f;
+    ImGui::BeginChild("sidebar", ImVec2(sidebar, 0), true);
+    DrawSidebar(sidebar);
+    ImGui::EndChild();
+    ImGui::SameLine();
+  }
   ImGui::BeginChild("main", ImVec2(0, 0), false);
-  if (lab_id_.empty() && !trace_) {
+  if (mode_ == Mode::kSandbox) {
+    DrawSandbox();
+  } else if (lab_id_.empty() && !trace_) {
     ImGui::TextUnformatted(ui_("select_lab"));
   } else {
     DrawLabHeader();
-    if (ImGui::BeginTabBar("tabs")) {
+    bool show_compare = comparison_.has_value() || comparing_;
+    if (presenting_) {
+      show_compare ? DrawCompare() : DrawTimeline();
+    } else if (ImGui::BeginTabBar("tabs")) {
+      ImGuiTabItemFlags compare_flags = show_compare && options_.headless ? ImGuiTabItemFlags_SetSelected : 0;
       if (ImGui::BeginTabItem(ui_("chart"))) {
         DrawTimeline();
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem(ui_("compare"), nullptr, compare_flags)) {
+        DrawCompare();
         ImGui::EndTabItem();
       }
       if (trace_ && ImGui::BeginTabItem(ui_("code"))) {
@@ -230,10 +301,23 @@ void GuiApp::DrawTopBar() {
   ImGui::SetNextItemWidth(170);
   const char* backends[] = {ui_("backend.auto"), ui_("backend.sim"), ui_("backend.cuda")};
   ImGui::Combo(ui_("backend"), &backend_choice_, backends, 3);
+  ImGui::SameLine(0, 30);
+  if (ImGui::Button(presenting_ ? ui_("present.leave") : ui_("present"))) presenting_ = !presenting_;
+  if (presenting_) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", ui_("present.keys"));
+  }
   ImGui::Separator();
 }
 
 void GuiApp::DrawSidebar(float) {
+  if (ImGui::Selectable(ui_("sandbox"), mode_ == Mode::kSandbox)) {
+    mode_ = Mode::kSandbox;
+    trace_.reset();
+    comparison_.reset();
+    error_.clear();
+  }
+  ImGui::Separator();
   ImGui::TextUnformatted(ui_("labs"));
   int week = 0;
   bool open = false;
@@ -242,15 +326,22 @@ void GuiApp::DrawSidebar(float) {
       if (open) ImGui::TreePop();
       week = lab.week;
       ImGui::SetNextItemOpen(true, ImGuiCond_Once);
-      open = ImGui::TreeNode(ui_.Fill("week", {{"n", std::to_string(week)}}).c_str());
+      std::string heading = ui_.Fill("week", {{"n", std::to_string(week)}});
+      if (int made = progress_.PredictionsMade(week))
+        heading += "  " + ui_.Fill("predictions", {{"held", std::to_string(progress_.PredictionsHeld(week))},
+                                                   {"made", std::to_string(made)}});
+      open = ImGui::TreeNode((heading + "##week" + std::to_string(week)).c_str());
     }
     if (!open) continue;
     std::string label = (progress_.Done(lab.id) ? "\xE2\x9C\x93 " : "   ") + lab_titles_[lab.id] + "##" + lab.id;
-    if (ImGui::Selectable(label.c_str(), lab.id == lab_id_)) {
+    if (ImGui::Selectable(label.c_str(), mode_ == Mode::kLab && lab.id == lab_id_)) {
+      mode_ = Mode::kLab;
       SelectLab(lab.id);
       trace_.reset();
+      comparison_.reset();
       error_.clear();
       banner_.clear();
+      ResetPrediction();
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", lab.id.c_str());
   }
@@ -264,21 +355,23 @@ void GuiApp::DrawLabHeader() {
     ImGui::TextUnformatted(lab_text_->title.c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("(%s)", lab_id_.c_str());
-    TextSection(ui_("goal"), lab_text_->goal, false);
-    TextSection(ui_("theory"), lab_text_->theory, false);
+    if (!presenting_) {
+      TextSection(ui_("goal"), lab_text_->goal, false);
+      TextSection(ui_("theory"), lab_text_->theory, false);
+    }
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.4f, 1.0f));
     ImGui::PushTextWrapPos(0);
     ImGui::Text("%s: %s", ui_("predict"), lab_text_->predict.c_str());
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
-    if (trace_) {
+    if (trace_ && !presenting_) {
       TextSection(ui_("observe"), lab_text_->observe, false);
       TextSection(ui_("explanation"), lab_text_->explanation, false);
       TextSection(ui_("exercise"), lab_text_->exercise, false);
       TextSection(ui_("myth"), lab_text_->myth, false);
     }
   }
-  if (!lab_id_.empty()) DrawRunControls();
+  if (!lab_id_.empty() && !presenting_) DrawRunControls();
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
   if (!banner_.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", banner_.c_str());
   if (trace_) {
@@ -296,7 +389,10 @@ void GuiApp::DrawRunControls() {
   ImGui::SetNextItemWidth(180);
   if (ImGui::BeginCombo(ui_("variant"), variant_.c_str())) {
     for (const std::string& v : lab.variants)
-      if (ImGui::Selectable(v.c_str(), v == variant_)) variant_ = v;
+      if (ImGui::Selectable(v.c_str(), v == variant_)) {
+        variant_ = v;
+        ResetPrediction();
+      }
     ImGui::EndCombo();
   }
   for (const LabParam& p : lab.params) {
@@ -316,26 +412,39 @@ void GuiApp::DrawRunControls() {
     ImGui::Text("%s %.1f s", ui_("running"), worker_.ElapsedSeconds());
     ImGui::SameLine();
     if (ImGui::Button(ui_("cancel"))) worker_.Cancel();
-  } else if (ImGui::Button(ui_("run"), ImVec2(120, 0))) {
-    StartRun();
+  } else {
+    bool revealing = predict_first_ && !trace_;
+    if (ImGui::Button(revealing ? ui_("predict.reveal") : ui_("run"), ImVec2(120, 0))) StartRun();
+    ImGui::SameLine();
+    if (ImGui::Checkbox(ui_("predict.first"), &predict_first_)) ResetPrediction();
   }
 }
 
 // [SECTION] timeline and code tabs ---------------------------------------------------------
 
 void GuiApp::DrawTimeline() {
+  if (predict_first_ && !trace_ && mode_ == Mode::kLab) return DrawPrediction();
   if (!trace_) return;
+  if (verdict_) DrawPredictionVerdict();
   if (ImGui::Button(ui_("fit"))) view_.fit_requested = true;
   ImGui::SameLine();
   ImGui::Checkbox(ui_("show_sms"), &view_.show_sms);
   ImGui::SameLine();
   ImGui::Checkbox(ui_("show_arrows"), &view_.show_arrows);
+  ImGui::SameLine();
+  DrawReplayControls();
+  if (!presenting_) {
+    ImGui::SameLine();
+    DrawExport();
+  }
   float findings_h = std::max(140.0f, ImGui::GetContentRegionAvail().y * 0.32f);
   ImVec2 visible(ImGui::GetContentRegionAvail().x, std::max(120.0f, ImGui::GetContentRegionAvail().y - findings_h));
   // Many lanes scroll vertically inside the chart's own region; the wheel zooms.
   ImVec2 chart(visible.x - ImGui::GetStyle().ScrollbarSize, std::max(visible.y, GanttContentHeight(*trace_, view_, 1.0f)));
   ImGui::BeginChild("chart", visible, false, ImGuiWindowFlags_NoScrollWithMouse);
-  GanttInputs in{&*trace_, &analysis_, &texts_, &ui_, 1.0f, !options_.headless};
+  auto [begin, end] = GanttExtent(*trace_);
+  view_.replay_until = replay_pos_ < 1.0 ? begin + static_cast<TimeNs>(replay_pos_ * static_cast<double>(end - begin)) : -1;
+  GanttInputs in{&*trace_, &analysis_, &texts_, &ui_, presenting_ ? 1.4f : 1.0f, !options_.headless, presenting_};
   int clicked = DrawGantt(in, view_, chart, &layout_);
   ImGui::EndChild();
   if (clicked >= 0) {
@@ -359,6 +468,8 @@ void GuiApp::DrawFindings(float height) {
     for (size_t i = 0; i < analysis_.findings.size(); ++i) {
       const Finding& f = analysis_.findings[i];
       if (f.kind == FindingKind::kStartDelay && f.cause == Cause::kPrompt) continue;
+      // During a replay, only what has happened by the cursor is explained.
+      if (view_.replay_until >= 0 && f.op >= 0 && trace_->ops[f.op].start > view_.replay_until) continue;
       bool about_selected = view_.selected_op >= 0 && f.op == view_.selected_op;
       if (pass == 0 ? !about_selected : (about_selected || f.severity != order[pass - 1])) continue;
       ImGui::PushID(static_cast<int>(i));

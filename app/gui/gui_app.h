@@ -17,8 +17,11 @@
 #include "app/gui/run_worker.h"
 #include "app/gui/ui_text.h"
 #include "engine/analyzer.h"
+#include "engine/compare.h"
 #include "engine/findings_text.h"
 #include "engine/lab_texts.h"
+#include "engine/prediction.h"
+#include "engine/sandbox_model.h"
 
 namespace streamlab {
 
@@ -31,6 +34,13 @@ struct GuiOptions {
   std::string open_trace;        // show this trace file
   bool headless = false;         // rendering for a screenshot: no hover effects
   bool show_sms = false;         // start with the per-SM rows shown
+  std::string compare;           // run this variant too (or "sim"/"cuda": the same variant there)
+  bool present = false;          // start in presentation mode
+  double replay_at = -1;         // freeze a replay at this fraction of the run (screenshots)
+  bool chart_only = false;       // draw only the chart (slide export)
+  std::string sandbox_script;    // open the sandbox and apply these edits (one per line)
+  bool predict = false;          // start with predict-then-reveal on (no automatic run)
+  std::vector<std::string> predict_order;  // answer with this order of op names, then reveal
 };
 
 class GuiApp {
@@ -46,12 +56,45 @@ class GuiApp {
   double run_seconds() const { return run_seconds_; }
   // Shows a trace without analysing it (the frame-time bench's synthetic traces).
   void ShowTraceUnanalysed(Trace trace);
+  bool presenting() const { return presenting_; }
 
  private:
+  // One chart's run: the trace, its analysis and the chart's view.
+  struct Run {
+    std::optional<Trace> trace;
+    Analysis analysis;
+    GanttViewState view;
+    std::string label;
+  };
+  enum class Mode { kLab, kSandbox };
+
+  // gui_compare.cpp
+  void StartCompare();
+  void DrawCompare();
+  // gui_predict.cpp
+  void ResetPrediction();
+  void ApplyPredictedOrder(const std::vector<std::string>& names);
+  void DrawPrediction();
+  void DrawPredictionVerdict();
+  // gui_present.cpp
+  void HandleKeys();
+  void StepLab(int delta);
+  void AdvanceReplay();
+  void DrawReplayControls();
+  void ApplyStyle();
+  // sandbox_view.cpp
+  void DrawSandbox();
+  void RunSandbox();
+  // gui_export.cpp
+  void DrawExport();
+  void DrawChartOnly(ImVec2 display);
+
   void SetLanguage(const std::string& lang);
   void SelectLab(const std::string& id);
   void StartRun();
+  void Submit(RunRequest request);
   void PollRun();
+  void Accept(Trace trace);
   void ShowTrace(Trace trace);
   void DrawTopBar();
   void DrawSidebar(float width);
@@ -89,6 +132,27 @@ class GuiApp {
   std::string error_;
   double run_seconds_ = 0;
   int selected_finding_ = -1;
+
+  Mode mode_ = Mode::kLab;
+  std::vector<RunRequest> queue_;  // runs still to start (a compare queues two)
+  bool comparing_ = false;         // the next two results are the compare view's A and B
+  int compare_results_ = 0;        // results received for the compare in flight
+  Run compare_b_;                  // the compare view's second run (the first is trace_)
+  std::string compare_with_;       // variant, or "sim" / "cuda" for the other backend
+  std::optional<Comparison> comparison_;
+  bool predict_first_ = false;
+  std::vector<int> predicted_;     // the student's order (op indices of the lab's scenario)
+  std::optional<PredictionCheck> verdict_;
+  bool presenting_ = false;
+  bool style_presenting_ = false;  // the style currently applied
+  bool replaying_ = false;
+  float replay_speed_ = 1.0f;      // 1 = the whole run in 6 s
+  double replay_pos_ = 1.0;        // fraction of the run shown
+  SandboxModel sandbox_;
+  std::string sandbox_path_ = "sandbox.json";
+  std::string export_dir_ = ".";
+  int export_size_[2] = {1600, 600};
+  std::string export_status_;
 };
 
 }  // namespace streamlab

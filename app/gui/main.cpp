@@ -2,12 +2,15 @@
 //   streamlab --lab ID [--variant V] [--backend sim] [--lang zh|en] --screenshot out.png [--size WxH]
 //   streamlab --open trace.json          (a trace captured elsewhere, e.g. on a GPU server)
 //   streamlab --bench-spans N [--size WxH] (CPU frame time with an N-span trace)
+//   classroom: --compare VARIANT|cuda  --present  --replay-at F  --predict [--predict-order a,b,c]
+//              --sandbox-script FILE  --chart-only (the chart alone, for slides)
 // Exit 77 when no display can be opened (tests mark that as skipped).
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -31,7 +34,10 @@ struct Args {
 [[noreturn]] void Usage(const std::string& problem) {
   std::fprintf(stderr, "streamlab: %s\nusage: streamlab [--lab ID] [--variant V] [--param k=v] [--backend auto|sim|cuda]\n"
                        "                 [--lang en|zh] [--open trace.json] [--screenshot out.png] [--size WxH]\n"
-                       "                 [--show-sms] [--bench-spans N]\n", problem.c_str());
+                       "                 [--show-sms] [--bench-spans N] [--compare VARIANT|cuda] [--present]\n"
+                       "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--sandbox-script FILE]\n"
+                       "                 [--chart-only]\n",
+               problem.c_str());
   std::exit(2);
 }
 
@@ -50,6 +56,25 @@ Args Parse(int argc, char** argv) {
     else if (k == "--open") a.options.open_trace = value();
     else if (k == "--screenshot") a.screenshot = value();
     else if (k == "--show-sms") a.options.show_sms = true;
+    else if (k == "--compare") a.options.compare = value();
+    else if (k == "--present") a.options.present = true;
+    else if (k == "--predict") a.options.predict = true;
+    else if (k == "--predict-order") {
+      a.options.predict = true;
+      std::string list = value();
+      for (size_t at = 0; at <= list.size();) {
+        size_t comma = list.find(',', at);
+        if (comma == std::string::npos) comma = list.size();
+        a.options.predict_order.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
+    }
+    else if (k == "--chart-only") a.options.chart_only = true;
+    else if (k == "--sandbox-script") a.options.sandbox_script = value();
+    else if (k == "--replay-at") {
+      a.options.replay_at = std::atof(value().c_str());
+      if (a.options.replay_at < 0 || a.options.replay_at > 1) Usage("--replay-at expects a fraction 0..1");
+    }
     else if (k == "--bench-spans") a.bench_spans = std::atol(value().c_str());
     else if (k == "--param") {
       std::string kv = value();
@@ -69,9 +94,14 @@ Args Parse(int argc, char** argv) {
   if (a.options.backend != "auto" && a.options.backend != "sim" && a.options.backend != "cuda")
     Usage("--backend must be auto, sim or cuda");
   if (!a.options.lang.empty() && a.options.lang != "en" && a.options.lang != "zh") Usage("--lang must be en or zh");
+  if (!a.options.compare.empty() && a.options.lab.empty()) Usage("--compare needs --lab");
   if (!a.options.lab.empty()) {
     try {
-      streamlab::FindLab(a.options.lab);
+      const streamlab::Lab& lab = streamlab::FindLab(a.options.lab);
+      const std::string& c = a.options.compare;
+      if (!c.empty() && c != "cuda" && c != "sim" &&
+          std::find(lab.variants.begin(), lab.variants.end(), c) == lab.variants.end())
+        Usage("--compare: " + a.options.lab + " has no variant \"" + c + "\"");
     } catch (const streamlab::InputError& e) {
       Usage(e.what());
     }

@@ -19,6 +19,9 @@ ProgressStore::ProgressStore() {
     Json j = ParseJson(ReadTextFile(dir_ + "/progress.json"), "progress.json");
     for (const Json& id : j.value("done", Json::array()))
       if (id.is_string()) done_.insert(id.get<std::string>());
+    if (j.contains("predicted") && j["predicted"].is_object())
+      for (auto it = j["predicted"].begin(); it != j["predicted"].end(); ++it)
+        if (it->is_boolean()) predicted_[it.key()] = it->get<bool>();
   } catch (const std::exception&) {
     // First start, or an unreadable file: start fresh rather than refuse to open.
   }
@@ -28,9 +31,31 @@ void ProgressStore::MarkDone(const std::string& lab) {
   if (done_.insert(lab).second) Save();
 }
 
+void ProgressStore::MarkPredicted(const std::string& lab, bool held) {
+  predicted_[lab] = held;
+  Save();
+}
+
+namespace {
+// Lab ids start with their week: "w2-...".
+bool InWeek(const std::string& lab, int week) { return lab.rfind("w" + std::to_string(week) + "-", 0) == 0; }
+}  // namespace
+
+int ProgressStore::PredictionsHeld(int week) const {
+  int n = 0;
+  for (const auto& [lab, held] : predicted_) n += InWeek(lab, week) && held;
+  return n;
+}
+
+int ProgressStore::PredictionsMade(int week) const {
+  int n = 0;
+  for (const auto& [lab, held] : predicted_) n += InWeek(lab, week);
+  return n;
+}
+
 void ProgressStore::Save() const {
   try {
-    SaveJsonFile(Json{{"done", done_}}, dir_ + "/progress.json");
+    SaveJsonFile(Json{{"done", done_}, {"predicted", predicted_}}, dir_ + "/progress.json");
   } catch (const std::exception&) {
     // Read-only home: progress is kept for this session only.
   }

@@ -2,6 +2,7 @@
 // directory ($XDG_CONFIG_HOME/streamlab or ~/.config/streamlab).
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -12,6 +13,10 @@ class ProgressStore {
   ProgressStore();  // loads; a missing or broken file means no progress yet
   bool Done(const std::string& lab) const { return done_.count(lab) > 0; }
   void MarkDone(const std::string& lab);
+  // A prediction answered before a run: counts toward the week's progress.
+  void MarkPredicted(const std::string& lab, bool held);
+  int PredictionsHeld(int week) const;
+  int PredictionsMade(int week) const;
   const std::string& dir() const { return dir_; }
   std::string LayoutFile() const { return dir_ + "/imgui.ini"; }
 
@@ -19,6 +24,7 @@ class ProgressStore {
   void Save() const;
   std::string dir_;
   std::set<std::string> done_;
+  std::map<std::string, bool> predicted_;  // lab -> did the latest prediction hold
 };
 
 }  // namespace streamlab

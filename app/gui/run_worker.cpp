@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "app/cli/child_run.h"
+#include "engine/scenario_json.h"
 #include "engine/sim_executor.h"
 #include "labs/catalogue.h"
 
@@ -35,6 +36,13 @@ void RunWorker::Start(RunRequest request) {
   thread_ = std::thread([this, request = std::move(request)] {
     RunResult result;
     try {
+      if (request.scenario) {
+        result.trace = RunScenario(*request.scenario, request.backend);
+        result.ok = !cancel_;
+        if (cancel_) result.error = "cancelled";
+        Finish(std::move(result));
+        return;
+      }
       const Lab& lab = FindLab(request.lab);
       LabArgs args = ResolveLabArgs(lab, request.variant, request.params);
       if (request.backend == "cuda") {
@@ -55,13 +63,29 @@ void RunWorker::Start(RunRequest request) {
     } catch (const std::exception& e) {
       result.error = e.what();
     }
-    result.seconds = ElapsedSeconds();
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      result_ = std::move(result);
-    }
-    busy_ = false;
+    Finish(std::move(result));
   });
+}
+
+void RunWorker::Finish(RunResult result) {
+  result.seconds = ElapsedSeconds();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    result_ = std::move(result);
+  }
+  busy_ = false;
+}
+
+// A sandbox scenario: in-process on the simulator; on a GPU through a scenario file that
+// the child `streamlab-cli run FILE --backend cuda` reads.
+Trace RunWorker::RunScenario(const Scenario& scenario, const std::string& backend) {
+  if (backend != "cuda") return SimExecutor().Run(scenario, RunOptions{});
+  std::string path = (std::filesystem::temp_directory_path() / ("streamlab-sandbox-" + std::to_string(getpid()) + ".json")).string();
+  SaveJsonFile(ScenarioToJson(scenario), path);
+  ChildRunResult child = RunChild(cli_path_, {path, "--backend", "cuda"}, 30, &cancel_);
+  std::filesystem::remove(path);
+  if (child.exit_code != 0) throw std::runtime_error(child.error.empty() ? "the run failed" : child.error);
+  return std::move(child.trace);
 }
 
 std::optional<RunResult> RunWorker::TakeResult() {

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/scenario.h"
 #include "engine/trace.h"
 
 namespace streamlab {
@@ -20,6 +21,7 @@ struct RunRequest {
   std::string variant;
   std::map<std::string, double> params;
   std::string backend = "sim";  // "sim" or "cuda": the UI resolves "auto" with the probe
+  std::optional<Scenario> scenario;  // the sandbox: run this instead of a lab
 };
 
 struct RunResult {
@@ -45,6 +47,8 @@ class RunWorker {
 
  private:
   void Join();
+  void Finish(RunResult result);
+  Trace RunScenario(const Scenario& scenario, const std::string& backend);
   std::string cli_path_;
   std::thread thread_;
   std::atomic<bool> busy_{false};

@@ -2,7 +2,8 @@
 // was drawn has its colour at its centre in the PNG, kernel spans are as wide as their
 // durations say (relative to each other), and, for the legacy-stall lab, the three kernels
 // are one after another with nothing of one lane's colour under another lane's kernel.
-//   check_screenshot out.png [--expect-serial k1,k2,k3]
+//   check_screenshot out.png [--expect-serial k1,k2,k3] [--expect-absent k4,...]
+// (--expect-absent: spans that must not be drawn, e.g. work a replay has not reached yet)
 #include <stb_image.h>
 
 #include <cmath>
@@ -30,12 +31,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string png = argv[1];
-  std::vector<std::string> serial;
-  for (int i = 2; i + 1 < argc; i += 2)
-    if (std::string(argv[i]) == "--expect-serial") {
-      std::stringstream ss(argv[i + 1]);
-      for (std::string name; std::getline(ss, name, ',');) serial.push_back(name);
-    }
+  std::vector<std::string> serial, absent;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    std::vector<std::string>* list = flag == "--expect-serial" ? &serial : flag == "--expect-absent" ? &absent : nullptr;
+    if (!list) continue;
+    std::stringstream ss(argv[i + 1]);
+    for (std::string name; std::getline(ss, name, ',');) list->push_back(name);
+  }
   int w = 0, h = 0, channels = 0;
   unsigned char* pixels = stbi_load(png.c_str(), &w, &h, &channels, 4);
   if (!pixels) {
@@ -57,12 +60,13 @@ int main(int argc, char** argv) {
   int spans = 0;
   for (const streamlab::Json& s : layout["spans"]) {
     float x0 = s["x0"], x1 = s["x1"], y0 = s["y0"], y1 = s["y1"];
-    if (x1 - x0 < 12 || s["lane"] == 0) continue;  // too thin to probe, or the host lane
+    if (s["lane"] == 0) continue;  // the host lane
+    ++spans;
+    if (x1 - x0 < 12) continue;  // too thin to probe
     // Probe a little below the centre line: names are drawn at the top of a span.
     std::array<int, 3> got = pixel((x0 + x1) / 2, y0 + (y1 - y0) * 0.8f);
     Check(close(got, s["color"]), "span " + s["name"].get<std::string>() + " has its colour where the trace puts it");
     kernels[s["name"]] = s;
-    ++spans;
   }
   Check(spans > 0, "at least one GPU span was drawn");
   for (size_t i = 0; i + 1 < serial.size(); ++i) {
@@ -78,6 +82,11 @@ int main(int argc, char** argv) {
     Check(!close(pixel(x, y), a["color"]), "nothing runs on " + serial[i] + "'s lane while " + serial[i + 1] + " runs");
     float wa = a["x1"].get<float>() - a["x0"].get<float>(), wb = b["x1"].get<float>() - b["x0"].get<float>();
     Check(std::fabs(wa - wb) / std::max(wa, wb) < 0.05f, "equal kernels are drawn equally wide");
+  }
+  for (const std::string& name : absent) {
+    bool drawn = false;
+    for (const streamlab::Json& s : layout["spans"]) drawn |= s["name"] == name && s["lane"] != 0;  // GPU lanes
+    Check(!drawn, name + " is not drawn");
   }
   stbi_image_free(pixels);
   std::printf("%d failed\n", failures);

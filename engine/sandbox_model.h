@@ -1,0 +1,55 @@
+// The sandbox: a scenario the student builds by hand. Every edit goes through one of these
+// actions, which applies it to a copy and validates the result; an edit that would make an
+// invalid scenario is refused with the reason and changes nothing. The same actions drive
+// the editor's buttons and the scripted test (`streamlab --sandbox-script FILE`). Saved
+// files are the scenario JSON `streamlab-cli run FILE` accepts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/scenario.h"
+
+namespace streamlab {
+
+class SandboxModel {
+ public:
+  SandboxModel();
+  const Scenario& scenario() const { return scenario_; }
+  // The reason the last edit was refused (empty after a successful one).
+  const std::string& refusal() const { return refusal_; }
+
+  // Each returns true if the edit was made.
+  bool AddStream(const std::string& name, bool non_blocking, int priority);
+  bool AddEvent(const std::string& name);
+  bool AddKernel(int stream, const std::string& name, double us, int grid);
+  bool AddCopy(int stream, const std::string& name, double megabytes, bool pinned);  // host -> device
+  bool AddRecord(int stream, int event);
+  bool AddWaitEvent(int stream, int event);
+  bool AddWaitStream(int stream, int other);
+  bool AddSyncDevice();
+  bool AddSyncStream(int stream);
+  bool AddHostWork(double us);
+  bool SetStream(int stream, bool non_blocking, int priority);
+  bool RemoveStream(int stream);
+  bool MoveOp(int op, int delta);  // -1 earlier, +1 later
+  bool RemoveOp(int op);
+  void Clear();
+  bool Save(const std::string& path);
+  bool Load(const std::string& path);
+
+  // Runs one script line, e.g. "stream s1 non_blocking", "kernel s1 k1 500 4",
+  // "record s1 e1", "wait s2 e1", "sync_device", "move 3 -1", "save out.json".
+  // Unknown names or commands are refused like any other bad edit.
+  bool Apply(const std::string& line);
+
+ private:
+  bool Commit(Scenario next);
+  bool Refuse(const std::string& reason);
+  int StreamNamed(const std::string& name) const;
+  int EventNamed(const std::string& name) const;
+  Scenario scenario_;
+  std::string refusal_;
+};
+
+}  // namespace streamlab
