@@ -28,7 +28,7 @@ Lab MythCheckLab() {
       b.CheckContents(counter);
       s1.Launch("count_s1", Atomics(static_cast<int64_t>(a["producer_us"] * 10), 4), {}, {counter});
       s2.Launch("count_s2", Atomics(static_cast<int64_t>(a["producer_us"] * 10), 4), {}, {counter});
-    } else if (a.variant == "shared-memory") {
+    } else if (a.variant == "shared-memory") {  // each kernel runs about half of producer_us
       s1.Launch("tiles_s1", SharedMemoryTiles(static_cast<int64_t>(a["producer_us"] * 43), 4));
       s2.Launch("tiles_s2", SharedMemoryTiles(static_cast<int64_t>(a["producer_us"] * 43), 4));
     } else {
