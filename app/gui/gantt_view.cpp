@@ -9,6 +9,7 @@
 #include "app/gui/gantt_view.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -58,14 +59,15 @@ struct Geometry {
   float LaneY(int lane) const { return origin.y + axis_h + static_cast<float>(lane) * lane_h; }
 };
 
-// A tick step of 1, 2 or 5 x 10^k ns giving ~110 px between ticks.
-TimeNs TickStep(TimeNs span, float width) {
-  double target = static_cast<double>(span) * 110.0 / width;
-  double step = 1;
-  while (step * 10 <= target) step *= 10;
-  if (step * 5 <= target) step *= 5;
-  else if (step * 2 <= target) step *= 2;
-  return std::max<TimeNs>(1, static_cast<TimeNs>(step));
+// A tick step of 1, 2 or 5 x 10^k ns giving at least `spacing` px between ticks.
+TimeNs TickStep(TimeNs span, float width, float spacing) {
+  double target = static_cast<double>(span) * spacing / width;
+  double decade = 1;
+  while (decade * 10 <= target) decade *= 10;
+  // The smallest of 1, 2, 5 (x 10^k) that is no closer than the target.
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (decade * m >= target) return std::max<TimeNs>(1, static_cast<TimeNs>(decade * m));
+  return std::max<TimeNs>(1, static_cast<TimeNs>(decade * 10));
 }
 
 std::string Rel(TimeNs t, TimeNs origin) { return FormatDuration(t - origin); }
@@ -112,8 +114,9 @@ const GanttIndex& Index(GanttViewState& view, const Trace& t, const std::vector<
   x.gap_from.assign(t.ops.size(), 0);
   for (size_t l = 0; l < lanes.size(); ++l) {
     std::vector<int>& ops = x.lane_ops[l];
-    auto start = [&](int op) { return l == 0 ? t.ops[op].submit : t.ops[op].start; };
-    auto end = [&](int op) { return l == 0 ? t.ops[op].ret : t.ops[op].end; };
+    bool host = lanes[l].kind == LaneKind::kHost;
+    auto start = [&](int op) { return host ? t.ops[op].submit : t.ops[op].start; };
+    auto end = [&](int op) { return host ? t.ops[op].ret : t.ops[op].end; };
     std::stable_sort(ops.begin(), ops.end(), [&](int a, int b) { return start(a) < start(b); });
     TimeNs running_end = 0;
     TimeNs work_end = -1;
@@ -122,7 +125,7 @@ const GanttIndex& Index(GanttViewState& view, const Trace& t, const std::vector<
       // Keep ends ascending even where markers or clock error make spans touch.
       running_end = std::max(running_end, end(op));
       x.lane_ends[l].push_back(running_end);
-      if (l > 0) {
+      if (!host) {
         x.gap_from[op] = std::max(t.ops[op].submit, work_end);
         if (IsWork(s.ops[op])) work_end = std::max(work_end, t.ops[op].end);
       }
@@ -154,6 +157,25 @@ ImU32 OpColor(const Scenario& s, int index) {
     }
     default: return kMarker;
   }
+}
+
+// Lane flags ("blocking, prio -5", "thread 2") in the UI's language, word by word.
+std::string TranslateFlags(const UiText& ui, const std::string& flags) {
+  std::string out;
+  size_t at = 0;
+  while (at <= flags.size()) {
+    size_t comma = flags.find(", ", at);
+    std::string part = flags.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    size_t space = part.rfind(' ');
+    bool numbered = space != std::string::npos && (std::isdigit(static_cast<unsigned char>(part[space + 1])) || part[space + 1] == '-');
+    std::string word = numbered ? part.substr(0, space) : part;
+    std::string key = "flag." + word;
+    std::string shown = ui(key) == key ? word : ui(key);
+    out += (out.empty() ? "" : ", ") + shown + (numbered ? part.substr(space) : "");
+    if (comma == std::string::npos) break;
+    at = comma + 2;
+  }
+  return out;
 }
 
 std::pair<TimeNs, TimeNs> GanttExtent(const Trace& trace) { return {TraceBegin(trace), TraceEnd(trace)}; }
@@ -228,7 +250,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
       label = ui.Fill("device", {{"n", std::to_string(lanes[i].device)}}) + " " + label;
     dl->AddText(ImVec2(g.origin.x + 6, y + 2), pal.text, label.c_str());
     dl->AddText(ImGui::GetFont(), ImGui::GetFontSize() * 0.75f, ImVec2(g.origin.x + 6, y + g.lane_h * 0.55f), pal.dim_text,
-                lanes[i].flags.c_str());
+                TranslateFlags(ui, lanes[i].flags).c_str());
   }
   float sm_top = g.LaneY(static_cast<int>(lanes.size())) + 4;
   if (sm_count > 0)
@@ -236,7 +258,8 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
 
   dl->PushClipRect(ImVec2(g.ChartX0(), g.origin.y), br, true);
   // Axis.
-  TimeNs step = TickStep(g.end - g.begin, g.ChartW());
+  // ~6 characters of label per tick, whatever the font size (presentation mode scales it).
+  TimeNs step = TickStep(g.end - g.begin, g.ChartW(), std::max(70.0f, ImGui::CalcTextSize("000.0 us  ").x));
   TimeNs first_tick = trace_begin + ((g.begin - trace_begin) / step) * step;
   for (TimeNs tick = first_tick; tick <= g.end; tick += step) {
     float x = g.X(tick);
