@@ -65,14 +65,12 @@ Op StreamOp(OpKind kind, int stream) {
 
 bool SandboxModel::AddKernel(int stream, const std::string& name, double us, int grid) {
   if (us <= 0) return Refuse("a kernel needs a duration above 0 us");
-  Scenario next = scenario_;
   Op op = StreamOp(OpKind::kKernel, stream);
   op.name = name;
   op.kernel.grid = grid;
   op.kernel.block = 128;
   op.kernel.work = static_cast<int64_t>(us * 1000);
-  next.ops.push_back(op);
-  return Commit(std::move(next));
+  return AddOp(op);
 }
 
 bool SandboxModel::AddCopy(int stream, const std::string& name, double megabytes, bool pinned) {
@@ -98,50 +96,40 @@ bool SandboxModel::AddCopy(int stream, const std::string& name, double megabytes
   return Commit(std::move(next));
 }
 
-bool SandboxModel::AddRecord(int stream, int event) {
+bool SandboxModel::AddOp(Op op) {
   Scenario next = scenario_;
-  Op op = StreamOp(OpKind::kRecord, stream);
-  op.event = event;
-  next.ops.push_back(op);
+  next.ops.push_back(std::move(op));
   return Commit(std::move(next));
 }
 
+bool SandboxModel::AddRecord(int stream, int event) {
+  Op op = StreamOp(OpKind::kRecord, stream);
+  op.event = event;
+  return AddOp(op);
+}
+
 bool SandboxModel::AddWaitEvent(int stream, int event) {
-  Scenario next = scenario_;
   Op op = StreamOp(OpKind::kWaitEvent, stream);
   op.event = event;
-  next.ops.push_back(op);
-  return Commit(std::move(next));
+  return AddOp(op);
 }
 
 bool SandboxModel::AddWaitStream(int stream, int other) {
   if (stream == other) return Refuse("a stream cannot wait for itself");
-  Scenario next = scenario_;
   Op op = StreamOp(OpKind::kWaitStream, stream);
   op.other_stream = other;
-  next.ops.push_back(op);
-  return Commit(std::move(next));
+  return AddOp(op);
 }
 
-bool SandboxModel::AddSyncDevice() {
-  Scenario next = scenario_;
-  next.ops.push_back(StreamOp(OpKind::kSyncDevice, -1));
-  return Commit(std::move(next));
-}
+bool SandboxModel::AddSyncDevice() { return AddOp(StreamOp(OpKind::kSyncDevice, -1)); }
 
-bool SandboxModel::AddSyncStream(int stream) {
-  Scenario next = scenario_;
-  next.ops.push_back(StreamOp(OpKind::kSyncStream, stream));
-  return Commit(std::move(next));
-}
+bool SandboxModel::AddSyncStream(int stream) { return AddOp(StreamOp(OpKind::kSyncStream, stream)); }
 
 bool SandboxModel::AddHostWork(double us) {
-  Scenario next = scenario_;
   Op op = StreamOp(OpKind::kHostWork, -1);
   op.name = "host_work";
   op.duration = static_cast<TimeNs>(us * 1000);
-  next.ops.push_back(op);
-  return Commit(std::move(next));
+  return AddOp(op);
 }
 
 bool SandboxModel::SetStream(int stream, bool non_blocking, int priority) {

@@ -45,6 +45,7 @@ class SandboxModel {
 
  private:
   bool Commit(Scenario next);
+  bool AddOp(Op op);
   bool Refuse(const std::string& reason);
   int StreamNamed(const std::string& name) const;
   int EventNamed(const std::string& name) const;

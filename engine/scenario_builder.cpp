@@ -5,50 +5,32 @@
 
 namespace streamlab {
 
-KernelSpec Spin(TimeNs per_block, int grid, int block, int function_slot) {
+namespace {
+KernelSpec KernelOf(KernelKind kind, int64_t work, int grid, int block, int function_slot = 0) {
   KernelSpec k;
-  k.kind = KernelKind::kSpin;
-  k.work = per_block;
+  k.kind = kind;
+  k.work = work;
   k.grid = grid;
   k.block = block;
   k.function_slot = function_slot;
   return k;
 }
+}  // namespace
 
+KernelSpec Spin(TimeNs per_block, int grid, int block, int function_slot) {
+  return KernelOf(KernelKind::kSpin, per_block, grid, block, function_slot);
+}
 KernelSpec Compute(int64_t fma_iterations, int grid, int block) {
-  KernelSpec k;
-  k.kind = KernelKind::kCompute;
-  k.work = fma_iterations;
-  k.grid = grid;
-  k.block = block;
-  return k;
+  return KernelOf(KernelKind::kCompute, fma_iterations, grid, block);
 }
-
 KernelSpec MemoryStream(int64_t bytes_per_block, int grid, int block) {
-  KernelSpec k;
-  k.kind = KernelKind::kMemory;
-  k.work = bytes_per_block;
-  k.grid = grid;
-  k.block = block;
-  return k;
+  return KernelOf(KernelKind::kMemory, bytes_per_block, grid, block);
 }
-
 KernelSpec Atomics(int64_t adds_per_thread, int grid, int block) {
-  KernelSpec k;
-  k.kind = KernelKind::kAtomic;
-  k.work = adds_per_thread;
-  k.grid = grid;
-  k.block = block;
-  return k;
+  return KernelOf(KernelKind::kAtomic, adds_per_thread, grid, block);
 }
-
 KernelSpec SharedMemoryTiles(int64_t iterations, int grid, int block) {
-  KernelSpec k;
-  k.kind = KernelKind::kSharedMemory;
-  k.work = iterations;
-  k.grid = grid;
-  k.block = block;
-  return k;
+  return KernelOf(KernelKind::kSharedMemory, iterations, grid, block);
 }
 
 namespace {

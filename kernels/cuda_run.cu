@@ -293,24 +293,18 @@ struct CudaRun::State {
     // from (n+1) to 2n kernel times), so it is only used where nothing else gives the end.
     bool instrumented = op.kind == OpKind::kKernel && op.kernel.grid <= kMaxInstrumentedBlocks;
     if (!instrumented) probe.done = MakeTimingEvent();
-    if (op.kind == OpKind::kWaitStream) {
-      cudaEvent_t raw = nullptr;
-      SL_CUDA(cudaEventCreateWithFlags(&raw, cudaEventDisableTiming));
-      probe.aux = OwnedEvent(raw);
-    }
-    if (op.kind == OpKind::kKernel && op.kernel.grid <= kMaxInstrumentedBlocks) {
-      void* p = nullptr;
-      SL_CUDA(cudaMalloc(&p, op.kernel.grid * sizeof(BlockTiming)));
-      probe.timing = DeviceMemory(p);
-      SL_CUDA(cudaMemset(p, 0, op.kernel.grid * sizeof(BlockTiming)));
-      probe.blocks = op.kernel.grid;
-    }
+    AddAuxAndBlockRecords(op, probe);
     return probe;
   }
 
-  // A graph node: no timing events (a kernel's edges come from its block records), and a
-  // wait_stream's internal event.
+  // A graph node: no timing events (a kernel's edges come from its block records).
   OpProbe MakeNodeProbe(const Op& op, OpProbe& probe) {
+    AddAuxAndBlockRecords(op, probe);
+    return std::move(probe);
+  }
+
+  // wait_stream's internal event, and a kernel's per-block record buffer (zeroed).
+  void AddAuxAndBlockRecords(const Op& op, OpProbe& probe) {
     if (op.kind == OpKind::kWaitStream) {
       cudaEvent_t raw = nullptr;
       SL_CUDA(cudaEventCreateWithFlags(&raw, cudaEventDisableTiming));
@@ -323,7 +317,6 @@ struct CudaRun::State {
       SL_CUDA(cudaMemset(p, 0, op.kernel.grid * sizeof(BlockTiming)));
       probe.blocks = op.kernel.grid;
     }
-    return std::move(probe);
   }
 
   // Captures each graph_launch's nodes from its stream, instantiates and uploads the graph,
