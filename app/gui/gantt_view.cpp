@@ -264,7 +264,6 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   for (TimeNs tick = first_tick; tick <= g.end; tick += step) {
     float x = g.X(tick);
     dl->AddLine(ImVec2(x, g.origin.y + g.axis_h - 6), ImVec2(x, br.y), pal.grid);
-    dl->AddText(ImVec2(x + 3, g.origin.y + 3), pal.dim_text, Rel(tick, trace_begin).c_str());
   }
 
   std::vector<SpanRect> drawn;
@@ -493,6 +492,12 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
   }
+  // The axis labels last, on a band pinned to the top of what is visible, so they stay in
+  // view when many lanes scroll.
+  float axis_y = std::max(g.origin.y, visible_min.y);
+  dl->AddRectFilled(ImVec2(g.ChartX0(), axis_y), ImVec2(br.x, axis_y + g.axis_h - 6), pal.background);
+  for (TimeNs tick = first_tick; tick <= g.end; tick += step)
+    dl->AddText(ImVec2(g.X(tick) + 3, axis_y + 3), pal.dim_text, Rel(tick, trace_begin).c_str());
   dl->PopClipRect();
   dl->PopClipRect();
   if (layout) {
