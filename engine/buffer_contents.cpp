@@ -32,17 +32,17 @@ bool Whole(const Scenario& s, int buffer, uint64_t bytes) {
   return bytes == s.buffers[StorageOf(s, buffer)].bytes && bytes % 4 == 0;
 }
 
-void ApplyKernel(const Scenario& s, const Op& op, std::vector<Contents>& st) {
+void ApplyKernel(const Scenario& s, const std::vector<bool>& checked, const Op& op, std::vector<Contents>& st) {
   if (op.kernel.writes.empty()) return;
   int w = StorageOf(s, op.kernel.writes.front());  // the GPU kernels write their first buffer
-  if (!StorageChecked(s, w)) return;
+  if (!checked[w]) return;
   uint64_t n = Elements(s, w);
   const KernelSpec& k = op.kernel;
   if (k.kind == KernelKind::kSpin) {
     Contents in = Uniform(0, n);
     if (!k.reads.empty()) {
       int r = StorageOf(s, k.reads.front());
-      in = StorageChecked(s, r) ? st[r] : Unknown(n);
+      in = checked[r] ? st[r] : Unknown(n);
     }
     st[w] = in.state == Contents::State::kUniform ? Uniform(in.value + 1, n) : Unknown(n);
   } else if (k.kind == KernelKind::kAtomic && st[w].state != Contents::State::kUnknown) {
@@ -59,14 +59,16 @@ void ApplyKernel(const Scenario& s, const Op& op, std::vector<Contents>& st) {
 
 }  // namespace
 
-bool StorageChecked(const Scenario& s, int buffer) {
-  int root = StorageOf(s, buffer);
+std::vector<bool> CheckedStorage(const Scenario& s) {
+  std::vector<bool> root_checked(s.buffers.size(), false), checked(s.buffers.size(), false);
   for (size_t b = 0; b < s.buffers.size(); ++b)
-    if (s.buffers[b].checked && StorageOf(s, static_cast<int>(b)) == root) return true;
-  return false;
+    if (s.buffers[b].checked) root_checked[StorageOf(s, static_cast<int>(b))] = true;
+  for (size_t b = 0; b < s.buffers.size(); ++b) checked[b] = root_checked[StorageOf(s, static_cast<int>(b))];
+  return checked;
 }
 
 std::vector<Contents> ApplyOps(const Scenario& s, const std::vector<int>& order) {
+  std::vector<bool> checked = CheckedStorage(s);
   std::vector<Contents> st;
   for (size_t b = 0; b < s.buffers.size(); ++b) st.push_back(Uniform(0, s.buffers[b].bytes / 4));
   for (int i : order) {
@@ -83,7 +85,7 @@ std::vector<Contents> ApplyOps(const Scenario& s, const std::vector<int>& order)
       case OpKind::kPeerCopy: {
         int d = StorageOf(s, op.dst), src = StorageOf(s, op.src);
         bool whole = Whole(s, op.dst, op.bytes) && Whole(s, op.src, op.bytes);
-        st[d] = whole && StorageChecked(s, src) ? st[src] : Unknown(Elements(s, d));
+        st[d] = whole && checked[src] ? st[src] : Unknown(Elements(s, d));
         break;
       }
       case OpKind::kMalloc:
@@ -91,7 +93,7 @@ std::vector<Contents> ApplyOps(const Scenario& s, const std::vector<int>& order)
         st[op.buffer] = Unknown(Elements(s, op.buffer));
         break;
       case OpKind::kKernel:
-        ApplyKernel(s, op, st);
+        ApplyKernel(s, checked, op, st);
         break;
       default:
         break;
@@ -154,6 +156,9 @@ BufferCheck CheckElements(const std::string& buffer, const Contents& expected,
 
 std::vector<BufferCheck> SimulatedChecks(const Trace& t) {
   const Scenario& s = t.scenario;
+  bool any = false;
+  for (const BufferDesc& b : s.buffers) any |= b.checked;
+  if (!any) return {};  // most scenarios: nothing to model
   std::vector<Contents> expected = ProgramOrderContents(s);
   std::vector<Contents> actual = ApplyOps(s, CompletionOrder(t));
   std::vector<BufferCheck> out;

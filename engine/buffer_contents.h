@@ -27,8 +27,9 @@ struct Contents {
   uint64_t elements = 0;
 };
 
-// True if the buffer's memory (its own, or the memory it aliases) is modelled and checked.
-bool StorageChecked(const Scenario& scenario, int buffer);
+// Per buffer: whether its memory (its own, or the memory it aliases) is modelled and
+// checked. Computed once per scenario; index it by buffer.
+std::vector<bool> CheckedStorage(const Scenario& scenario);
 // The contents of every checked storage (indexed by buffer; non-storage entries unused)
 // after applying `order`'s ops. Storages start zeroed: executors zero them before a run.
 std::vector<Contents> ApplyOps(const Scenario& scenario, const std::vector<int>& order);

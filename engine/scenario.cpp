@@ -102,6 +102,12 @@ int ThreadCount(const Scenario& scenario) {
   return n;
 }
 
+int GraphNodesEnd(const Scenario& scenario, int launch) {
+  int end = launch + 1;
+  while (end < static_cast<int>(scenario.ops.size()) && scenario.ops[end].graph == launch) ++end;
+  return end;
+}
+
 bool IsBlockingStream(const StreamDesc& stream) {
   if (stream.kind == StreamKind::kPerThreadDefault) return true;
   return stream.kind == StreamKind::kCreated && !stream.non_blocking;

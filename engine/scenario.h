@@ -148,6 +148,8 @@ std::vector<int> BuffersWritten(const Op& op);
 int StorageOf(const Scenario& scenario, int buffer);
 // Host threads the scenario uses (1 + the largest op.thread).
 int ThreadCount(const Scenario& scenario);
+// One past the last node of the graph launched by op `launch` (its nodes directly follow it).
+int GraphNodesEnd(const Scenario& scenario, int launch);
 
 // Throws InputError naming the first problem ("ops[3].stream: no stream 7").
 void ValidateScenario(const Scenario& scenario);

@@ -105,17 +105,18 @@ void ValidateGraph(const Scenario& s, size_t launch, size_t first, size_t end) {
 void ValidateGraphs(const Scenario& s) {
   for (size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
-    if (op.graph >= 0 && (op.graph >= static_cast<int>(i) || s.ops[op.graph].kind != OpKind::kGraphLaunch))
-      throw InputError(At(i) + ".graph: must be the index of an earlier graph_launch op");
+    if (op.graph >= 0) {
+      if (op.graph >= static_cast<int>(i) || s.ops[op.graph].kind != OpKind::kGraphLaunch)
+        throw InputError(At(i) + ".graph: must be the index of an earlier graph_launch op");
+      // Contiguous: the op before is the launch itself or another node of the same graph.
+      if (op.graph != static_cast<int>(i) - 1 && s.ops[i - 1].graph != op.graph)
+        throw InputError(At(i) + ": a graph's nodes must directly follow its launch");
+    }
     if (op.kind != OpKind::kGraphLaunch) continue;
     if (op.graph >= 0) throw InputError(At(i) + ": a graph cannot launch a graph");
-    size_t end = i + 1;
-    while (end < s.ops.size() && s.ops[end].graph == static_cast<int>(i)) ++end;
+    size_t end = static_cast<size_t>(GraphNodesEnd(s, static_cast<int>(i)));
     if (end == i + 1) throw InputError(At(i) + ": a graph needs at least one node after its launch");
     ValidateGraph(s, i, i + 1, end);
-    for (size_t k = end; k < s.ops.size(); ++k)
-      if (s.ops[k].graph == static_cast<int>(i))
-        throw InputError(At(k) + ": a graph's nodes must directly follow its launch");
   }
 }
 

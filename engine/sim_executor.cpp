@@ -128,7 +128,8 @@ class SimRun {
     host_ = th.clock;
     device_ = th.device;
     if (op.graph >= 0) {
-      // A node: submitted by its graph launch, at no host cost of its own.
+      // A node: submitted by its graph launch, at no host cost of its own (Issue skips the
+      // per-call costs of nodes, so their GPU items become visible when the launch returned).
       rec.submit = rec.ret = trace.ops[op.graph].ret;
       Issue(index, rec);
       return;
@@ -169,7 +170,7 @@ class SimRun {
         return;
       }
       case OpKind::kRecord:
-        if (op.graph < 0) host_ += p_.record_host;
+        if (op.graph < 0) host_ += p_.record_host;  // a node's call is the launch's
         Submit(index, StreamItem(index, SimItem::Kind::kMarker));
         return;
       case OpKind::kWaitEvent:
@@ -196,8 +197,7 @@ class SimRun {
       }
       case OpKind::kHostWork: host_ += op.duration; return;
       case OpKind::kGraphLaunch: {
-        int nodes = 0;
-        for (size_t k = index + 1; k < s_.ops.size() && s_.ops[k].graph == index; ++k) ++nodes;
+        int nodes = GraphNodesEnd(s_, index) - index - 1;
         host_ += p_.graph_launch_host + p_.graph_node_host * nodes;
         return;
       }
@@ -249,7 +249,7 @@ class SimRun {
       load_barrier_[device] = gpu_.Submit(std::move(load));
       rec.note = "lazy module load";
     }
-    if (!node) host_ += p_.launch_host;
+    if (!node) host_ += p_.launch_host;  // before StreamItem: it sets when the GPU sees the op
     SimItem it = StreamItem(index, SimItem::Kind::kKernel);
     it.grid = op.kernel.grid;
     it.threads = op.kernel.block;

@@ -104,8 +104,9 @@ struct CudaRun::State {
   // Test hook (tests/gpu/fault_paths.cpp): STREAMLAB_INJECT_FAULT=bad_launch makes the first
   // kernel launch invalid; =illegal_address makes it write through a bad pointer.
   std::string inject_fault;
+  std::vector<bool> checked_storage;  // per buffer: spin kernels fill it (buffer_contents.h)
 
-  State(const Scenario& scenario, TimeNs t) : s(scenario), timeout(t) {
+  State(const Scenario& scenario, TimeNs t) : s(scenario), timeout(t), checked_storage(CheckedStorage(scenario)) {
     if (const char* f = std::getenv("STREAMLAB_INJECT_FAULT")) inject_fault = f;
   }
 
@@ -266,7 +267,7 @@ struct CudaRun::State {
     if (!op.kernel.writes.empty()) {
       a.write = BufferPtr(op.kernel.writes.front());
       a.write_bytes = s.buffers[op.kernel.writes.front()].bytes;
-      a.fill = op.kernel.kind == KernelKind::kSpin && StorageChecked(s, op.kernel.writes.front());
+      a.fill = op.kernel.kind == KernelKind::kSpin && checked_storage[op.kernel.writes.front()];
     }
     bool needs_memory = op.kernel.kind == KernelKind::kMemory || op.kernel.kind == KernelKind::kAtomic;
     if (needs_memory && !a.read) {
@@ -329,8 +330,8 @@ struct CudaRun::State {
       SL_CUDA(cudaStreamBeginCapture(origin, cudaStreamCaptureModeThreadLocal));
       cudaGraph_t graph = nullptr;
       try {
-        for (size_t k = l + 1; k < s.ops.size() && s.ops[k].graph == static_cast<int>(l); ++k)
-          Call(static_cast<int>(k), probes[k], nullptr);
+        for (int k = static_cast<int>(l) + 1; k < GraphNodesEnd(s, static_cast<int>(l)); ++k)
+          Call(k, probes[k], nullptr);
       } catch (...) {
         (void)cudaStreamEndCapture(origin, &graph);
         if (graph) (void)cudaGraphDestroy(graph);

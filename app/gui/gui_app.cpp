@@ -168,15 +168,15 @@ void GuiApp::PollRun() {
   std::optional<RunResult> result = worker_.TakeResult();
   if (!result) return;
   run_seconds_ = result->seconds;
-  if (!queue_.empty()) {
-    worker_.Start(std::move(queue_.front()));
-    queue_.erase(queue_.begin());
-  }
-  if (!result->ok) {
+  if (!result->ok) {  // a failed compare run drops its partner
     error_ = ui_.Fill("error", {{"error", result->error}});
     queue_.clear();
     comparing_ = false;
     return;
+  }
+  if (!queue_.empty()) {
+    worker_.Start(std::move(queue_.front()));
+    queue_.erase(queue_.begin());
   }
   if (!lab_id_.empty() && mode_ == Mode::kLab) progress_.MarkDone(lab_id_);
   Accept(std::move(result->trace));
@@ -400,13 +400,16 @@ void GuiApp::DrawRunControls() {
     ImGui::SetNextItemWidth(140);
     float& value = params_[p.name];
     std::string label = p.name + " (" + p.unit + ")";
+    bool changed = false;
     if (p.max - p.min <= 64) {
       int v = static_cast<int>(value);
-      if (ImGui::SliderInt(label.c_str(), &v, static_cast<int>(p.min), static_cast<int>(p.max))) value = static_cast<float>(v);
+      changed = ImGui::SliderInt(label.c_str(), &v, static_cast<int>(p.min), static_cast<int>(p.max));
+      if (changed) value = static_cast<float>(v);
     } else {
-      ImGui::SliderFloat(label.c_str(), &value, static_cast<float>(p.min), static_cast<float>(p.max), "%.0f",
-                         ImGuiSliderFlags_Logarithmic);
+      changed = ImGui::SliderFloat(label.c_str(), &value, static_cast<float>(p.min), static_cast<float>(p.max), "%.0f",
+                                   ImGuiSliderFlags_Logarithmic);
     }
+    if (changed && predict_first_) ResetPrediction();  // the question depends on the parameters
   }
   if (worker_.Busy()) {
     ImGui::Text("%s %.1f s", ui_("running"), worker_.ElapsedSeconds());

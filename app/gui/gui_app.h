@@ -64,7 +64,6 @@ class GuiApp {
     std::optional<Trace> trace;
     Analysis analysis;
     GanttViewState view;
-    std::string label;
   };
   enum class Mode { kLab, kSandbox };
 
@@ -141,7 +140,8 @@ class GuiApp {
   std::string compare_with_;       // variant, or "sim" / "cuda" for the other backend
   std::optional<Comparison> comparison_;
   bool predict_first_ = false;
-  std::vector<int> predicted_;     // the student's order (op indices of the lab's scenario)
+  std::optional<Scenario> predict_scenario_;  // the lab's program for the current settings
+  std::vector<int> predicted_;     // the student's order (op indices of predict_scenario_)
   std::optional<PredictionCheck> verdict_;
   bool presenting_ = false;
   bool style_presenting_ = false;  // the style currently applied
@@ -149,8 +149,6 @@ class GuiApp {
   float replay_speed_ = 1.0f;      // 1 = the whole run in 6 s
   double replay_pos_ = 1.0;        // fraction of the run shown
   SandboxModel sandbox_;
-  std::string sandbox_path_ = "sandbox.json";
-  std::string export_dir_ = ".";
   int export_size_[2] = {1600, 600};
   std::string export_status_;
 };

@@ -45,7 +45,6 @@ void GuiApp::StartCompare() {
     b.variant = compare_with_;
   }
   compare_b_ = Run{};
-  compare_b_.label = b.variant + " (" + b.backend + ")";
   comparison_.reset();
   comparing_ = true;
   compare_results_ = 0;

@@ -12,11 +12,13 @@ namespace streamlab {
 void GuiApp::ResetPrediction() {
   verdict_.reset();
   predicted_.clear();
+  predict_scenario_.reset();
   if (lab_id_.empty()) return;
-  try {
+  try {  // built once here, not every frame
     const Lab& lab = FindLab(lab_id_);
     std::map<std::string, double> p(params_.begin(), params_.end());
-    predicted_ = PredictableOps(lab.build(ResolveLabArgs(lab, variant_, p)));
+    predict_scenario_ = lab.build(ResolveLabArgs(lab, variant_, p));
+    predicted_ = PredictableOps(*predict_scenario_);
   } catch (const std::exception&) {
     predicted_.clear();  // parameters out of range mid-edit: no question yet
   }
@@ -25,9 +27,8 @@ void GuiApp::ResetPrediction() {
 
 // A scripted answer (tests, demos): the named ops in this order, then reveal.
 void GuiApp::ApplyPredictedOrder(const std::vector<std::string>& names) {
-  const Lab& lab = FindLab(lab_id_);
-  std::map<std::string, double> p(params_.begin(), params_.end());
-  Scenario s = lab.build(ResolveLabArgs(lab, variant_, p));
+  if (!predict_scenario_) return;
+  const Scenario& s = *predict_scenario_;
   std::vector<int> order;
   for (const std::string& name : names)
     for (int op : predicted_)
@@ -41,10 +42,8 @@ void GuiApp::ApplyPredictedOrder(const std::vector<std::string>& names) {
 }
 
 void GuiApp::DrawPrediction() {
-  if (predicted_.empty()) return;
-  const Lab& lab = FindLab(lab_id_);
-  std::map<std::string, double> p(params_.begin(), params_.end());
-  Scenario s = lab.build(ResolveLabArgs(lab, variant_, p));
+  if (predicted_.empty() || !predict_scenario_) return;
+  const Scenario& s = *predict_scenario_;
   ImGui::PushTextWrapPos(0);
   ImGui::TextUnformatted(ui_("predict.order"));
   ImGui::PopTextWrapPos();
