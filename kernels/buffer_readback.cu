@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "engine/buffer_contents.h"
+#include "engine/sim/buffer_contents.h"
 #include "kernels/cuda_check.h"
 
 namespace streamlab {

@@ -1,11 +1,11 @@
 // After a real run: copies each checked buffer back and compares it, element by element,
-// with what program order gives (engine/buffer_contents.h).
+// with what program order gives (engine/sim/buffer_contents.h).
 #pragma once
 
 #include <vector>
 
-#include "engine/scenario.h"
-#include "engine/trace.h"
+#include "engine/scenario/scenario.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <regex>
 
-#include "engine/errors.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/util/errors.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_check.h"
 #include "kernels/cuda_run.h"

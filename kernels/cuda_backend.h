@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/executor.h"
+#include "engine/trace/executor.h"
 
 namespace streamlab {
 

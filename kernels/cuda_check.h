@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "engine/errors.h"
+#include "engine/util/errors.h"
 
 namespace streamlab {
 

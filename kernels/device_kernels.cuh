@@ -31,7 +31,7 @@ struct KernelArgs {
   void* write = nullptr;
   size_t write_bytes = 0;
   // Spin kernels only: write every element of `write` as read[j % n] + 1 (1 with no read
-  // buffer) once the spin is over - the content model of engine/buffer_contents.h. Off, a
+  // buffer) once the spin is over - the content model of engine/sim/buffer_contents.h. Off, a
   // spin kernel only stamps one word per block, so its time does not grow with the buffer.
   bool fill = false;
   BlockTiming* timing = nullptr;        // one record per block, or null

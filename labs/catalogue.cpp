@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "engine/errors.h"
+#include "engine/util/errors.h"
 
 namespace streamlab {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/lab.h"
+#include "engine/classroom/lab.h"
 
 namespace streamlab {
 

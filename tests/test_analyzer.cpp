@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <optional>
 
-#include "engine/analyzer.h"
-#include "engine/findings_text.h"
-#include "engine/scenario_builder.h"
-#include "engine/scenario_json.h"
-#include "engine/trace_json.h"
+#include "engine/analysis/analyzer.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/scenario/scenario_json.h"
+#include "engine/trace/trace_json.h"
 #include "labs/catalogue.h"
 #include "tests/test_util.h"
 

@@ -1,7 +1,7 @@
 // Chrome-trace export: the structure Perfetto and chrome://tracing need.
 #include <gtest/gtest.h>
 
-#include "engine/chrome_trace.h"
+#include "engine/trace/chrome_trace.h"
 #include "labs/catalogue.h"
 #include "tests/test_util.h"
 

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "engine/compare.h"
-#include "engine/prediction.h"
-#include "engine/sandbox_model.h"
-#include "engine/scenario_json.h"
+#include "engine/classroom/compare.h"
+#include "engine/classroom/prediction.h"
+#include "engine/classroom/sandbox_model.h"
+#include "engine/scenario/scenario_json.h"
 #include "labs/catalogue.h"
 #include "tests/test_util.h"
 

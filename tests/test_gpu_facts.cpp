@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <optional>
 
-#include "engine/scenario_json.h"
-#include "engine/trace_json.h"
+#include "engine/scenario/scenario_json.h"
+#include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 
 namespace streamlab {

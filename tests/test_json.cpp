@@ -1,10 +1,10 @@
 // File formats: scenario, trace and profile JSON round trips, and located errors.
 #include <gtest/gtest.h>
 
-#include "engine/device_profile.h"
-#include "engine/errors.h"
-#include "engine/scenario_json.h"
-#include "engine/trace_json.h"
+#include "engine/sim/device_profile.h"
+#include "engine/util/errors.h"
+#include "engine/scenario/scenario_json.h"
+#include "engine/trace/trace_json.h"
 #include "labs/catalogue.h"
 #include "tests/test_util.h"
 

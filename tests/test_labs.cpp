@@ -2,8 +2,8 @@
 // in every language, and bad lab arguments are refused with a reason.
 #include <gtest/gtest.h>
 
-#include "engine/errors.h"
-#include "engine/lab_texts.h"
+#include "engine/util/errors.h"
+#include "engine/classroom/lab_texts.h"
 #include "labs/catalogue.h"
 #include "tests/test_util.h"
 

@@ -1,7 +1,7 @@
-// One test per simulator rule (see engine/sim_executor.cpp and engine/sim_gpu.h).
+// One test per simulator rule (see engine/sim/sim_executor.cpp and engine/sim/sim_gpu.h).
 #include <gtest/gtest.h>
 
-#include "engine/scenario_builder.h"
+#include "engine/scenario/scenario_builder.h"
 #include "tests/test_util.h"
 
 namespace streamlab {

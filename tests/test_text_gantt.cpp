@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "engine/text_gantt.h"
+#include "engine/trace/text_gantt.h"
 #include "labs/catalogue.h"
 #include "tests/test_util.h"
 

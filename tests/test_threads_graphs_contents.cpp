@@ -2,9 +2,9 @@
 // simulator runs them, and the content model that shows a race's wrong result.
 #include <gtest/gtest.h>
 
-#include "engine/buffer_contents.h"
-#include "engine/errors.h"
-#include "engine/scenario_builder.h"
+#include "engine/sim/buffer_contents.h"
+#include "engine/util/errors.h"
+#include "engine/scenario/scenario_builder.h"
 #include "tests/test_util.h"
 
 namespace streamlab {

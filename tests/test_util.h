@@ -3,10 +3,10 @@
 
 #include <string>
 
-#include "engine/scenario.h"
-#include "engine/sim_executor.h"
-#include "engine/trace.h"
-#include "engine/trace_query.h"
+#include "engine/scenario/scenario.h"
+#include "engine/sim/sim_executor.h"
+#include "engine/trace/trace.h"
+#include "engine/trace/trace_query.h"
 
 namespace streamlab::testing {
 

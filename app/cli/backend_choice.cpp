@@ -3,9 +3,9 @@
 
 #include <cstdlib>
 
-#include "engine/device_profile.h"
-#include "engine/errors.h"
-#include "engine/sim_executor.h"
+#include "engine/sim/device_profile.h"
+#include "engine/util/errors.h"
+#include "engine/sim/sim_executor.h"
 #include "kernels/cuda_backend.h"
 
 namespace streamlab {

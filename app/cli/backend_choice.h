@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "engine/executor.h"
-#include "engine/scenario.h"
+#include "engine/trace/executor.h"
+#include "engine/scenario/scenario.h"
 
 namespace streamlab {
 

@@ -16,8 +16,8 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/errors.h"
-#include "engine/trace_json.h"
+#include "engine/util/errors.h"
+#include "engine/trace/trace_json.h"
 
 extern char** environ;
 

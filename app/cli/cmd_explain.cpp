@@ -6,11 +6,11 @@
 #include "app/cli/backend_choice.h"
 #include "app/cli/commands.h"
 #include "app/cli/run_target.h"
-#include "engine/analyzer.h"
-#include "engine/errors.h"
-#include "engine/findings_text.h"
-#include "engine/lab_texts.h"
-#include "engine/trace_json.h"
+#include "engine/analysis/analyzer.h"
+#include "engine/util/errors.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/classroom/lab_texts.h"
+#include "engine/trace/trace_json.h"
 
 namespace streamlab {
 namespace {

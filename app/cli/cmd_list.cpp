@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
-#include "engine/errors.h"
-#include "engine/lab_texts.h"
-#include "engine/scenario_json.h"
+#include "engine/util/errors.h"
+#include "engine/classroom/lab_texts.h"
+#include "engine/scenario/scenario_json.h"
 #include "kernels/cuda_backend.h"
 #include "labs/catalogue.h"
 

@@ -4,11 +4,11 @@
 #include "app/cli/backend_choice.h"
 #include "app/cli/commands.h"
 #include "app/cli/run_target.h"
-#include "engine/chrome_trace.h"
-#include "engine/errors.h"
-#include "engine/scenario_json.h"
-#include "engine/text_gantt.h"
-#include "engine/trace_json.h"
+#include "engine/trace/chrome_trace.h"
+#include "engine/util/errors.h"
+#include "engine/scenario/scenario_json.h"
+#include "engine/trace/text_gantt.h"
+#include "engine/trace/trace_json.h"
 
 namespace streamlab {
 

@@ -2,8 +2,8 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
-#include "engine/text_gantt.h"
-#include "engine/trace_json.h"
+#include "engine/trace/text_gantt.h"
+#include "engine/trace/trace_json.h"
 
 namespace streamlab {
 

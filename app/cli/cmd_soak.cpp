@@ -10,8 +10,8 @@
 #include "app/cli/backend_choice.h"
 #include "app/cli/commands.h"
 #include "app/cli/run_target.h"
-#include "engine/analyzer.h"
-#include "engine/errors.h"
+#include "engine/analysis/analyzer.h"
+#include "engine/util/errors.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

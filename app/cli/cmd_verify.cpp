@@ -7,9 +7,9 @@
 #include "app/cli/child_run.h"
 #include "app/cli/commands.h"
 #include "app/cli/run_target.h"
-#include "engine/errors.h"
-#include "engine/scenario_json.h"
-#include "engine/trace_json.h"
+#include "engine/util/errors.h"
+#include "engine/scenario/scenario_json.h"
+#include "engine/trace/trace_json.h"
 #include "kernels/cuda_backend.h"
 #include "labs/catalogue.h"
 

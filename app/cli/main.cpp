@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
-#include "engine/errors.h"
+#include "engine/util/errors.h"
 
 namespace {
 

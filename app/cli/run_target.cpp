@@ -3,9 +3,9 @@
 
 #include <cstdlib>
 
-#include "engine/errors.h"
-#include "engine/scenario_json.h"
-#include "engine/trace.h"
+#include "engine/util/errors.h"
+#include "engine/scenario/scenario_json.h"
+#include "engine/trace/trace.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

@@ -4,8 +4,8 @@
 #include <map>
 #include <string>
 
-#include "engine/lab.h"
-#include "engine/scenario.h"
+#include "engine/classroom/lab.h"
+#include "engine/scenario/scenario.h"
 
 namespace streamlab {
 

@@ -2,7 +2,7 @@
 // time (bench/README.md). Not a lab: only the view is being measured.
 #pragma once
 
-#include "engine/trace.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

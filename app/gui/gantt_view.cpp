@@ -15,10 +15,10 @@
 #include <map>
 
 #include "app/gui/ui_text.h"
-#include "engine/dependencies.h"
-#include "engine/findings_text.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/scenario/dependencies.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 
 namespace streamlab {
 namespace {

@@ -9,8 +9,8 @@
 #include <set>
 #include <vector>
 
-#include "engine/analyzer.h"
-#include "engine/trace.h"
+#include "engine/analysis/analyzer.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

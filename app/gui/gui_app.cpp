@@ -11,10 +11,10 @@
 
 #include <fstream>
 
-#include "engine/code_gen.h"
-#include "engine/errors.h"
-#include "engine/format.h"
-#include "engine/trace_json.h"
+#include "engine/scenario/code_gen.h"
+#include "engine/util/errors.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_json.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

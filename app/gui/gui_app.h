@@ -16,12 +16,12 @@
 #include "app/gui/progress_store.h"
 #include "app/gui/run_worker.h"
 #include "app/gui/ui_text.h"
-#include "engine/analyzer.h"
-#include "engine/compare.h"
-#include "engine/findings_text.h"
-#include "engine/lab_texts.h"
-#include "engine/prediction.h"
-#include "engine/sandbox_model.h"
+#include "engine/analysis/analyzer.h"
+#include "engine/classroom/compare.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/classroom/lab_texts.h"
+#include "engine/classroom/prediction.h"
+#include "engine/classroom/sandbox_model.h"
 
 namespace streamlab {
 

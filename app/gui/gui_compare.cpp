@@ -5,7 +5,7 @@
 #include <imgui.h>
 
 #include "app/gui/gui_app.h"
-#include "engine/format.h"
+#include "engine/util/format.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

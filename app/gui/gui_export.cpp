@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "app/gui/gui_app.h"
-#include "engine/chrome_trace.h"
-#include "engine/scenario_json.h"
-#include "engine/trace_json.h"
+#include "engine/trace/chrome_trace.h"
+#include "engine/scenario/scenario_json.h"
+#include "engine/trace/trace_json.h"
 
 namespace streamlab {
 namespace {

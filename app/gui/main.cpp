@@ -19,7 +19,7 @@
 #include "app/gui/bench_trace.h"
 #include "app/gui/gui_app.h"
 #include "app/gui/screenshot.h"
-#include "engine/errors.h"
+#include "engine/util/errors.h"
 #include "labs/catalogue.h"
 
 namespace {

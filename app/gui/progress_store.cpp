@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "engine/json_reader.h"
-#include "engine/scenario_json.h"
+#include "engine/util/json_reader.h"
+#include "engine/scenario/scenario_json.h"
 
 namespace streamlab {
 

@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "app/cli/child_run.h"
-#include "engine/scenario_json.h"
-#include "engine/sim_executor.h"
+#include "engine/scenario/scenario_json.h"
+#include "engine/sim/sim_executor.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

@@ -11,8 +11,8 @@
 #include <string>
 #include <thread>
 
-#include "engine/scenario.h"
-#include "engine/trace.h"
+#include "engine/scenario/scenario.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

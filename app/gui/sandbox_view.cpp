@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "app/gui/gui_app.h"
-#include "engine/format.h"
+#include "engine/util/format.h"
 
 namespace streamlab {
 namespace {

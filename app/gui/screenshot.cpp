@@ -4,7 +4,7 @@
 #include <GL/gl.h>
 #include <stb_image_write.h>
 
-#include "engine/scenario_json.h"
+#include "engine/scenario/scenario_json.h"
 
 namespace streamlab {
 

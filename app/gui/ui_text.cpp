@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <functional>
 
-#include "engine/errors.h"
-#include "engine/json_reader.h"
-#include "engine/lab_texts.h"
+#include "engine/util/errors.h"
+#include "engine/util/json_reader.h"
+#include "engine/classroom/lab_texts.h"
 
 namespace streamlab {
 

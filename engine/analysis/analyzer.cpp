@@ -1,13 +1,13 @@
 // The analyzer's entry point, its figures (overlap, busy time, speed-up, critical path)
 // and the names of its enums.
-#include "engine/analyzer.h"
+#include "engine/analysis/analyzer.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "engine/analyzer_context.h"
-#include "engine/trace_query.h"
+#include "engine/analysis/analyzer_context.h"
+#include "engine/trace/trace_query.h"
 
 namespace streamlab {
 

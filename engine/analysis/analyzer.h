@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/trace.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "engine/analyzer.h"
-#include "engine/happens_before.h"
+#include "engine/analysis/analyzer.h"
+#include "engine/analysis/happens_before.h"
 
 namespace streamlab {
 

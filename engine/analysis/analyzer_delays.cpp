@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <set>
 
-#include "engine/analyzer_context.h"
-#include "engine/trace_query.h"
+#include "engine/analysis/analyzer_context.h"
+#include "engine/trace/trace_query.h"
 
 namespace streamlab {
 namespace {

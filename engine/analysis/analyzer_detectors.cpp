@@ -3,8 +3,8 @@
 // default stream work that serialised blocking streams.
 #include <algorithm>
 
-#include "engine/analyzer_context.h"
-#include "engine/trace_query.h"
+#include "engine/analysis/analyzer_context.h"
+#include "engine/trace/trace_query.h"
 
 namespace streamlab {
 namespace {

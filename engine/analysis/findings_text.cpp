@@ -1,13 +1,13 @@
 // Rendering findings from templates: pick the template for the finding, fill its {vars}.
-#include "engine/findings_text.h"
+#include "engine/analysis/findings_text.h"
 
 #include <cstdio>
 
-#include "engine/errors.h"
-#include "engine/format.h"
-#include "engine/json_reader.h"
-#include "engine/lab_texts.h"
-#include "engine/trace_query.h"
+#include "engine/util/errors.h"
+#include "engine/util/format.h"
+#include "engine/util/json_reader.h"
+#include "engine/util/assets.h"
+#include "engine/trace/trace_query.h"
 
 namespace streamlab {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/analyzer.h"
+#include "engine/analysis/analyzer.h"
 
 namespace streamlab {
 

@@ -1,5 +1,5 @@
 // Builds the happens-before graph and its transitive closure.
-#include "engine/happens_before.h"
+#include "engine/analysis/happens_before.h"
 
 namespace streamlab {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/dependencies.h"
-#include "engine/trace.h"
+#include "engine/scenario/dependencies.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

@@ -1,5 +1,5 @@
 // See compare.h.
-#include "engine/compare.h"
+#include "engine/classroom/compare.h"
 
 #include <algorithm>
 #include <cstdlib>

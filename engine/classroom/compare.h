@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/analyzer.h"
-#include "engine/trace.h"
+#include "engine/analysis/analyzer.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

@@ -1,13 +1,13 @@
 // Lab argument resolution and the shared expectation shapes.
-#include "engine/lab.h"
+#include "engine/classroom/lab.h"
 
 #include <cstdio>
 
-#include "engine/analyzer.h"
-#include "engine/buffer_contents.h"
-#include "engine/errors.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/analysis/analyzer.h"
+#include "engine/sim/buffer_contents.h"
+#include "engine/util/errors.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 
 namespace streamlab {
 

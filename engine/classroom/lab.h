@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario.h"
-#include "engine/trace.h"
+#include "engine/scenario/scenario.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 
@@ -63,7 +63,7 @@ Expectation GpuTime(const std::string& claim, std::function<bool(TimeNs)> ok);
 Expectation SpeedupAtLeast(double bound);
 Expectation SpeedupBelow(double bound);
 // After the run, the buffer holds what program order gives / something else (a race's
-// wrong result), compared element by element on a GPU (engine/buffer_contents.h).
+// wrong result), compared element by element on a GPU (engine/sim/buffer_contents.h).
 Expectation ContentsCorrect(const std::string& buffer);
 Expectation ContentsWrong(const std::string& buffer);
 // The analyzer finds exactly `count` data races (unordered accesses to one buffer's memory).

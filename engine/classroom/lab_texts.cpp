@@ -1,25 +1,11 @@
 // Loading lab texts from assets/labs/<id>.json.
-#include "engine/lab_texts.h"
+#include "engine/classroom/lab_texts.h"
 
-#include <cstdlib>
-
-#include "engine/errors.h"
-#include "engine/json_reader.h"
+#include "engine/util/assets.h"
+#include "engine/util/errors.h"
+#include "engine/util/json_reader.h"
 
 namespace streamlab {
-
-std::string AssetsDir() {
-  if (const char* env = std::getenv("STREAMLAB_ASSETS"); env && *env) return env;
-  return STREAMLAB_SOURCE_ASSETS;
-}
-
-std::string DefaultLanguage() {
-  for (const char* var : {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"}) {
-    const char* v = std::getenv(var);
-    if (v && *v) return std::string(v).rfind("zh", 0) == 0 ? "zh" : "en";
-  }
-  return "en";
-}
 
 const std::vector<std::string>& LabLanguages() {
   static const std::vector<std::string> langs{"en", "zh"};

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/util/assets.h"
+
 namespace streamlab {
 
 struct LabText {
@@ -18,12 +20,8 @@ struct LabText {
   std::string myth;  // optional: what the course notes get wrong, and the evidence
 };
 
-// $STREAMLAB_ASSETS if set, else the source tree's assets/ (where the build came from).
-std::string AssetsDir();
 // Throws InputError if the file is missing or malformed or a required field is empty.
 LabText LoadLabText(const std::string& lab_id, const std::string& lang);
-// "zh" when the locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG) is Chinese, else "en".
-std::string DefaultLanguage();
 // The languages every lab must have.
 const std::vector<std::string>& LabLanguages();
 

@@ -1,9 +1,9 @@
 // See prediction.h.
-#include "engine/prediction.h"
+#include "engine/classroom/prediction.h"
 
 #include <algorithm>
 
-#include "engine/trace_query.h"
+#include "engine/trace/trace_query.h"
 
 namespace streamlab {
 

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "engine/trace.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

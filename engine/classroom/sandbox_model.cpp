@@ -1,12 +1,12 @@
 // The sandbox's edits. Each builds the next scenario, validates it, and keeps it only if
-// it is valid (engine/scenario.h's ValidateScenario gives the reason otherwise).
-#include "engine/sandbox_model.h"
+// it is valid (engine/scenario/scenario.h's ValidateScenario gives the reason otherwise).
+#include "engine/classroom/sandbox_model.h"
 
 #include <sstream>
 #include <utility>
 
-#include "engine/errors.h"
-#include "engine/scenario_json.h"
+#include "engine/util/errors.h"
+#include "engine/scenario/scenario_json.h"
 
 namespace streamlab {
 

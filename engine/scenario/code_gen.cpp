@@ -1,5 +1,5 @@
 // Code generation for the Code tab. One line (or two) per op, in program order.
-#include "engine/code_gen.h"
+#include "engine/scenario/code_gen.h"
 
 #include <cctype>
 #include <sstream>

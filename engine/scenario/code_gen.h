@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/scenario.h"
+#include "engine/scenario/scenario.h"
 
 namespace streamlab {
 

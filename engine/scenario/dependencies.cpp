@@ -1,5 +1,5 @@
 // Derives the CUDA ordering edges in submission order (see dependencies.h).
-#include "engine/dependencies.h"
+#include "engine/scenario/dependencies.h"
 
 namespace streamlab {
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "engine/scenario.h"
+#include "engine/scenario/scenario.h"
 
 namespace streamlab {
 

@@ -1,13 +1,13 @@
 // Names of the Scenario enums, op classification helpers and structural validation.
-#include "engine/scenario.h"
+#include "engine/scenario/scenario.h"
 
 #include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
 
-#include "engine/errors.h"
-#include "engine/scenario_structure.h"
+#include "engine/util/errors.h"
+#include "engine/scenario/scenario_structure.h"
 
 namespace streamlab {
 namespace {

@@ -7,13 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/util/time.h"
+
 namespace streamlab {
-
-using TimeNs = int64_t;
-
-constexpr TimeNs Ns(double v) { return static_cast<TimeNs>(v); }
-constexpr TimeNs Us(double v) { return static_cast<TimeNs>(v * 1e3); }
-constexpr TimeNs Ms(double v) { return static_cast<TimeNs>(v * 1e6); }
 
 enum class StreamKind {
   kCreated,           // cudaStreamCreateWithPriority(...)
@@ -45,7 +41,7 @@ struct BufferDesc {
   // The same memory as an earlier buffer: what a caching allocator hands back after a free
   // (PyTorch reuses a freed block at once for its stream). -1 = its own memory.
   int alias_of = -1;
-  // Contents are modelled and compared after the run (engine/buffer_contents.h); spin
+  // Contents are modelled and compared after the run (engine/sim/buffer_contents.h); spin
   // kernels write every element of a checked buffer, only a stamp per block otherwise.
   bool checked = false;
 };

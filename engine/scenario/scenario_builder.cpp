@@ -1,5 +1,5 @@
 // ScenarioBuilder: appends ops in program order; every call maps to one CUDA runtime call.
-#include "engine/scenario_builder.h"
+#include "engine/scenario/scenario_builder.h"
 
 #include <utility>
 
@@ -41,12 +41,28 @@ std::vector<int> Indices(const std::vector<Buffer>& buffers) {
 }
 }  // namespace
 
+namespace {
+// An op on `stream`, named `name` (records and waits take their display name from the view).
+Op StreamOp(OpKind kind, int stream, const std::string& name = "") {
+  Op op;
+  op.kind = kind;
+  op.name = name;
+  op.stream = stream;
+  return op;
+}
+
+Op CopyOp(OpKind kind, int stream, const std::string& name, Buffer dst, Buffer src, uint64_t bytes) {
+  Op op = StreamOp(kind, stream, name);
+  op.dst = dst.index();
+  op.src = src.index();
+  op.bytes = bytes;
+  return op;
+}
+}  // namespace
+
 int Stream::Launch(const std::string& name, KernelSpec kernel, std::vector<Buffer> reads,
                    std::vector<Buffer> writes) {
-  Op op;
-  op.kind = OpKind::kKernel;
-  op.name = name;
-  op.stream = index_;
+  Op op = StreamOp(OpKind::kKernel, index_, name);
   op.kernel = std::move(kernel);
   op.kernel.reads = Indices(reads);
   op.kernel.writes = Indices(writes);
@@ -54,45 +70,29 @@ int Stream::Launch(const std::string& name, KernelSpec kernel, std::vector<Buffe
 }
 
 int Stream::Record(Event event) {
-  Op op;
-  op.kind = OpKind::kRecord;
-  op.stream = index_;
+  Op op = StreamOp(OpKind::kRecord, index_);
   op.event = event.index();
   return b_->Append(std::move(op));
 }
 
 int Stream::Wait(Event event) {
-  Op op;
-  op.kind = OpKind::kWaitEvent;
-  op.stream = index_;
+  Op op = StreamOp(OpKind::kWaitEvent, index_);
   op.event = event.index();
   return b_->Append(std::move(op));
 }
 
 int Stream::WaitStream(Stream other) {
-  Op op;
-  op.kind = OpKind::kWaitStream;
-  op.stream = index_;
+  Op op = StreamOp(OpKind::kWaitStream, index_);
   op.other_stream = other.index();
   return b_->Append(std::move(op));
 }
 
 int Stream::Copy(const std::string& name, Buffer dst, Buffer src, uint64_t bytes) {
-  Op op;
-  op.kind = OpKind::kMemcpy;
-  op.name = name;
-  op.stream = index_;
-  op.dst = dst.index();
-  op.src = src.index();
-  op.bytes = bytes;
-  return b_->Append(std::move(op));
+  return b_->Append(CopyOp(OpKind::kMemcpy, index_, name, dst, src, bytes));
 }
 
 int Stream::Memset(const std::string& name, Buffer dst, uint64_t bytes, int value) {
-  Op op;
-  op.kind = OpKind::kMemset;
-  op.name = name;
-  op.stream = index_;
+  Op op = StreamOp(OpKind::kMemset, index_, name);
   op.buffer = dst.index();
   op.bytes = bytes;
   op.value = value;
@@ -100,22 +100,10 @@ int Stream::Memset(const std::string& name, Buffer dst, uint64_t bytes, int valu
 }
 
 int Stream::PeerCopy(const std::string& name, Buffer dst, Buffer src, uint64_t bytes) {
-  Op op;
-  op.kind = OpKind::kPeerCopy;
-  op.name = name;
-  op.stream = index_;
-  op.dst = dst.index();
-  op.src = src.index();
-  op.bytes = bytes;
-  return b_->Append(std::move(op));
+  return b_->Append(CopyOp(OpKind::kPeerCopy, index_, name, dst, src, bytes));
 }
 
-int Stream::Synchronize() {
-  Op op;
-  op.kind = OpKind::kSyncStream;
-  op.stream = index_;
-  return b_->Append(std::move(op));
-}
+int Stream::Synchronize() { return b_->Append(StreamOp(OpKind::kSyncStream, index_)); }
 
 namespace {
 Op HostOp(OpKind kind) {
@@ -146,23 +134,17 @@ int Host::Work(const std::string& name, TimeNs duration) {
   return b_->Append(std::move(op));
 }
 
-int Host::Malloc(Buffer buffer) {
-  Op op = HostOp(OpKind::kMalloc);
+namespace {
+Op BufferOp(OpKind kind, Buffer buffer) {
+  Op op = HostOp(kind);
   op.buffer = buffer.index();
-  return b_->Append(std::move(op));
+  return op;
 }
+}  // namespace
 
-int Host::Free(Buffer buffer) {
-  Op op = HostOp(OpKind::kFree);
-  op.buffer = buffer.index();
-  return b_->Append(std::move(op));
-}
-
-int Host::MallocHost(Buffer buffer) {
-  Op op = HostOp(OpKind::kMallocHost);
-  op.buffer = buffer.index();
-  return b_->Append(std::move(op));
-}
+int Host::Malloc(Buffer buffer) { return b_->Append(BufferOp(OpKind::kMalloc, buffer)); }
+int Host::Free(Buffer buffer) { return b_->Append(BufferOp(OpKind::kFree, buffer)); }
+int Host::MallocHost(Buffer buffer) { return b_->Append(BufferOp(OpKind::kMallocHost, buffer)); }
 
 int Host::SetDevice(int device) {
   b_->current_device_ = device;
@@ -171,22 +153,16 @@ int Host::SetDevice(int device) {
   return b_->Append(std::move(op));
 }
 
+// cudaMemcpy / cudaMemset: the synchronous calls, which run on the legacy default stream.
 int Host::Memcpy(const std::string& name, Buffer dst, Buffer src, uint64_t bytes) {
-  Op op = HostOp(OpKind::kMemcpy);
-  op.name = name;
+  Op op = CopyOp(OpKind::kMemcpy, b_->LegacyStreamIndex(), name, dst, src, bytes);
   op.async = false;
-  op.stream = b_->LegacyStreamIndex();
-  op.dst = dst.index();
-  op.src = src.index();
-  op.bytes = bytes;
   return b_->Append(std::move(op));
 }
 
 int Host::Memset(const std::string& name, Buffer dst, uint64_t bytes, int value) {
-  Op op = HostOp(OpKind::kMemset);
-  op.name = name;
+  Op op = StreamOp(OpKind::kMemset, b_->LegacyStreamIndex(), name);
   op.async = false;
-  op.stream = b_->LegacyStreamIndex();
   op.buffer = dst.index();
   op.bytes = bytes;
   op.value = value;

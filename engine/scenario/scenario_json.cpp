@@ -1,11 +1,11 @@
 // Scenario JSON (schema 1): {"kind": "streamlab.scenario", "schema": 1, "streams": [...],
 // "events": [...], "buffers": [...], "ops": [{"op": "kernel", "stream": "s1", ...}]}.
-#include "engine/scenario_json.h"
+#include "engine/scenario/scenario_json.h"
 
 #include <fstream>
 #include <map>
 
-#include "engine/errors.h"
+#include "engine/util/errors.h"
 
 namespace streamlab {
 namespace {

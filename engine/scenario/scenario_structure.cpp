@@ -6,13 +6,13 @@
 // starts on the launch stream; another stream joins only by waiting on an event recorded
 // inside the graph, and must be joined back into the launch stream before the graph ends
 // (otherwise cudaStreamEndCapture fails with cudaErrorStreamCaptureUnjoined).
-#include "engine/scenario_structure.h"
+#include "engine/scenario/scenario_structure.h"
 
 #include <map>
 #include <set>
 #include <string>
 
-#include "engine/errors.h"
+#include "engine/util/errors.h"
 
 namespace streamlab {
 namespace {

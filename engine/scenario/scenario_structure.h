@@ -2,7 +2,7 @@
 // event, and the nodes of each CUDA graph (what stream capture would accept).
 #pragma once
 
-#include "engine/scenario.h"
+#include "engine/scenario/scenario.h"
 
 namespace streamlab {
 

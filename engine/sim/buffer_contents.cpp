@@ -1,5 +1,5 @@
-// The content model of engine/buffer_contents.h.
-#include "engine/buffer_contents.h"
+// The content model of engine/sim/buffer_contents.h.
+#include "engine/sim/buffer_contents.h"
 
 #include <algorithm>
 #include <numeric>

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario.h"
-#include "engine/trace.h"
+#include "engine/scenario/scenario.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

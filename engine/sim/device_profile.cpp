@@ -1,9 +1,9 @@
 // Device profile JSON and the simulator's per-block and per-transfer cost model.
-#include "engine/device_profile.h"
+#include "engine/sim/device_profile.h"
 
 #include <cmath>
 
-#include "engine/errors.h"
+#include "engine/util/errors.h"
 
 namespace streamlab {
 namespace {

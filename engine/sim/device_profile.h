@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "engine/json_reader.h"
-#include "engine/scenario.h"
+#include "engine/util/json_reader.h"
+#include "engine/scenario/scenario.h"
 
 namespace streamlab {
 

@@ -12,7 +12,7 @@
 //  - lazy loading (measured on an H200): the first launch of a kernel function costs the
 //    host ~20 us but does not block it; on the GPU the module load waits for all work
 //    already submitted to the device, and all work submitted after it waits for the load.
-#include "engine/sim_executor.h"
+#include "engine/sim/sim_executor.h"
 
 #include <ctime>
 #include <functional>
@@ -21,10 +21,10 @@
 #include <tuple>
 #include <utility>
 
-#include "engine/buffer_contents.h"
-#include "engine/dependencies.h"
-#include "engine/errors.h"
-#include "engine/sim_gpu.h"
+#include "engine/sim/buffer_contents.h"
+#include "engine/scenario/dependencies.h"
+#include "engine/util/errors.h"
+#include "engine/sim/sim_gpu.h"
 
 namespace streamlab {
 namespace {

@@ -3,8 +3,8 @@
 // are decided at submission time); the device side lives in SimGpu.
 #pragma once
 
-#include "engine/device_profile.h"
-#include "engine/executor.h"
+#include "engine/sim/device_profile.h"
+#include "engine/trace/executor.h"
 
 namespace streamlab {
 

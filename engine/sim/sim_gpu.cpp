@@ -1,9 +1,9 @@
 // The discrete-event GPU model. See sim_gpu.h for the rules it follows.
-#include "engine/sim_gpu.h"
+#include "engine/sim/sim_gpu.h"
 
 #include <algorithm>
 
-#include "engine/errors.h"
+#include "engine/util/errors.h"
 
 namespace streamlab {
 namespace {

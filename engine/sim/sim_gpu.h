@@ -12,8 +12,8 @@
 #include <set>
 #include <vector>
 
-#include "engine/device_profile.h"
-#include "engine/trace.h"
+#include "engine/sim/device_profile.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

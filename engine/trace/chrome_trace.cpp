@@ -1,7 +1,7 @@
 // Chrome trace event format: "X" complete events, "M" metadata, "s"/"f" flow events.
-#include "engine/chrome_trace.h"
+#include "engine/trace/chrome_trace.h"
 
-#include "engine/dependencies.h"
+#include "engine/scenario/dependencies.h"
 
 namespace streamlab {
 namespace {

@@ -3,8 +3,8 @@
 // arrows from each event record (or wait_stream source) to the wait it released.
 #pragma once
 
-#include "engine/json_reader.h"
-#include "engine/trace.h"
+#include "engine/util/json_reader.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

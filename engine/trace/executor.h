@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "engine/scenario.h"
-#include "engine/trace.h"
+#include "engine/scenario/scenario.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

@@ -1,6 +1,6 @@
 // See graph_markers.h. One pass in program order: within a graph, nodes are listed in
 // capture order, so whatever a marker follows comes before it.
-#include "engine/graph_markers.h"
+#include "engine/trace/graph_markers.h"
 
 #include <algorithm>
 #include <map>

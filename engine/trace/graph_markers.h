@@ -4,7 +4,7 @@
 // stream has ended, a wait when both that and the recorded work have.
 #pragma once
 
-#include "engine/trace.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

@@ -1,12 +1,12 @@
 // Text Gantt rendering. Letters mark GPU work ('.' = queued, ready but not started),
 // '#' = host blocked in a call, '=' = host computing, '|' = a short API call.
-#include "engine/text_gantt.h"
+#include "engine/trace/text_gantt.h"
 
 #include <algorithm>
 #include <sstream>
 
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 
 namespace streamlab {
 namespace {

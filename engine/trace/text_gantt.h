@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "engine/trace.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

@@ -1,5 +1,5 @@
 // Lane layout and naming shared by every view of a Trace.
-#include "engine/trace.h"
+#include "engine/trace/trace.h"
 
 #include <algorithm>
 #include <limits>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/scenario.h"
+#include "engine/scenario/scenario.h"
 
 namespace streamlab {
 

@@ -1,10 +1,10 @@
 // Trace JSON: metadata, the embedded scenario, one record per op, buffer checks.
-#include "engine/trace_json.h"
+#include "engine/trace/trace_json.h"
 
 #include <algorithm>
 
-#include "engine/errors.h"
-#include "engine/scenario_json.h"
+#include "engine/util/errors.h"
+#include "engine/scenario/scenario_json.h"
 
 namespace streamlab {
 namespace {

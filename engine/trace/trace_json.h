@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "engine/json_reader.h"
-#include "engine/trace.h"
+#include "engine/util/json_reader.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

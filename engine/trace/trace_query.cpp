@@ -1,11 +1,11 @@
 // Trace measures used by expectations and summaries.
-#include "engine/trace_query.h"
+#include "engine/trace/trace_query.h"
 
 #include <algorithm>
 #include <map>
 #include <limits>
 
-#include "engine/errors.h"
+#include "engine/util/errors.h"
 
 namespace streamlab {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "engine/trace.h"
+#include "engine/trace/trace.h"
 
 namespace streamlab {
 

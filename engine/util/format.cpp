@@ -1,5 +1,5 @@
 // Duration formatting.
-#include "engine/format.h"
+#include "engine/util/format.h"
 
 #include <cmath>
 #include <cstdio>

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "engine/scenario.h"
+#include "engine/util/time.h"
 
 namespace streamlab {
 

@@ -1,10 +1,10 @@
 // JSON parsing with located errors (line/column for syntax, a path for structure).
-#include "engine/json_reader.h"
+#include "engine/util/json_reader.h"
 
 #include <fstream>
 #include <sstream>
 
-#include "engine/errors.h"
+#include "engine/util/errors.h"
 
 namespace streamlab {
 

@@ -1,7 +1,7 @@
 // w1-fifo-vs-streams - a stream is a FIFO queue.
 // Two small kernels on one stream run back to back; on two streams they overlap; on N
 // streams they fan out across the GPU (as long as their blocks fit on the SMs together).
-#include "engine/scenario_builder.h"
+#include "engine/scenario/scenario_builder.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

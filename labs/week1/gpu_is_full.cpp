@@ -2,9 +2,9 @@
 // A kernel of 264 blocks of 1024 threads takes every SM slot of an H200 (2 such blocks per
 // SM). The second kernel is *ready* at once - its stream is free - but *starts* only when
 // the first one's blocks leave: the ready -> start gap is queueing for SMs, not a sync.
-#include "engine/scenario_builder.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

@@ -5,9 +5,9 @@
 // connections every stream has its own queue; with 1, everything is nearly serial (which is
 // why Megatron-LM sets 1: it pins the order of communication and compute kernels).
 // Submitting breadth-first (all A, then all B) avoids the false dependencies.
-#include "engine/scenario_builder.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

@@ -2,9 +2,9 @@
 // s1 runs a short kernel, s2 a long one. cudaDeviceSynchronize waits for both;
 // cudaStreamSynchronize(s1) and cudaEventSynchronize(e) wait only for s1's kernel. The
 // difference is scope - what the host needs finished - not a cheaper call.
-#include "engine/scenario_builder.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

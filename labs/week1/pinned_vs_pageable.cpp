@@ -3,9 +3,9 @@
 // pinned memory the call returns at once and the copy engine runs alongside the kernel;
 // from pageable memory the host thread itself stages the data and is blocked until the
 // copy is done, so it cannot submit anything else meanwhile.
-#include "engine/scenario_builder.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

@@ -2,10 +2,10 @@
 // The launch returns in microseconds: a host timer around it measures the launch, not the
 // kernel. A host timer that includes a synchronize measures the kernel plus the host's
 // overheads. A pair of events recorded around the kernel measures GPU time.
-#include "engine/errors.h"
-#include "engine/scenario_builder.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/util/errors.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

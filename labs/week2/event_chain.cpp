@@ -1,9 +1,9 @@
 // w2-event-chain - events order work across streams without stopping the host.
 // s1 -> s2 -> s3 through e1 and e2: each stage starts after the previous one ends, and the
 // host thread never blocks until its final synchronize. Without the events, all overlap.
-#include "engine/scenario_builder.h"
-#include "engine/trace_query.h"
-#include "engine/format.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/trace/trace_query.h"
+#include "engine/util/format.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

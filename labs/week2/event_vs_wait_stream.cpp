@@ -1,7 +1,7 @@
 // w2-event-vs-wait-stream - an event marks one point; wait_stream waits for everything so far.
 // s1 runs step1, records e, then runs step2. s2 either waits on e (so it starts after step1)
 // or calls s2.wait_stream(s1) after both steps were submitted (so it starts after step2).
-#include "engine/scenario_builder.h"
+#include "engine/scenario/scenario_builder.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

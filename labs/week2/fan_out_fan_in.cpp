@@ -1,9 +1,9 @@
 // w2-fan-out-fan-in - one event releases many streams; events join them back.
 // A producer on s0 records `ready`; four consumer streams wait on it and run side by side;
 // each records its own event, and s0 waits on all four before the join kernel.
-#include "engine/scenario_builder.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

@@ -5,9 +5,9 @@
 // "async" copy blocks the host; cudaMallocHost is slow (it pins every page) but did not wait
 // for the running kernel, although the CUDA guide lists it among the calls that prevent
 // concurrency; cudaDeviceSynchronize and CUDA_LAUNCH_BLOCKING=1 serialise.
-#include "engine/scenario_builder.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

@@ -3,10 +3,10 @@
 // loaded at its first launch. On an H200 the load waited for the work already running and
 // all later work waited for the load: 8 streams of A -> B took three kernel times instead of
 // two. EAGER loading, or one warm-up launch, removes it.
-#include "engine/analyzer.h"
-#include "engine/scenario_builder.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/analysis/analyzer.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

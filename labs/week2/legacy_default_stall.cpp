@@ -2,7 +2,7 @@
 // s1, then the legacy default stream, then s2: with blocking streams the three kernels run
 // one after another; with the per-thread default stream, or with non-blocking side streams
 // (what torch.cuda.Stream creates), all three overlap.
-#include "engine/scenario_builder.h"
+#include "engine/scenario/scenario_builder.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

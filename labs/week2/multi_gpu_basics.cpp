@@ -2,9 +2,9 @@
 // Work on two GPUs runs in parallel when the host submits both before waiting for either;
 // synchronising the first GPU before submitting to the second makes it serial. A stream on
 // GPU 1 can wait on an event recorded on GPU 0 (cudaStreamWaitEvent works across devices).
-#include "engine/scenario_builder.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

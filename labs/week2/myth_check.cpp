@@ -4,7 +4,7 @@
 // None does: in every case the kernels overlap. Where one stream writes what the other
 // reads, the result depends on which finished first - a data race, and this run's buffer
 // is compared with program order to show it. An event orders the two and fixes it.
-#include "engine/scenario_builder.h"
+#include "engine/scenario/scenario_builder.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

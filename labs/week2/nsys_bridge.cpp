@@ -5,9 +5,9 @@
 // a flow arrow for every record -> wait. The claims check that export against the run.
 #include <string>
 
-#include "engine/chrome_trace.h"
-#include "engine/dependencies.h"
-#include "engine/scenario_builder.h"
+#include "engine/trace/chrome_trace.h"
+#include "engine/scenario/dependencies.h"
+#include "engine/scenario/scenario_builder.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

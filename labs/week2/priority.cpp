@@ -3,9 +3,9 @@
 // stream gets the next blocks that free up (it waits one block time, not the whole flood).
 // With equal priority it waits for the flood's pending blocks. When the flood is fully
 // resident (nothing pending), priority changes nothing: running blocks are not preempted.
-#include "engine/scenario_builder.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

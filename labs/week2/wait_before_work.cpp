@@ -3,8 +3,8 @@
 // expecting a -> b -> c. But wait_stream captures only work already submitted, and none was:
 // the three kernels run at once (on an H200 PyTorch ran them in submission order c, b, a).
 // Registering each wait after its producer's work gives the chain.
-#include "engine/scenario_builder.h"
-#include "engine/analyzer.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/analysis/analyzer.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

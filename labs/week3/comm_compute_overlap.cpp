@@ -4,9 +4,9 @@
 // cudaMemcpyPeerAsync while the next layer computes - the bucketed overlap data-parallel
 // training uses (NCCL all-reduce in practice; peer copies here). Sending on the compute
 // stream instead puts every transfer on the critical path.
-#include "engine/scenario_builder.h"
-#include "engine/format.h"
-#include "engine/trace_query.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/util/format.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

@@ -2,7 +2,7 @@
 // compute overlap. H2D -> kernel -> D2H on one stream is strictly serial. Split into N chunks
 // on N streams, chunk k+1's upload runs while chunk k computes and chunk k-1 downloads: the
 // H2D engine, the SMs and the D2H engine all work at once.
-#include "engine/scenario_builder.h"
+#include "engine/scenario/scenario_builder.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

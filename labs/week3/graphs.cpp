@@ -5,9 +5,9 @@
 // PyTorch warms up before capturing), so the graph variant compares the two in one run.
 #include <string>
 
-#include "engine/scenario_builder.h"
-#include "engine/trace_query.h"
-#include "engine/format.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/trace/trace_query.h"
+#include "engine/util/format.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

@@ -5,9 +5,9 @@
 // memory the side stream reads, and its result is wrong. x.record_stream(side) makes the
 // allocator wait for the side stream's work before reusing the block; an event (the main
 // stream waiting for the side stream) orders the reuse instead.
-#include "engine/format.h"
-#include "engine/scenario_builder.h"
-#include "engine/trace_query.h"
+#include "engine/util/format.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/format.h"
-#include "engine/scenario_builder.h"
-#include "engine/trace_query.h"
+#include "engine/util/format.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

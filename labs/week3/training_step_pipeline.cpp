@@ -2,7 +2,7 @@
 // micro-batches, serial on one stream vs pipelined on three streams joined by events.
 // Pipelined, micro-batch i+1's input is copied while i is embedded and i-1 runs the dense
 // layers; events keep each micro-batch's stages in order.
-#include "engine/scenario_builder.h"
+#include "engine/scenario/scenario_builder.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {

@@ -6,15 +6,15 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/analyzer.h"
-#include "engine/chrome_trace.h"
-#include "engine/code_gen.h"
-#include "engine/device_profile.h"
-#include "engine/errors.h"
-#include "engine/scenario_json.h"
-#include "engine/sim_executor.h"
-#include "engine/text_gantt.h"
-#include "engine/trace_json.h"
+#include "engine/analysis/analyzer.h"
+#include "engine/trace/chrome_trace.h"
+#include "engine/scenario/code_gen.h"
+#include "engine/sim/device_profile.h"
+#include "engine/util/errors.h"
+#include "engine/scenario/scenario_json.h"
+#include "engine/sim/sim_executor.h"
+#include "engine/trace/text_gantt.h"
+#include "engine/trace/trace_json.h"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <functional>
 #include <string>
 
-#include "engine/errors.h"
-#include "engine/scenario_builder.h"
+#include "engine/util/errors.h"
+#include "engine/scenario/scenario_builder.h"
 #include "kernels/cuda_backend.h"
 
 using namespace streamlab;

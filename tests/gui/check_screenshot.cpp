@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/json_reader.h"
+#include "engine/util/json_reader.h"
 
 namespace {
 
