@@ -1,0 +1,85 @@
+// The recorder's in-process log of API calls: fixed-size records appended by the thread
+// that made the call, into chunks that only that thread writes (no lock, no allocation
+// except one chunk per 4096 calls), and drained to the log file by a writer thread, at exit
+// and on fatal signals. Nothing here includes CUDA: the CUPTI side fills CallRecords.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+
+namespace streamlab::recorder {
+
+// What a call means for the program's streams; decides which arguments are kept.
+enum class Role : uint8_t {
+  kOther,        // any other API call (kept only when it took long enough to matter)
+  kLaunch,       // kernel launch: stream
+  kGraphLaunch,  // stream
+  kStreamCreate, // out = the new stream; flags, priority
+  kStreamDestroy,
+  kEventCreate,  // out = the new event; flags
+  kEventDestroy,
+  kRecord,       // event, stream
+  kWaitEvent,    // stream, event, flags
+  kSyncDevice,
+  kSyncStream,   // stream
+  kSyncEvent,    // event
+  kQueryEvent,   // event; result = ready or not
+  kQueryStream,  // stream
+  kMalloc,       // size; out = pointer
+  kFree,         // pointer
+  kMallocHost,   // size, flags; out = pointer (cudaMallocHost / cudaHostAlloc)
+  kHostRegister, // pointer, size
+  kFreeHost,     // pointer
+  kMemcpy,       // synchronous copy: bytes, direction
+  kMemcpyAsync,  // stream, bytes, direction
+  kMemset,       // synchronous memset
+  kMemsetAsync,  // stream
+  kSetDevice,    // device
+  kPeerCopy,     // stream, bytes
+  kNvtxPush,     // text
+  kNvtxPop,
+  kCorrelationAlias,  // a driver call made inside a runtime call: corr -> parent corr
+};
+
+struct CallRecord {
+  uint64_t begin = 0;        // CUPTI timestamps (ns), the same clock as activity records
+  uint64_t end = 0;
+  uint64_t correlation = 0;
+  uint64_t stream = 0;       // handle, as the program passed it
+  uint64_t event = 0;
+  uint64_t out = 0;          // created stream / event / pointer, read after the call
+  uint64_t size = 0;         // bytes
+  uint64_t parent = 0;       // kCorrelationAlias: the runtime call's correlation id
+  const char* function = nullptr;  // CUPTI's static name of the API function
+  uint32_t stream_id = UINT32_MAX; // CUPTI's id of `stream` (the id activity records use)
+  int32_t flags = 0;
+  int32_t priority = 0;
+  int32_t value = 0;         // device for set_device, memcpy kind, query result
+  int32_t status = 0;        // the call's return code
+  Role role = Role::kOther;
+  uint8_t domain = 0;        // 0 runtime, 1 driver, 2 NVTX
+  uint8_t per_thread = 0;    // a _ptsz call: stream 0 means the per-thread default stream
+  char text[64] = {};        // NVTX range name
+};
+
+struct ThreadLog;
+
+// The calling thread's log (created on first use, registered for the writer).
+ThreadLog* CurrentThreadLog();
+// Appends a finished record to the calling thread's log.
+void Append(ThreadLog* log, const CallRecord& record);
+
+// Opens the log file and starts the writer thread (every `period_ms`).
+bool StartLog(const char* path, int period_ms);
+// Writes everything appended so far; safe to call from any thread. `from_signal`: a fatal
+// signal handler's best effort, which gives up rather than wait for the file.
+void DrainCalls(bool from_signal = false);
+// Writes one already formatted line (activity records, metadata).
+void WriteLine(const char* line, size_t length);
+// Stops the writer, drains, closes. After this nothing is written.
+void StopLog();
+// In a forked child: forget the parent's file and threads, write nothing.
+void DisableLog();
+
+}  // namespace streamlab::recorder

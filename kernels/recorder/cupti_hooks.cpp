@@ -1,0 +1,386 @@
+// The recording library that `streamlab-cli record` injects into a CUDA program
+// (CUDA_INJECTION64_PATH): CUPTI callbacks log runtime and driver API calls with the
+// arguments that decide ordering (which stream, which event, flags, sizes), and CUPTI
+// activity gives each kernel, copy and memset its GPU times, joined by correlation id.
+// Output: JSON lines in $STREAMLAB_RECORD_DIR/raw.<pid>.jsonl, converted by engine/trace.
+// The program's behaviour is untouched: callbacks only copy arguments and append.
+#include <cupti.h>
+#include <dlfcn.h>
+#include <generated_nvtx_meta.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/recorder/call_log.h"
+
+namespace streamlab::recorder {
+namespace {
+
+CUpti_SubscriberHandle g_subscriber = nullptr;
+pid_t g_pid = 0;
+bool g_finished = false;
+// Calls that are not about ordering are kept only when they took at least this long, so
+// the thousands of cudaGetDevice calls PyTorch makes cost a callback and nothing more.
+uint64_t g_other_min_ns = 2000;
+
+struct Pending {
+  uint64_t begin = 0;
+  uint64_t correlation = 0;
+  bool runtime = false;
+};
+// Per thread: the calls in progress (a runtime call encloses the driver calls it makes).
+thread_local Pending t_stack[16];
+thread_local int t_depth = 0;
+thread_local int t_runtime_depth = 0;
+
+uint64_t Now() {
+  uint64_t t = 0;
+  cuptiGetTimestamp(&t);
+  return t;
+}
+
+uint64_t H(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+// [SECTION] runtime API: which calls matter and their arguments ---------------------------
+
+#define SL_RT(name) CUPTI_RUNTIME_TRACE_CBID_##name
+#define SL_P(type) const auto* p = static_cast<const type##_params*>(d->functionParams)
+
+Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r) {
+  switch (id) {
+    case SL_RT(cudaLaunchKernel_v7000): case SL_RT(cudaLaunchKernel_ptsz_v7000): {
+      SL_P(cudaLaunchKernel_v7000); r.stream = H(p->stream); return Role::kLaunch; }
+    case SL_RT(cudaLaunchKernelExC_v11060): case SL_RT(cudaLaunchKernelExC_ptsz_v11060): {
+      SL_P(cudaLaunchKernelExC_v11060); r.stream = p->config ? H(p->config->stream) : 0; return Role::kLaunch; }
+    case SL_RT(cudaLaunchCooperativeKernel_v9000): case SL_RT(cudaLaunchCooperativeKernel_ptsz_v9000): {
+      SL_P(cudaLaunchCooperativeKernel_v9000); r.stream = H(p->stream); return Role::kLaunch; }
+    case SL_RT(cudaGraphLaunch_v10000): case SL_RT(cudaGraphLaunch_ptsz_v10000): {
+      SL_P(cudaGraphLaunch_v10000); r.stream = H(p->stream); return Role::kGraphLaunch; }
+    case SL_RT(cudaStreamCreate_v3020): return Role::kStreamCreate;
+    case SL_RT(cudaStreamCreateWithFlags_v5000): {
+      SL_P(cudaStreamCreateWithFlags_v5000); r.flags = static_cast<int32_t>(p->flags); return Role::kStreamCreate; }
+    case SL_RT(cudaStreamCreateWithPriority_v5050): {
+      SL_P(cudaStreamCreateWithPriority_v5050);
+      r.flags = static_cast<int32_t>(p->flags);
+      r.priority = p->priority;
+      return Role::kStreamCreate;
+    }
+    case SL_RT(cudaStreamDestroy_v3020): case SL_RT(cudaStreamDestroy_v5050): {
+      SL_P(cudaStreamDestroy_v5050); r.stream = H(p->stream); return Role::kStreamDestroy; }
+    case SL_RT(cudaEventCreate_v3020): return Role::kEventCreate;
+    case SL_RT(cudaEventCreateWithFlags_v3020): {
+      SL_P(cudaEventCreateWithFlags_v3020); r.flags = static_cast<int32_t>(p->flags); return Role::kEventCreate; }
+    case SL_RT(cudaEventDestroy_v3020): {
+      SL_P(cudaEventDestroy_v3020); r.event = H(p->event); return Role::kEventDestroy; }
+    case SL_RT(cudaEventRecord_v3020): case SL_RT(cudaEventRecord_ptsz_v7000): {
+      SL_P(cudaEventRecord_v3020); r.event = H(p->event); r.stream = H(p->stream); return Role::kRecord; }
+    case SL_RT(cudaEventRecordWithFlags_v11010): case SL_RT(cudaEventRecordWithFlags_ptsz_v11010): {
+      SL_P(cudaEventRecordWithFlags_v11010); r.event = H(p->event); r.stream = H(p->stream); return Role::kRecord; }
+    case SL_RT(cudaStreamWaitEvent_v3020): case SL_RT(cudaStreamWaitEvent_ptsz_v7000): {
+      SL_P(cudaStreamWaitEvent_v3020);
+      r.stream = H(p->stream);
+      r.event = H(p->event);
+      r.flags = static_cast<int32_t>(p->flags);
+      return Role::kWaitEvent;
+    }
+    case SL_RT(cudaDeviceSynchronize_v3020): return Role::kSyncDevice;
+    case SL_RT(cudaStreamSynchronize_v3020): case SL_RT(cudaStreamSynchronize_ptsz_v7000): {
+      SL_P(cudaStreamSynchronize_v3020); r.stream = H(p->stream); return Role::kSyncStream; }
+    case SL_RT(cudaEventSynchronize_v3020): {
+      SL_P(cudaEventSynchronize_v3020); r.event = H(p->event); return Role::kSyncEvent; }
+    case SL_RT(cudaEventQuery_v3020): {
+      SL_P(cudaEventQuery_v3020); r.event = H(p->event); return Role::kQueryEvent; }
+    case SL_RT(cudaStreamQuery_v3020): case SL_RT(cudaStreamQuery_ptsz_v7000): {
+      SL_P(cudaStreamQuery_v3020); r.stream = H(p->stream); return Role::kQueryStream; }
+    case SL_RT(cudaMalloc_v3020): { SL_P(cudaMalloc_v3020); r.size = p->size; return Role::kMalloc; }
+    case SL_RT(cudaFree_v3020): { SL_P(cudaFree_v3020); r.out = H(p->devPtr); return Role::kFree; }
+    case SL_RT(cudaMallocHost_v3020): { SL_P(cudaMallocHost_v3020); r.size = p->size; return Role::kMallocHost; }
+    case SL_RT(cudaHostAlloc_v3020): {
+      SL_P(cudaHostAlloc_v3020); r.size = p->size; r.flags = static_cast<int32_t>(p->flags); return Role::kMallocHost; }
+    case SL_RT(cudaHostRegister_v4000): {
+      SL_P(cudaHostRegister_v4000); r.out = H(p->ptr); r.size = p->size; return Role::kHostRegister; }
+    case SL_RT(cudaFreeHost_v3020): { SL_P(cudaFreeHost_v3020); r.out = H(p->ptr); return Role::kFreeHost; }
+    case SL_RT(cudaMemcpy_v3020): {
+      SL_P(cudaMemcpy_v3020); r.size = p->count; r.value = static_cast<int32_t>(p->kind); return Role::kMemcpy; }
+    case SL_RT(cudaMemcpyAsync_v3020): case SL_RT(cudaMemcpyAsync_ptsz_v7000): {
+      SL_P(cudaMemcpyAsync_v3020);
+      r.size = p->count;
+      r.value = static_cast<int32_t>(p->kind);
+      r.stream = H(p->stream);
+      return Role::kMemcpyAsync;
+    }
+    case SL_RT(cudaMemset_v3020): { SL_P(cudaMemset_v3020); r.size = p->count; return Role::kMemset; }
+    case SL_RT(cudaMemsetAsync_v3020): case SL_RT(cudaMemsetAsync_ptsz_v7000): {
+      SL_P(cudaMemsetAsync_v3020); r.size = p->count; r.stream = H(p->stream); return Role::kMemsetAsync; }
+    case SL_RT(cudaMemcpyPeerAsync_v4000): {
+      SL_P(cudaMemcpyPeerAsync_v4000); r.size = p->count; r.stream = H(p->stream); return Role::kPeerCopy; }
+    case SL_RT(cudaSetDevice_v3020): { SL_P(cudaSetDevice_v3020); r.value = p->device; return Role::kSetDevice; }
+    default: return Role::kOther;
+  }
+}
+
+// The per-thread-stream variants: there, stream 0 means cudaStreamPerThread.
+bool IsPerThreadVariant(const char* name) { return name && std::strstr(name, "_ptsz") != nullptr; }
+
+// [SECTION] driver API: the calls libraries make directly (cuBLAS, Triton, NCCL) ------------
+
+#define SL_DRV(name) CUPTI_DRIVER_TRACE_CBID_##name
+
+Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r) {
+  switch (id) {
+    case SL_DRV(cuLaunchKernel): case SL_DRV(cuLaunchKernel_ptsz): {
+      SL_P(cuLaunchKernel); r.stream = H(p->hStream); return Role::kLaunch; }
+    case SL_DRV(cuLaunchKernelEx): case SL_DRV(cuLaunchKernelEx_ptsz): {
+      SL_P(cuLaunchKernelEx); r.stream = p->config ? H(p->config->hStream) : 0; return Role::kLaunch; }
+    case SL_DRV(cuGraphLaunch): case SL_DRV(cuGraphLaunch_ptsz): {
+      SL_P(cuGraphLaunch); r.stream = H(p->hStream); return Role::kGraphLaunch; }
+    case SL_DRV(cuEventRecord): case SL_DRV(cuEventRecord_ptsz): {
+      SL_P(cuEventRecord); r.event = H(p->hEvent); r.stream = H(p->hStream); return Role::kRecord; }
+    case SL_DRV(cuEventRecordWithFlags): {
+      SL_P(cuEventRecordWithFlags); r.event = H(p->hEvent); r.stream = H(p->hStream); return Role::kRecord; }
+    case SL_DRV(cuStreamWaitEvent): case SL_DRV(cuStreamWaitEvent_ptsz): {
+      SL_P(cuStreamWaitEvent); r.stream = H(p->hStream); r.event = H(p->hEvent); return Role::kWaitEvent; }
+    case SL_DRV(cuStreamSynchronize): case SL_DRV(cuStreamSynchronize_ptsz): {
+      SL_P(cuStreamSynchronize); r.stream = H(p->hStream); return Role::kSyncStream; }
+    case SL_DRV(cuEventSynchronize): { SL_P(cuEventSynchronize); r.event = H(p->hEvent); return Role::kSyncEvent; }
+    case SL_DRV(cuCtxSynchronize): return Role::kSyncDevice;
+    case SL_DRV(cuStreamCreate): {
+      SL_P(cuStreamCreate); r.flags = static_cast<int32_t>(p->Flags); return Role::kStreamCreate; }
+    case SL_DRV(cuStreamCreateWithPriority): {
+      SL_P(cuStreamCreateWithPriority);
+      r.flags = static_cast<int32_t>(p->flags);
+      r.priority = p->priority;
+      return Role::kStreamCreate;
+    }
+    case SL_DRV(cuEventCreate): { SL_P(cuEventCreate); r.flags = static_cast<int32_t>(p->Flags); return Role::kEventCreate; }
+    case SL_DRV(cuMemAlloc_v2): { SL_P(cuMemAlloc_v2); r.size = p->bytesize; return Role::kMalloc; }
+    case SL_DRV(cuMemFree_v2): { SL_P(cuMemFree_v2); r.out = p->dptr; return Role::kFree; }
+    case SL_DRV(cuMemcpyHtoDAsync_v2): {
+      SL_P(cuMemcpyHtoDAsync_v2); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
+    case SL_DRV(cuMemcpyDtoHAsync_v2): {
+      SL_P(cuMemcpyDtoHAsync_v2); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
+    case SL_DRV(cuMemcpyDtoDAsync_v2): {
+      SL_P(cuMemcpyDtoDAsync_v2); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
+    case SL_DRV(cuMemcpyAsync): { SL_P(cuMemcpyAsync); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
+    default: return Role::kOther;
+  }
+}
+
+// [SECTION] the callback: enter stamps the time, exit appends one record -----------------
+
+void ReadOutputs(const CUpti_CallbackData* d, CallRecord& r) {
+  if (!d->functionParams) return;
+  if (r.domain == 0) {
+    switch (r.role) {
+      case Role::kStreamCreate: r.stream = H(*static_cast<const cudaStreamCreate_v3020_params*>(d->functionParams)->pStream); break;
+      case Role::kEventCreate: r.event = H(*static_cast<const cudaEventCreate_v3020_params*>(d->functionParams)->event); break;
+      case Role::kMalloc: r.out = H(*static_cast<const cudaMalloc_v3020_params*>(d->functionParams)->devPtr); break;
+      case Role::kMallocHost: r.out = H(*static_cast<const cudaMallocHost_v3020_params*>(d->functionParams)->ptr); break;
+      default: break;
+    }
+  } else {
+    switch (r.role) {
+      case Role::kStreamCreate: r.stream = H(*static_cast<const cuStreamCreate_params*>(d->functionParams)->phStream); break;
+      case Role::kEventCreate: r.event = H(*static_cast<const cuEventCreate_params*>(d->functionParams)->phEvent); break;
+      case Role::kMalloc: r.out = *static_cast<const cuMemAlloc_v2_params*>(d->functionParams)->dptr; break;
+      default: break;
+    }
+  }
+}
+
+bool HasStream(Role role) {
+  switch (role) {
+    case Role::kLaunch: case Role::kGraphLaunch: case Role::kStreamCreate: case Role::kRecord:
+    case Role::kWaitEvent: case Role::kSyncStream: case Role::kQueryStream: case Role::kMemcpyAsync:
+    case Role::kMemsetAsync: case Role::kPeerCopy: return true;
+    default: return false;
+  }
+}
+
+void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_CallbackData* d) {
+  bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  if (d->callbackSite == CUPTI_API_ENTER) {
+    if (t_depth < 16) t_stack[t_depth] = {Now(), d->correlationId, runtime};
+    ++t_depth;
+    if (runtime) ++t_runtime_depth;
+    return;
+  }
+  uint64_t end = Now();
+  if (t_depth > 0) --t_depth;
+  if (runtime && t_runtime_depth > 0) --t_runtime_depth;
+  if (t_depth >= 16) return;
+  const Pending& pending = t_stack[t_depth];
+  CallRecord r;
+  r.domain = runtime ? 0 : 1;
+  r.begin = pending.begin;
+  r.end = end;
+  r.correlation = d->correlationId;
+  r.function = d->functionName;
+  if (!runtime && t_runtime_depth > 0) {
+    // A driver call the runtime made for one of the program's calls: the runtime call is
+    // the op; keep only the link when activity may carry this call's correlation id.
+    if (t_depth == 0 || t_stack[t_depth - 1].correlation == d->correlationId) return;
+    r.role = Role::kCorrelationAlias;
+    r.parent = t_stack[t_depth - 1].correlation;
+    Append(CurrentThreadLog(), r);
+    return;
+  }
+  r.role = runtime ? RuntimeRole(id, d, r) : DriverRole(id, d, r);
+  if (r.role == Role::kOther && end - pending.begin < g_other_min_ns) return;
+  r.per_thread = IsPerThreadVariant(d->functionName) ? 1 : 0;
+  if (d->functionReturnValue) {
+    r.status = runtime ? static_cast<int32_t>(*static_cast<const cudaError_t*>(d->functionReturnValue))
+                       : static_cast<int32_t>(*static_cast<const CUresult*>(d->functionReturnValue));
+  }
+  ReadOutputs(d, r);
+  if (r.role == Role::kQueryEvent || r.role == Role::kQueryStream) r.value = r.status == 0 ? 1 : 0;
+  if (HasStream(r.role) && d->context) {
+    uint32_t sid = 0;
+    if (cuptiGetStreamIdEx(d->context, reinterpret_cast<CUstream>(r.stream), r.per_thread, &sid) == CUPTI_SUCCESS)
+      r.stream_id = sid;
+  }
+  Append(CurrentThreadLog(), r);
+}
+
+void OnNvtx(CUpti_CallbackId id, const CUpti_NvtxData* d) {
+  CallRecord r;
+  r.domain = 2;
+  r.begin = r.end = Now();
+  r.function = d->functionName;
+  if (id == CUPTI_CBID_NVTX_nvtxRangePushA) {
+    const auto* p = static_cast<const nvtxRangePushA_params*>(d->functionParams);
+    r.role = Role::kNvtxPush;
+    if (p->message) std::strncpy(r.text, p->message, sizeof(r.text) - 1);
+  } else if (id == CUPTI_CBID_NVTX_nvtxRangePushEx) {
+    const auto* p = static_cast<const nvtxRangePushEx_params*>(d->functionParams);
+    r.role = Role::kNvtxPush;
+    if (p->eventAttrib && p->eventAttrib->messageType == NVTX_MESSAGE_TYPE_ASCII && p->eventAttrib->message.ascii)
+      std::strncpy(r.text, p->eventAttrib->message.ascii, sizeof(r.text) - 1);
+  } else if (id == CUPTI_CBID_NVTX_nvtxRangePop) {
+    r.role = Role::kNvtxPop;
+  } else {
+    return;
+  }
+  Append(CurrentThreadLog(), r);
+}
+
+void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  if (g_finished) return;
+  if (domain == CUPTI_CB_DOMAIN_NVTX) return OnNvtx(id, static_cast<const CUpti_NvtxData*>(data));
+  OnApi(domain, id, static_cast<const CUpti_CallbackData*>(data));
+}
+
+}  // namespace
+
+// Activity records (activity.cpp).
+bool StartActivity();
+void FlushActivity(bool forced);
+
+namespace {
+
+// [SECTION] lifetime: start, exit, fatal signals, fork ----------------------------------
+
+void Finish() {
+  if (g_finished || getpid() != g_pid) return;
+  FlushActivity(true);
+  g_finished = true;
+  if (g_subscriber) cuptiUnsubscribe(g_subscriber);
+  StopLog();
+}
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
+struct sigaction g_previous[64];
+
+// Writes what was recorded, then lets the signal do what it would have done: the program's
+// own handler if it had one, else the default (so the exit status is unchanged).
+void OnFatalSignal(int sig, siginfo_t* info, void* context) {
+  if (getpid() == g_pid && !g_finished) {
+    DrainCalls(true);
+    FlushActivity(false);
+    DrainCalls(true);
+  }
+  const struct sigaction& prev = g_previous[sig];
+  if (prev.sa_flags & SA_SIGINFO) {
+    if (prev.sa_sigaction) return prev.sa_sigaction(sig, info, context);
+  } else if (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
+    return prev.sa_handler(sig);
+  } else if (prev.sa_handler == SIG_IGN) {
+    return;
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void InstallSignalHandlers() {
+  for (int sig : kFatalSignals) {
+    struct sigaction sa {};
+    sa.sa_sigaction = OnFatalSignal;
+    sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, &g_previous[sig]);
+  }
+}
+
+void OnForkChild() {
+  g_finished = true;
+  DisableLog();
+}
+
+void WriteMeta() {
+  char line[512];
+  uint64_t t = Now();
+  int n = std::snprintf(line, sizeof(line),
+                        "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":%d,\"start\":%" PRIu64
+                        "}\n",
+                        static_cast<int>(g_pid), t);
+  WriteLine(line, static_cast<size_t>(n));
+}
+
+// NVTX ranges reach CUPTI only when NVTX loads CUPTI as its injection; point it there
+// (unless the user chose another) before the program's first NVTX call.
+void RouteNvtxToCupti() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) && info.dli_fname)
+    setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
+}
+
+}  // namespace
+}  // namespace streamlab::recorder
+
+// Called by the CUDA driver when it loads this library (CUDA_INJECTION64_PATH).
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  using namespace streamlab::recorder;
+  static bool started = false;
+  if (started) return 1;
+  started = true;
+  g_pid = getpid();
+  const char* dir = std::getenv("STREAMLAB_RECORD_DIR");
+  if (!dir || !*dir) return 1;
+  if (const char* v = std::getenv("STREAMLAB_RECORD_MIN_OTHER_NS")) g_other_min_ns = std::strtoull(v, nullptr, 10);
+  char path[4096];
+  std::snprintf(path, sizeof(path), "%s/raw.%d.jsonl", dir, static_cast<int>(g_pid));
+  if (!StartLog(path, 100)) {
+    std::fprintf(stderr, "streamlab record: cannot write %s\n", path);
+    return 1;
+  }
+  WriteMeta();
+  if (cuptiSubscribe(&g_subscriber, OnCallback, nullptr) != CUPTI_SUCCESS) {
+    std::fprintf(stderr, "streamlab record: CUPTI is in use by another tool; recording GPU activity only\n");
+    g_subscriber = nullptr;
+  } else {
+    cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+    cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+    cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_NVTX);
+    RouteNvtxToCupti();
+  }
+  StartActivity();
+  pthread_atfork(nullptr, nullptr, OnForkChild);
+  InstallSignalHandlers();
+  std::atexit(Finish);
+  return 1;
+}
