@@ -42,7 +42,7 @@ class CudaExecutor : public Executor {
   std::string Backend() const override { return "cuda"; }
 
   Trace Run(const Scenario& scenario, const RunOptions& options) override {
-    ValidateScenario(scenario);
+    ValidateRunnable(scenario);
     int count = 0;
     SL_CUDA(cudaGetDeviceCount(&count));
     if (count < scenario.device_count)

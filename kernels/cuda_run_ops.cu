@@ -186,6 +186,8 @@ void CudaRun::State::Call(int i, OpProbe& probe, OpRecord* rec) {
       }
       break;
     }
+    case OpKind::kApiCall:  // recorded programs only; ValidateRunnable refuses them
+      throw RunError("a recorded API call cannot be re-run");
     case OpKind::kHostWork: {
       int64_t until = HostNow() + op.duration;
       while (HostNow() < until) {

@@ -31,6 +31,7 @@ std::string KernelCall(const KernelSpec& k) {
     case KernelKind::kMemory: return "stream_copy_kernel";
     case KernelKind::kAtomic: return "atomic_add_kernel";
     case KernelKind::kSharedMemory: return "shared_memory_kernel";
+    case KernelKind::kForeign: return k.function.empty() ? "recorded_kernel" : k.function;
   }
   return "kernel";
 }
@@ -133,6 +134,7 @@ std::string ScenarioAsCuda(const Scenario& s) {
       case OpKind::kSyncEvent: o << "cudaEventSynchronize(" << Ident(s.events[op.event].name) << ");\n"; break;
       case OpKind::kQuery: o << "cudaEventQuery(" << Ident(s.events[op.event].name) << ");\n"; break;
       case OpKind::kHostWork: o << "busy_wait(" << Micros(op.duration) << "us);  // host work\n"; break;
+      case OpKind::kApiCall: o << "// " << op.name << "(...)  " << Micros(op.duration) << "us\n"; break;
       case OpKind::kSetDevice: o << "cudaSetDevice(" << op.device << ");\n"; break;
     }
   }
@@ -207,6 +209,7 @@ std::string ScenarioAsPyTorch(const Scenario& s) {
       case OpKind::kSyncEvent: o << Ident(s.events[op.event].name) << ".synchronize()\n"; break;
       case OpKind::kQuery: o << Ident(s.events[op.event].name) << ".query()\n"; break;
       case OpKind::kHostWork: o << "time.sleep(" << static_cast<double>(op.duration) / 1e9 << ")  # host work\n"; break;
+      case OpKind::kApiCall: o << "# " << op.name << "(...)  " << Micros(op.duration) << "us\n"; break;
       case OpKind::kSetDevice: o << "torch.cuda.set_device(" << op.device << ")\n"; break;
       case OpKind::kMalloc: o << Ident(s.buffers[op.buffer].name) << " = torch.empty(" << s.buffers[op.buffer].bytes << ", dtype=torch.uint8, device='cuda')  # a fresh cudaMalloc only if the caching allocator has no block\n"; break;
       case OpKind::kFree: o << "del " << Ident(s.buffers[op.buffer].name) << "; torch.cuda.empty_cache()  # cudaFree\n"; break;

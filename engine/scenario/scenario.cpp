@@ -41,7 +41,7 @@ constexpr std::array<std::pair<MemoryKind, const char*>, 3> kMemoryKinds{{
     {MemoryKind::kPinnedHost, "pinned"},
     {MemoryKind::kPageableHost, "pageable"},
 }};
-constexpr std::array<std::pair<OpKind, const char*>, 17> kOpKinds{{
+constexpr std::array<std::pair<OpKind, const char*>, 18> kOpKinds{{
     {OpKind::kKernel, "kernel"},         {OpKind::kMemcpy, "memcpy"},
     {OpKind::kMemset, "memset"},         {OpKind::kMalloc, "malloc"},
     {OpKind::kFree, "free"},             {OpKind::kMallocHost, "malloc_host"},
@@ -50,14 +50,15 @@ constexpr std::array<std::pair<OpKind, const char*>, 17> kOpKinds{{
     {OpKind::kSyncStream, "sync_stream"}, {OpKind::kSyncEvent, "sync_event"},
     {OpKind::kQuery, "query"},           {OpKind::kHostWork, "host_work"},
     {OpKind::kSetDevice, "set_device"},  {OpKind::kPeerCopy, "peer_copy"},
-    {OpKind::kGraphLaunch, "graph_launch"},
+    {OpKind::kGraphLaunch, "graph_launch"},  {OpKind::kApiCall, "api_call"},
 }};
-constexpr std::array<std::pair<KernelKind, const char*>, 5> kKernelKinds{{
+constexpr std::array<std::pair<KernelKind, const char*>, 6> kKernelKinds{{
     {KernelKind::kSpin, "spin"},
     {KernelKind::kCompute, "compute"},
     {KernelKind::kMemory, "memory"},
     {KernelKind::kAtomic, "atomic"},
     {KernelKind::kSharedMemory, "shared_memory"},
+    {KernelKind::kForeign, "foreign"},
 }};
 
 std::string Where(size_t index, const char* field) {
@@ -195,7 +196,8 @@ void ValidateScenario(const Scenario& s) {
   int64_t total_blocks = 0;
   for (const Op& op : s.ops)
     if (op.kind == OpKind::kKernel) total_blocks += std::max(0, op.kernel.grid);
-  if (total_blocks > kMaxTotalBlocks)
+  // A recorded program ran already: the limits that bound a simulation do not apply.
+  if (total_blocks > kMaxTotalBlocks && !s.recorded)
     fail("ops: " + std::to_string(total_blocks) + " blocks over all kernels; the limit is " +
          std::to_string(kMaxTotalBlocks));
 
@@ -206,13 +208,13 @@ void ValidateScenario(const Scenario& s) {
     bool needs_stream = IsStreamOp(op) || op.kind == OpKind::kSyncStream || op.kind == OpKind::kGraphLaunch;
     if (needs_stream && !stream_ok(op.stream)) fail(Where(i, "stream") + ": no such stream");
     // cudaMemcpy / cudaMemset (not Async) run on the legacy default stream.
-    if ((op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset) && !op.async &&
+    if ((op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset) && !op.async && !s.recorded &&
         s.streams[op.stream].kind != StreamKind::kLegacyDefault)
       fail(Where(i, "stream") + ": a synchronous copy or memset runs on the legacy default stream");
     switch (op.kind) {
       case OpKind::kKernel: {
         const KernelSpec& k = op.kernel;
-        if (k.grid < 1 || k.grid > kMaxGrid) fail(Where(i, "grid") + ": must be 1..1048576");
+        if (k.grid < 1 || (k.grid > kMaxGrid && !s.recorded)) fail(Where(i, "grid") + ": must be 1..1048576");
         if (k.block < 1 || k.block > 1024) fail(Where(i, "block") + ": must be 1..1024");
         if (k.work < 0) fail(Where(i, "work") + ": must be >= 0");
         if (k.kind == KernelKind::kSpin && k.work > kMaxDuration)
@@ -262,6 +264,7 @@ void ValidateScenario(const Scenario& s) {
         if (!stream_ok(op.other_stream)) fail(Where(i, "other_stream") + ": no such stream");
         break;
       case OpKind::kHostWork:
+      case OpKind::kApiCall:
         if (op.duration < 0 || op.duration > kMaxDuration)
           fail(Where(i, "duration") + ": must be 0..10 s");
         break;
@@ -273,6 +276,12 @@ void ValidateScenario(const Scenario& s) {
     }
   }
   ValidateThreadsAndGraphs(s);
+}
+
+void ValidateRunnable(const Scenario& s) {
+  if (s.recorded)
+    throw InputError("\"" + s.name + "\" is a recorded program: it can be explained and shown, not run again");
+  ValidateScenario(s);
 }
 
 }  // namespace streamlab

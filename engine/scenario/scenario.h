@@ -65,9 +65,14 @@ enum class OpKind {
   kPeerCopy,    // cudaMemcpyPeerAsync between two devices' buffers
   kGraphLaunch, // cudaGraphLaunch(graph, stream): the ops that follow with graph = this op's
                 // index are its nodes, captured from `stream` before the run
+  kApiCall,     // any other API call of a recorded program that took host time (its name
+                // says which; `duration` = how long the host was inside it)
 };
 
-enum class KernelKind { kSpin, kCompute, kMemory, kAtomic, kSharedMemory };
+enum class KernelKind {
+  kSpin, kCompute, kMemory, kAtomic, kSharedMemory,
+  kForeign,  // a recorded program's own kernel: name, launch shape and measured time only
+};
 
 struct KernelSpec {
   KernelKind kind = KernelKind::kSpin;
@@ -81,6 +86,11 @@ struct KernelSpec {
   int64_t work = 0;
   std::vector<int> reads;   // buffer indices
   std::vector<int> writes;  // buffer indices
+  // Foreign kernels (work = measured duration in ns):
+  std::string function;         // the full (demangled) function name
+  int registers = 0;            // per thread
+  int shared_bytes = 0;         // static + dynamic, per block
+  int max_blocks_per_sm = 0;    // occupancy from the resources above (0 = unknown)
 };
 
 struct Op {
@@ -115,6 +125,9 @@ struct RunSettings {
 struct Scenario {
   static constexpr int kSchemaVersion = 1;
   std::string name;
+  // What a recorded (or imported) program did, to be explained, not run: streams may be
+  // shared by threads, and its kernels are foreign. The executors refuse it.
+  bool recorded = false;
   int device_count = 1;
   RunSettings settings;
   std::vector<StreamDesc> streams;
@@ -149,5 +162,7 @@ int GraphNodesEnd(const Scenario& scenario, int launch);
 
 // Throws InputError naming the first problem ("ops[3].stream: no stream 7").
 void ValidateScenario(const Scenario& scenario);
+// The same, plus: an executor can run it (a recorded program cannot be re-run).
+void ValidateRunnable(const Scenario& scenario);
 
 }  // namespace streamlab

@@ -20,6 +20,10 @@ Json KernelToJson(const Scenario& s, const KernelSpec& k) {
   for (int b : k.writes) writes.push_back(s.buffers[b].name);
   if (!reads.empty()) j["reads"] = reads;
   if (!writes.empty()) j["writes"] = writes;
+  if (!k.function.empty()) j["function"] = k.function;
+  if (k.registers) j["registers"] = k.registers;
+  if (k.shared_bytes) j["shared_bytes"] = k.shared_bytes;
+  if (k.max_blocks_per_sm) j["max_blocks_per_sm"] = k.max_blocks_per_sm;
   return j;
 }
 
@@ -35,7 +39,7 @@ Json OpToJson(const Scenario& s, const Op& op) {
   if (op.bytes) j["bytes"] = op.bytes;
   if (op.kind == OpKind::kMemset) j["value"] = op.value;
   if ((op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset) && !op.async) j["async"] = false;
-  if (op.kind == OpKind::kHostWork) j["duration_ns"] = op.duration;
+  if (op.kind == OpKind::kHostWork || op.kind == OpKind::kApiCall) j["duration_ns"] = op.duration;
   if (op.kind == OpKind::kSetDevice) j["device"] = op.device;
   if (op.kind == OpKind::kKernel) j["kernel"] = KernelToJson(s, op.kernel);
   if (op.thread != 0) j["thread"] = op.thread;
@@ -73,10 +77,14 @@ KernelSpec KernelFromJson(const JsonReader& r, const NameTable& buffers) {
   KernelSpec k;
   std::string kind = r.String("kind", "spin");
   if (!FromString(kind, &k.kind)) r.FailAt("kind", "unknown kernel kind \"" + kind + "\"");
-  k.grid = ToInt(r, "grid", r.Int("grid", 1), 1, 1 << 20);
+  k.grid = ToInt(r, "grid", r.Int("grid", 1), 1, k.kind == KernelKind::kForeign ? INT32_MAX : 1 << 20);
   k.block = ToInt(r, "block", r.Int("block", 128), 1, 1024);
   k.work = r.Int("work", 0);
   k.function_slot = ToInt(r, "function_slot", r.Int("function_slot", 0), 0, 7);
+  k.function = r.String("function", "");
+  k.registers = ToInt(r, "registers", r.Int("registers", 0), 0, 255);
+  k.shared_bytes = ToInt(r, "shared_bytes", r.Int("shared_bytes", 0), 0, 1 << 30);
+  k.max_blocks_per_sm = ToInt(r, "max_blocks_per_sm", r.Int("max_blocks_per_sm", 0), 0, 64);
   for (const char* key : {"reads", "writes"}) {
     if (!r.Has(key)) continue;
     const Json& list = r.value()[key];
@@ -114,6 +122,7 @@ Json ScenarioToJson(const Scenario& s) {
   return Json{{"kind", kKind},
               {"schema", Scenario::kSchemaVersion},
               {"name", s.name},
+              {"recorded", s.recorded},
               {"device_count", s.device_count},
               {"settings",
                {{"max_connections", s.settings.max_connections},
@@ -137,6 +146,7 @@ Scenario ScenarioFromJson(const Json& json, const std::string& source) {
                               std::to_string(Scenario::kSchemaVersion) + ")");
   Scenario s;
   s.name = root.String("name", "scenario");
+  s.recorded = root.Bool("recorded", false);
   s.device_count = ToInt(root, "device_count", root.Int("device_count", 1), 1, 16);
   if (root.Has("settings")) {
     JsonReader st = root.Object("settings");

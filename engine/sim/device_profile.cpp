@@ -103,6 +103,7 @@ TimeNs BlockDuration(const DeviceProfile& p, const KernelSpec& k) {
     case KernelKind::kMemory: ns = static_cast<double>(k.work) / p.sm_memory_gbps; break;
     case KernelKind::kAtomic: ns = static_cast<double>(k.work) * p.atomic_ns; break;
     case KernelKind::kSharedMemory: ns = static_cast<double>(k.work) * p.shared_ns_per_iter; break;
+    case KernelKind::kForeign: ns = static_cast<double>(k.work); break;  // as measured
   }
   return std::max<TimeNs>(Us(1), static_cast<TimeNs>(ns));
 }

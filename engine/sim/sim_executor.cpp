@@ -195,7 +195,8 @@ class SimRun {
         host_ += p_.query_host;
         return;
       }
-      case OpKind::kHostWork: host_ += op.duration; return;
+      case OpKind::kHostWork:
+      case OpKind::kApiCall: host_ += op.duration; return;
       case OpKind::kGraphLaunch: {
         int nodes = GraphNodesEnd(s_, index) - index - 1;
         host_ += p_.graph_launch_host + p_.graph_node_host * nodes;
@@ -356,7 +357,7 @@ std::string NowIso() {
 }  // namespace
 
 Trace SimExecutor::Run(const Scenario& scenario, const RunOptions&) {
-  ValidateScenario(scenario);
+  ValidateRunnable(scenario);
   Trace trace = SimRun(profile_, scenario).Run();
   trace.backend = "sim";
   trace.device_name = profile_.name;
