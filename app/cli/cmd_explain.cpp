@@ -1,6 +1,7 @@
 // `streamlab-cli explain TRACE.json | LAB | scenario.json`: the analyzer's findings about a
 // saved trace (or a fresh simulated run), in Chinese or English, as text or JSON.
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "app/cli/backend_choice.h"
@@ -15,10 +16,11 @@
 namespace streamlab {
 namespace {
 
+// A trace or a recording, recognised by its content (a lab id or scenario file is not).
 bool IsTraceFile(const std::string& path) {
-  if (path.size() < 5 || path.substr(path.size() - 5) != ".json") return false;
-  Json json = ParseJson(ReadTextFile(path), path);
-  return json.is_object() && json.value("kind", "") == "streamlab.trace";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  return IsTraceContent(ReadTextFile(path));
 }
 
 Trace TraceFor(const ExplainCommand& cmd) {

@@ -44,6 +44,12 @@ struct ExplainCommand {
   bool all = false;  // also list ops that started promptly
 };
 
+struct RecordCommand {
+  std::vector<std::string> argv;  // the program and its arguments
+  std::string out = "recording.json";
+  std::string raw_dir;            // keep the recorder's raw logs here (default: a temp folder)
+};
+
 struct SoakCommand {
   std::vector<std::string> labs;
   int runs = 1000;
@@ -54,6 +60,7 @@ int CmdList();
 int CmdSoak(const SoakCommand& cmd);
 int CmdProbe(const std::string& out_path);
 int CmdExplain(const ExplainCommand& cmd);
+int CmdRecord(const RecordCommand& cmd);
 
 int CmdRun(const RunCommand& cmd);
 int CmdShow(const std::string& path, int width);

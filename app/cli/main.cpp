@@ -66,6 +66,13 @@ int main(int argc, char** argv) {
   explain_cmd->add_flag("--all", explain.all, "Also list ops that started promptly");
 
   std::string probe_out;
+  RecordCommand record;
+  CLI::App* record_cmd = app.add_subcommand("record", "Run any CUDA program (e.g. python3 train.py) and record its streams, events and kernels");
+  record_cmd->add_option("--out", record.out, "Trace JSON to write")->capture_default_str();
+  record_cmd->add_option("--raw-dir", record.raw_dir, "Keep the recorder's raw logs in this folder");
+  record_cmd->add_option("command", record.argv, "The program and its arguments (after --)")->required();
+  record_cmd->footer("Example: streamlab-cli record --out r.json -- python3 examples/pytorch/event_chain.py");
+
   CLI::App* probe_cmd = app.add_subcommand("probe", "Say whether a GPU is usable (exit 0) or why not (exit 3)");
   probe_cmd->add_option("--out", probe_out, "Also write the answer as JSON here");
 
@@ -102,6 +109,7 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) return CmdRun(run);
     if (show_cmd->parsed()) return CmdShow(show_path, show_width);
     if (explain_cmd->parsed()) return CmdExplain(explain);
+    if (record_cmd->parsed()) return CmdRecord(record);
     if (verify_cmd->parsed()) {
       verify.self = SelfPath(argv[0]);
       return CmdVerify(verify);

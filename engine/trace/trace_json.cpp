@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/trace/recording.h"
 #include "engine/util/errors.h"
 #include "engine/scenario/scenario_json.h"
 
@@ -132,8 +133,17 @@ Trace TraceFromJson(const Json& json, const std::string& source) {
   return t;
 }
 
+bool IsTraceContent(const std::string& text) {
+  if (LooksLikeRecording(text)) return true;
+  Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return json.is_object() && json.value("kind", "") == "streamlab.trace";
+}
+
 Trace LoadTraceFile(const std::string& path) {
-  return TraceFromJson(ParseJson(ReadTextFile(path), path), path);
+  std::string text = ReadTextFile(path);
+  // A recorder log (streamlab-cli record --raw-dir) is converted on the way in.
+  if (LooksLikeRecording(text)) return TraceFromRecording(ParseRecording(text, path));
+  return TraceFromJson(ParseJson(text, path), path);
 }
 
 }  // namespace streamlab

@@ -11,6 +11,9 @@ namespace streamlab {
 
 Json TraceToJson(const Trace& trace);
 Trace TraceFromJson(const Json& json, const std::string& source);
+// A StreamLab trace, or a recorder log (converted). Throws InputError if it is neither.
 Trace LoadTraceFile(const std::string& path);
+// True if the text is a StreamLab trace or a recorder log (by content, not by name).
+bool IsTraceContent(const std::string& text);
 
 }  // namespace streamlab

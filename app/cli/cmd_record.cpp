@@ -1,0 +1,135 @@
+// `streamlab-cli record [--out t.json] -- CMD ARGS...`: runs any CUDA program with the
+// recording library injected (CUDA_INJECTION64_PATH), waits for it, and converts what it
+// logged into a trace that `explain`, `show` and the GUI read. The program's own output and
+// behaviour are untouched; its exit status is reported, and a recording is written even
+// when it crashed.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "engine/trace/recording.h"
+#include "engine/trace/trace_json.h"
+#include "engine/util/errors.h"
+#include "engine/util/json_reader.h"
+
+namespace streamlab {
+namespace fs = std::filesystem;
+namespace {
+
+std::string RecorderLibrary() {
+  if (const char* env = std::getenv("STREAMLAB_RECORDER"); env && *env) return env;
+#ifdef STREAMLAB_RECORDER_PATH
+  return STREAMLAB_RECORDER_PATH;
+#else
+  return "";
+#endif
+}
+
+std::string Now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string Describe(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
+  return "ended";
+}
+
+// Runs the program with the recorder injected; returns its wait status.
+int RunRecorded(const std::vector<std::string>& argv, const std::string& library, const std::string& dir) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) throw RunError(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
+    setenv("STREAMLAB_RECORD_DIR", dir.c_str(), 1);
+    setenv("NCCL_NVLS_ENABLE", "0", 0);  // never NVLink multicast, also in what it starts
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "streamlab-cli record: cannot run %s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  // The program owns the terminal: Ctrl-C reaches it, and we wait for it to finish.
+  struct sigaction ignore {}, old_int {}, old_quit {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGQUIT, &ignore, &old_quit);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGQUIT, &old_quit, nullptr);
+  return status;
+}
+
+}  // namespace
+
+int CmdRecord(const RecordCommand& cmd) {
+  if (cmd.argv.empty()) throw InputError("record: give the program to run after --, e.g. record -- python3 train.py");
+  std::string library = RecorderLibrary();
+  if (library.empty() || !fs::exists(library))
+    throw BackendError("this build has no recording library (it needs CUDA and CUPTI at build time)" +
+                       (library.empty() ? std::string() : ": " + library + " not found"));
+  std::string dir = cmd.raw_dir;
+  bool temporary = dir.empty();
+  if (temporary) {
+    char tmpl[] = "/tmp/streamlab-record-XXXXXX";
+    if (!mkdtemp(tmpl)) throw RunError("cannot create a temporary folder for the recording");
+    dir = tmpl;
+  } else {
+    fs::create_directories(dir);
+  }
+  int status = RunRecorded(cmd.argv, library, fs::absolute(dir).string());
+  bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && fs::is_empty(dir))
+    throw InputError("record: could not run " + cmd.argv.front());
+
+  // One log per process that initialised CUDA; the one with the most GPU work is the trace.
+  Trace best;
+  size_t best_ops = 0, logs = 0;
+  std::string problem;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".jsonl") continue;
+    ++logs;
+    try {
+      Trace t = LoadTraceFile(entry.path().string());
+      if (t.ops.size() > best_ops) {
+        best_ops = t.ops.size();
+        best = std::move(t);
+      }
+    } catch (const InputError& e) {
+      problem = e.what();
+    }
+  }
+  if (temporary) fs::remove_all(dir);
+  std::string program = cmd.argv.front();
+  if (best_ops == 0) {
+    std::string why = logs == 0 ? "the program never initialised CUDA, so there is nothing to record" : problem;
+    throw BackendError(program + " " + Describe(status) + "; " + why);
+  }
+  best.captured_at = Now();
+  std::string command;
+  for (const std::string& a : cmd.argv) command += (command.empty() ? "" : " ") + a;
+  best.notes.insert(best.notes.begin(), "program: " + command + " (" + Describe(status) + ")");
+  if (logs > 1) best.notes.push_back(std::to_string(logs) + " processes used CUDA; this trace is the one with the most work");
+  std::ofstream out(cmd.out);
+  out << TraceToJson(best).dump() << "\n";
+  if (!out) throw RunError("cannot write " + cmd.out);
+  std::cerr << "streamlab-cli record: " << program << " " << Describe(status) << "; " << best.ops.size()
+            << " ops recorded to " << cmd.out << " (streamlab-cli explain " << cmd.out << ")\n";
+  return ok ? kExitOk : kExitRunError;
+}
+
+}  // namespace streamlab

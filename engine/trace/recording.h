@@ -1,0 +1,75 @@
+// A recorded program (streamlab-cli record): the recorder's JSON-lines log, parsed, and
+// turned into the Scenario + Trace the labs use, so every view and the analyzer work on it.
+// Streams keep their real kind (legacy default, per-thread default, blocking / non-blocking,
+// priority); each wait names the record it captured from the call's own arguments; the
+// program's kernels are foreign kernels with measured times.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/trace/trace.h"
+
+namespace streamlab {
+
+struct RecordedCall {
+  int thread = 0;
+  std::string function;
+  std::string role;  // launch, record, wait_event, sync_device, ... (call_log.h's Role)
+  int domain = 0;    // 0 runtime, 1 driver, 2 NVTX
+  uint64_t begin = 0, end = 0, correlation = 0;
+  uint64_t stream = 0, event = 0, out = 0, size = 0, parent = 0;
+  int64_t stream_id = -1;  // CUPTI's id of `stream`, -1 = not resolved
+  int flags = 0, priority = 0, value = 0, status = 0;
+  bool per_thread = false;  // a _ptsz call
+  std::string text;         // NVTX range name
+};
+
+struct RecordedActivity {
+  std::string type;  // kernel, memcpy, memset
+  uint64_t correlation = 0;
+  int device = 0;
+  int64_t stream_id = 0;
+  uint64_t begin = 0, end = 0;
+  std::string name;            // kernel (mangled)
+  int64_t grid = 1, block = 1; // total blocks, threads per block
+  int registers = 0, shared_bytes = 0;
+  uint64_t bytes = 0;
+  int copy_kind = 0, src_kind = 0, dst_kind = 0;  // CUPTI's memcpy / memory kinds
+};
+
+struct RecordedDevice {
+  int id = 0;
+  std::string name;
+  int sms = 0, warps_per_sm = 0, blocks_per_sm = 0, regs_per_sm = 0, smem_per_sm = 0;
+};
+
+struct Recording {
+  int pid = 0;
+  std::vector<RecordedCall> calls;
+  std::vector<RecordedActivity> activity;
+  std::vector<RecordedDevice> devices;
+  std::map<int, long> os_thread;  // recorder thread index -> OS thread id
+  uint64_t dropped = 0;           // activity records CUPTI dropped
+};
+
+// True if the text starts like a recorder log.
+bool LooksLikeRecording(const std::string& text);
+// Throws InputError naming "path:line: what" for anything malformed.
+Recording ParseRecording(const std::string& text, const std::string& path);
+// The Scenario + Trace of the recorded program (backend "record"). Throws InputError if
+// the log holds no CUDA work at all.
+Trace TraceFromRecording(const Recording& recording);
+
+// Blocks of this kernel that fit on one SM at once (threads, warps, registers, shared
+// memory against the device's limits); 0 when the device is unknown. An estimate: it
+// ignores the register and shared-memory allocation details of each architecture.
+int EstimateBlocksPerSm(const RecordedDevice& device, int threads_per_block, int registers,
+                        int shared_bytes);
+// "at::native::vectorized_elementwise_kernel" from a mangled name: demangled, without
+// return type, template arguments or parameters. `full` gets the whole demangled name.
+std::string ShortKernelName(const std::string& mangled, std::string* full = nullptr);
+
+}  // namespace streamlab

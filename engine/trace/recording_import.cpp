@@ -1,0 +1,407 @@
+// A Recording becomes a Scenario + Trace: one op per API call that matters, in the order
+// the host made them (all threads on one clock), GPU spans from CUPTI activity joined by
+// correlation id, streams and events identified by the program's own handles.
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "engine/trace/recording.h"
+#include "engine/util/errors.h"
+
+namespace streamlab {
+namespace {
+
+constexpr uint64_t kLegacyHandle = 0x1;     // cudaStreamLegacy
+constexpr uint64_t kPerThreadHandle = 0x2;  // cudaStreamPerThread
+constexpr uint64_t kMaxBytes = uint64_t{8} << 30;
+// CUPTI's memory kinds (CUpti_ActivityMemoryKind) and memcpy kinds.
+constexpr int kCuptiPageable = 1, kCuptiPinned = 2;
+constexpr int kCuptiHtoH = 9;
+// Other calls shorter than this are bookkeeping (the recorder keeps those >= 2 us).
+constexpr uint64_t kMinApiCallNs = 2000;
+
+MemoryKind KindOfCuptiMemory(int kind) {
+  if (kind == kCuptiPageable) return MemoryKind::kPageableHost;
+  if (kind == kCuptiPinned) return MemoryKind::kPinnedHost;
+  return MemoryKind::kDevice;
+}
+
+class Converter {
+ public:
+  explicit Converter(const Recording& r) : r_(r) {}
+
+  Trace Run() {
+    Index();
+    std::vector<const RecordedCall*> calls;
+    for (const RecordedCall& c : r_.calls)
+      if (c.domain != 2 && c.role != "alias") calls.push_back(&c);
+    std::stable_sort(calls.begin(), calls.end(),
+                     [](const RecordedCall* a, const RecordedCall* b) { return a->begin < b->begin; });
+    for (const RecordedCall* c : calls) Convert(*c);
+    if (kernels_ + copies_ == 0)
+      throw InputError("the recording holds no GPU work: the program made no kernel launch, copy or memset "
+                       "(did it use CUDA at all?)");
+    Finish();
+    return std::move(t_);
+  }
+
+ private:
+  // [SECTION] indexes over the log ------------------------------------------------------
+  void Index() {
+    t0_ = UINT64_MAX;
+    for (const RecordedCall& c : r_.calls) {
+      t0_ = std::min(t0_, c.begin);
+      if (c.role == "alias") alias_[c.correlation] = c.parent;
+      if (c.role == "stream_create" && c.stream_id >= 0) created_[c.stream_id] = &c;
+      if (c.role == "nvtx_push" || c.role == "nvtx_pop") nvtx_[c.thread].push_back(&c);
+    }
+    for (const RecordedActivity& a : r_.activity) {
+      t0_ = std::min(t0_, a.begin);
+      uint64_t corr = a.correlation;
+      if (auto it = alias_.find(corr); it != alias_.end()) corr = it->second;
+      activity_[corr].push_back(&a);
+      device_count_ = std::max(device_count_, a.device + 1);
+      if (!sid_device_.count(a.stream_id)) sid_device_[a.stream_id] = a.device;
+    }
+    for (const RecordedDevice& d : r_.devices) device_count_ = std::max(device_count_, d.id + 1);
+    device_count_ = std::min(device_count_, 16);
+    s_.device_count = device_count_;
+    s_.recorded = true;
+    s_.settings.warmup = true;  // module loads appear as the program's own calls
+    s_.name = "recorded program" + (r_.pid ? " (pid " + std::to_string(r_.pid) + ")" : std::string());
+  }
+
+  TimeNs T(uint64_t cupti) const { return static_cast<TimeNs>(cupti - t0_); }
+
+  int Thread(int recorder_thread) {
+    auto [it, fresh] = threads_.emplace(recorder_thread, static_cast<int>(threads_.size()));
+    if (it->second >= 64) throw InputError("the recording has more than 64 host threads that called CUDA");
+    return it->second;
+  }
+
+  // The scenario stream of CUPTI stream id `sid`, used through `handle` by a call.
+  int Stream(int64_t sid, uint64_t handle, bool per_thread, int thread) {
+    if (auto it = stream_of_sid_.find(sid); it != stream_of_sid_.end()) return it->second;
+    StreamDesc d;
+    d.device = sid_device_.count(sid) ? std::min(sid_device_[sid], device_count_ - 1) : 0;
+    if ((handle == 0 && !per_thread) || handle == kLegacyHandle) {
+      d.kind = StreamKind::kLegacyDefault;
+      d.name = device_count_ > 1 ? "legacy default (GPU " + std::to_string(d.device) + ")" : "legacy default";
+    } else if (handle == kPerThreadHandle || handle == 0) {
+      d.kind = StreamKind::kPerThreadDefault;
+      d.thread = thread;
+      d.name = "per-thread default (thread " + std::to_string(thread) + ")";
+    } else {
+      d.name = "stream " + std::to_string(sid);
+      if (auto c = created_.find(sid); c != created_.end()) {
+        d.non_blocking = (c->second->flags & 1) != 0;
+        d.priority = std::clamp(c->second->priority, -5, 0);
+      }
+    }
+    s_.streams.push_back(d);
+    return stream_of_sid_[sid] = static_cast<int>(s_.streams.size()) - 1;
+  }
+
+  int StreamOfCall(const RecordedCall& c, int thread) {
+    int64_t sid = c.stream_id;
+    if (sid < 0) {
+      auto it = sid_of_handle_.find(c.stream);
+      if (it == sid_of_handle_.end()) return -1;
+      sid = it->second;
+    }
+    sid_of_handle_[c.stream] = sid;
+    return Stream(sid, c.stream, c.per_thread, thread);
+  }
+
+  int Event(uint64_t handle, int stream) {
+    if (auto it = event_of_handle_.find(handle); it != event_of_handle_.end()) return it->second;
+    EventDesc e{"event " + std::to_string(s_.events.size() + 1), stream >= 0 ? s_.streams[stream].device : 0};
+    s_.events.push_back(e);
+    return event_of_handle_[handle] = static_cast<int>(s_.events.size()) - 1;
+  }
+
+  // One buffer per memory kind and device stands for "some memory of that kind": the log
+  // says which kind each copy touched, not which bytes, so races are not checked here.
+  int Pooled(MemoryKind kind, int device, uint64_t bytes) {
+    int key = static_cast<int>(kind) * 16 + device;
+    auto it = pooled_.find(key);
+    if (it == pooled_.end()) {
+      BufferDesc b;
+      b.kind = kind;
+      b.device = kind == MemoryKind::kDevice ? device : 0;
+      b.name = kind == MemoryKind::kDevice ? "GPU " + std::to_string(device) + " memory" : ToString(kind) + std::string(" host memory");
+      b.bytes = 1;
+      s_.buffers.push_back(b);
+      it = pooled_.emplace(key, static_cast<int>(s_.buffers.size()) - 1).first;
+    }
+    BufferDesc& b = s_.buffers[it->second];
+    b.bytes = std::max(b.bytes, std::min(std::max<uint64_t>(bytes, 1), kMaxBytes));
+    return it->second;
+  }
+
+  int Allocation(MemoryKind kind, uint64_t pointer, uint64_t bytes, int device) {
+    BufferDesc b;
+    b.kind = kind;
+    b.device = kind == MemoryKind::kDevice ? device : 0;
+    b.bytes = std::min(std::max<uint64_t>(bytes, 1), kMaxBytes);
+    b.name = (kind == MemoryKind::kDevice ? "allocation " : "pinned allocation ") + std::to_string(s_.buffers.size() + 1);
+    s_.buffers.push_back(b);
+    int index = static_cast<int>(s_.buffers.size()) - 1;
+    if (pointer) buffer_of_pointer_[pointer] = index;
+    return index;
+  }
+
+  // [SECTION] one call -> its ops ---------------------------------------------------------
+  int Add(Op op, const RecordedCall& c, const RecordedActivity* gpu = nullptr) {
+    OpRecord rec;
+    rec.op = static_cast<int>(s_.ops.size());
+    rec.submit = T(c.begin);
+    rec.ret = T(c.end);
+    if (gpu) {
+      rec.gpu = true;
+      rec.ready = rec.start = T(gpu->begin);
+      rec.end = T(gpu->end);
+      rec.note = RangeAt(c.thread, c.begin);
+    }
+    s_.ops.push_back(std::move(op));
+    t_.ops.push_back(std::move(rec));
+    return static_cast<int>(s_.ops.size()) - 1;
+  }
+
+  void AddApiCall(const RecordedCall& c, int thread, const std::string& suffix = "") {
+    if (c.end - c.begin < kMinApiCallNs && suffix.empty()) return;
+    Op op;
+    op.kind = OpKind::kApiCall;
+    op.name = c.function + suffix;
+    op.thread = thread;
+    op.duration = T(c.end) - T(c.begin);
+    Add(std::move(op), c);
+  }
+
+  const std::vector<const RecordedActivity*>* ActivityOf(const RecordedCall& c) {
+    auto it = activity_.find(c.correlation);
+    return it == activity_.end() ? nullptr : &it->second;
+  }
+
+  void Convert(const RecordedCall& c) {
+    int thread = Thread(c.thread);
+    const std::string& role = c.role;
+    if (role == "launch" || role == "graph_launch" || role == "memcpy" || role == "memcpy_async" ||
+        role == "peer_copy" || role == "memset" || role == "memset_async") {
+      const auto* acts = ActivityOf(c);
+      if (role == "graph_launch") AddApiCall(c, thread, "");
+      if (!acts) {
+        if (role != "graph_launch") AddApiCall(c, thread, " (no GPU record: not delivered before the program ended)");
+        return;
+      }
+      for (const RecordedActivity* a : *acts) AddGpuWork(c, *a, thread, role == "memcpy" || role == "memset");
+      return;
+    }
+    Op op;
+    op.thread = thread;
+    if (role == "record" || role == "wait_event") {
+      op.kind = role == "record" ? OpKind::kRecord : OpKind::kWaitEvent;
+      op.stream = StreamOfCall(c, thread);
+      if (op.stream < 0) return AddApiCall(c, thread, " (stream not identified)");
+      op.event = Event(c.event, op.stream);
+    } else if (role == "sync_device") {
+      op.kind = OpKind::kSyncDevice;
+    } else if (role == "sync_stream") {
+      op.kind = OpKind::kSyncStream;
+      op.stream = StreamOfCall(c, thread);
+      if (op.stream < 0) return AddApiCall(c, thread);
+    } else if (role == "sync_event" || role == "query_event") {
+      op.kind = role == "sync_event" ? OpKind::kSyncEvent : OpKind::kQuery;
+      op.event = Event(c.event, -1);
+    } else if (role == "malloc") {
+      op.kind = OpKind::kMalloc;
+      op.buffer = Allocation(MemoryKind::kDevice, c.out, c.size, device_);
+    } else if (role == "malloc_host") {
+      op.kind = OpKind::kMallocHost;
+      op.buffer = Allocation(MemoryKind::kPinnedHost, c.out, c.size, 0);
+    } else if (role == "free" && buffer_of_pointer_.count(c.out)) {
+      op.kind = OpKind::kFree;
+      op.buffer = buffer_of_pointer_[c.out];
+      buffer_of_pointer_.erase(c.out);
+    } else if (role == "set_device" && c.value >= 0 && c.value < device_count_) {
+      op.kind = OpKind::kSetDevice;
+      op.device = device_ = c.value;
+    } else {
+      if (role == "event_destroy") event_of_handle_.erase(c.event);
+      return AddApiCall(c, thread);
+    }
+    int index = Add(std::move(op), c);
+    if (role == "query_event") t_.ops[index].note = c.value ? "ready" : "not ready";
+  }
+
+  void AddGpuWork(const RecordedCall& c, const RecordedActivity& a, int thread, bool synchronous) {
+    Op op;
+    op.thread = thread;
+    op.stream = Stream(a.stream_id, c.stream, c.per_thread, thread);
+    if (c.stream) sid_of_handle_[c.stream] = a.stream_id;
+    int device = s_.streams[op.stream].device;
+    if (a.type == "kernel") {
+      op.kind = OpKind::kKernel;
+      op.name = ShortKernelName(a.name, &op.kernel.function);
+      op.kernel.kind = KernelKind::kForeign;
+      op.kernel.grid = static_cast<int>(std::min<int64_t>(a.grid, INT32_MAX));
+      op.kernel.block = static_cast<int>(a.block);
+      op.kernel.work = T(a.end) - T(a.begin);
+      op.kernel.registers = a.registers;
+      op.kernel.shared_bytes = a.shared_bytes;
+      const RecordedDevice* d = DeviceInfo(device);
+      if (d) op.kernel.max_blocks_per_sm = EstimateBlocksPerSm(*d, op.kernel.block, a.registers, a.shared_bytes);
+      ++kernels_;
+    } else if (a.type == "memcpy") {
+      if (a.copy_kind == kCuptiHtoH || a.bytes == 0) return AddApiCall(c, thread);
+      op.kind = OpKind::kMemcpy;
+      op.async = !synchronous;
+      op.bytes = std::min(a.bytes, kMaxBytes);
+      op.src = Pooled(KindOfCuptiMemory(a.src_kind), device, op.bytes);
+      op.dst = Pooled(KindOfCuptiMemory(a.dst_kind), device, op.bytes);
+      if (op.src == op.dst && s_.buffers[op.src].kind != MemoryKind::kDevice) return AddApiCall(c, thread);
+      ++copies_;
+    } else {
+      if (a.bytes == 0) return AddApiCall(c, thread);
+      op.kind = OpKind::kMemset;
+      op.async = !synchronous;
+      op.bytes = std::min(a.bytes, kMaxBytes);
+      op.buffer = Pooled(MemoryKind::kDevice, device, op.bytes);
+      ++copies_;
+    }
+    Add(std::move(op), c, &a);
+  }
+
+  const RecordedDevice* DeviceInfo(int device) const {
+    for (const RecordedDevice& d : r_.devices)
+      if (d.id == device) return &d;
+    return nullptr;
+  }
+
+  // The innermost NVTX range open on `thread` at time `at`, as "in NAME" (empty if none).
+  std::string RangeAt(int thread, uint64_t at) const {
+    auto it = nvtx_.find(thread);
+    if (it == nvtx_.end()) return "";
+    std::vector<const RecordedCall*> open;
+    for (const RecordedCall* c : it->second) {
+      if (c->begin > at) break;
+      if (c->role == "nvtx_push") open.push_back(c);
+      else if (!open.empty()) open.pop_back();
+    }
+    return open.empty() || open.back()->text.empty() ? "" : "in " + open.back()->text;
+  }
+
+  // [SECTION] finishing: marker times, metadata -----------------------------------------
+  // Records and waits have no GPU timestamp of their own: a record is reached when the work
+  // before it on its stream has ended, a wait when that and the recorded work have.
+  void PlaceMarkers() {
+    std::vector<TimeNs> stream_end(s_.streams.size(), 0);
+    std::vector<TimeNs> event_time(s_.events.size(), 0);
+    for (size_t i = 0; i < s_.ops.size(); ++i) {
+      const Op& op = s_.ops[i];
+      OpRecord& rec = t_.ops[i];
+      if (op.stream < 0) continue;
+      if (rec.gpu) {
+        stream_end[op.stream] = std::max(stream_end[op.stream], rec.end);
+      } else if (op.kind == OpKind::kRecord || op.kind == OpKind::kWaitEvent) {
+        TimeNs at = std::max(rec.submit, stream_end[op.stream]);
+        if (op.kind == OpKind::kRecord) event_time[op.event] = at;
+        else at = std::max(at, event_time[op.event]);
+        rec.gpu = true;
+        rec.ready = rec.start = rec.end = at;
+        stream_end[op.stream] = at;
+      }
+    }
+  }
+
+  void Finish() {
+    PlaceMarkers();
+    t_.scenario = std::move(s_);
+    t_.backend = "record";
+    if (!r_.devices.empty()) {
+      t_.device_name = r_.devices.front().name;
+      t_.sm_count = r_.devices.front().sms;
+    }
+    t_.notes.push_back("recorded with CUPTI: " + std::to_string(r_.calls.size()) + " API calls logged, " +
+                       std::to_string(kernels_) + " kernels, " + std::to_string(copies_) + " copies and memsets");
+    t_.notes.push_back("host calls and GPU activity share CUPTI's clock; records and waits are placed where "
+                       "stream order puts them (they have no GPU timestamp)");
+    t_.notes.push_back("which memory each kernel reads and writes is not recorded: data races are not checked");
+    if (r_.dropped)
+      t_.notes.push_back("CUPTI dropped " + std::to_string(r_.dropped) + " activity records: some GPU work is missing");
+    if (threads_.size() > 1)
+      t_.notes.push_back(std::to_string(threads_.size()) + " host threads called CUDA (one host lane each)");
+  }
+
+  const Recording& r_;
+  Scenario s_;
+  Trace t_;
+  uint64_t t0_ = 0;
+  int device_count_ = 1;
+  int device_ = 0;
+  int kernels_ = 0, copies_ = 0;
+  std::map<uint64_t, uint64_t> alias_;
+  std::map<uint64_t, std::vector<const RecordedActivity*>> activity_;
+  std::map<int64_t, const RecordedCall*> created_;
+  std::map<int64_t, int> sid_device_;
+  std::map<int64_t, int> stream_of_sid_;
+  std::map<uint64_t, int64_t> sid_of_handle_;
+  std::map<uint64_t, int> event_of_handle_;
+  std::map<int, int> pooled_;
+  std::map<uint64_t, int> buffer_of_pointer_;
+  std::map<int, int> threads_;
+  std::map<int, std::vector<const RecordedCall*>> nvtx_;
+};
+
+}  // namespace
+
+Trace TraceFromRecording(const Recording& recording) {
+  Trace t = Converter(recording).Run();
+  ValidateScenario(t.scenario);
+  return t;
+}
+
+int EstimateBlocksPerSm(const RecordedDevice& d, int threads, int registers, int shared_bytes) {
+  if (d.warps_per_sm <= 0 || d.blocks_per_sm <= 0 || threads <= 0) return 0;
+  int warps = (threads + 31) / 32;
+  int limit = std::min(d.blocks_per_sm, d.warps_per_sm / warps);
+  if (registers > 0 && d.regs_per_sm > 0) {
+    int per_warp = (registers * 32 + 255) / 256 * 256;  // allocated per warp, 256 at a time
+    limit = std::min(limit, d.regs_per_sm / (per_warp * warps));
+  }
+  if (shared_bytes > 0 && d.smem_per_sm > 0)
+    limit = std::min(limit, d.smem_per_sm / (shared_bytes + 1024));  // 1 KB reserved per block
+  return std::max(limit, 0);
+}
+
+std::string ShortKernelName(const std::string& mangled, std::string* full) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                                  std::free);
+  std::string name = status == 0 && demangled ? demangled.get() : mangled;
+  if (full) *full = name;
+  for (size_t at; (at = name.find("(anonymous namespace)::")) != std::string::npos;) name.erase(at, 23);
+  // Cut the parameter list and template arguments at nesting depth 0, and a return type.
+  std::string out;
+  int depth = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char ch = name[i];
+    if (ch == '<' || ch == '(') {
+      if (ch == '(' && depth == 0) break;
+      ++depth;
+      continue;
+    }
+    if (ch == '>' || ch == ')') {
+      depth = std::max(0, depth - 1);
+      continue;
+    }
+    if (depth == 0) out += ch;
+  }
+  if (size_t space = out.rfind(' '); space != std::string::npos) out = out.substr(space + 1);
+  return out.empty() ? name.substr(0, 80) : out;
+}
+
+}  // namespace streamlab

@@ -1,0 +1,149 @@
+// Parsing the recorder's JSON-lines log (kernels/recorder/): one object per line, checked
+// field by field, so a truncated or corrupted log gives "path:line: what" and exit 2.
+#include <algorithm>
+#include <sstream>
+
+#include "engine/trace/recording.h"
+#include "engine/util/errors.h"
+#include "engine/util/json_reader.h"
+
+namespace streamlab {
+namespace {
+
+constexpr size_t kMaxLines = 4'000'000;
+
+uint64_t U64(const JsonReader& r, const char* key, int64_t fallback = 0) {
+  int64_t v = r.Has(key) ? r.Int(key) : fallback;
+  if (v < 0) r.FailAt(key, "must not be negative");
+  return static_cast<uint64_t>(v);
+}
+
+int Small(const JsonReader& r, const char* key, int64_t lo, int64_t hi, int64_t fallback = 0) {
+  int64_t v = r.Has(key) ? r.Int(key) : fallback;
+  if (v < lo || v > hi) r.FailAt(key, "must be " + std::to_string(lo) + ".." + std::to_string(hi));
+  return static_cast<int>(v);
+}
+
+int64_t Product3(const JsonReader& r, const char* key) {
+  const Json& v = r.value()[key];
+  if (!v.is_array() || v.size() != 3) r.FailAt(key, "expected [x, y, z]");
+  int64_t product = 1;
+  for (const Json& d : v) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 1 || d.get<int64_t>() > (1ll << 31))
+      r.FailAt(key, "expected three positive integers");
+    product *= d.get<int64_t>();
+    if (product > (1ll << 40)) r.FailAt(key, "too many blocks");
+  }
+  return product;
+}
+
+void ParseLine(const Json& json, const std::string& where, Recording& out) {
+  if (!json.is_object()) throw InputError(where + ": expected a JSON object");
+  JsonReader r(json, where, "");
+  std::string type = r.String("t");
+  if (type == "meta") {
+    if (r.String("format") != "streamlab-record") r.FailAt("format", "not a StreamLab recording");
+    if (r.Int("version") != 1) r.FailAt("version", "only version 1 is read by this build");
+    out.pid = Small(r, "pid", 0, 1 << 30);
+  } else if (type == "thread") {
+    out.os_thread[Small(r, "tid", 0, 1 << 20)] = static_cast<long>(U64(r, "os_tid"));
+  } else if (type == "call") {
+    RecordedCall c;
+    c.thread = Small(r, "tid", 0, 1 << 20);
+    c.function = r.String("fn");
+    c.role = r.String("role");
+    c.domain = Small(r, "dom", 0, 2);
+    c.begin = U64(r, "b");
+    c.end = U64(r, "e");
+    if (c.end < c.begin) r.FailAt("e", "ends before it begins");
+    c.correlation = U64(r, "corr");
+    c.stream = U64(r, "stream");
+    c.stream_id = r.Has("sid") ? static_cast<int64_t>(U64(r, "sid")) : -1;
+    c.event = U64(r, "event");
+    c.out = U64(r, "out");
+    c.size = U64(r, "size");
+    c.parent = U64(r, "parent");
+    c.flags = Small(r, "flags", INT32_MIN, INT32_MAX);
+    c.priority = Small(r, "prio", -1000, 1000);
+    c.value = Small(r, "value", INT32_MIN, INT32_MAX);
+    c.status = Small(r, "status", INT32_MIN, INT32_MAX);
+    c.per_thread = Small(r, "ptsz", 0, 1) == 1;
+    c.text = r.String("text", "");
+    out.calls.push_back(std::move(c));
+  } else if (type == "kernel" || type == "memcpy" || type == "memset") {
+    RecordedActivity a;
+    a.type = type;
+    a.correlation = U64(r, "corr");
+    a.device = Small(r, "dev", 0, 15);
+    a.stream_id = static_cast<int64_t>(U64(r, "sid"));
+    a.begin = U64(r, "b");
+    a.end = U64(r, "e");
+    if (a.end < a.begin) r.FailAt("e", "ends before it begins");
+    if (type == "kernel") {
+      a.name = r.String("name");
+      a.grid = Product3(r, "grid");
+      a.block = Product3(r, "block");
+      if (a.block > 1024) r.FailAt("block", "more than 1024 threads per block");
+      a.registers = Small(r, "regs", 0, 255);
+      a.shared_bytes = Small(r, "ssmem", 0, 1 << 24) + Small(r, "dsmem", 0, 1 << 24);
+    } else {
+      a.bytes = U64(r, "bytes");
+      a.copy_kind = Small(r, "copy", 0, 64);
+      a.src_kind = Small(r, "src", 0, 64);
+      a.dst_kind = Small(r, "dst", 0, 64);
+    }
+    out.activity.push_back(std::move(a));
+  } else if (type == "device") {
+    RecordedDevice d;
+    d.id = Small(r, "id", 0, 15);
+    d.name = r.String("name");
+    d.sms = Small(r, "sms", 0, 4096);
+    d.warps_per_sm = Small(r, "warps_per_sm", 0, 1024);
+    d.blocks_per_sm = Small(r, "blocks_per_sm", 0, 1024);
+    d.regs_per_sm = Small(r, "regs_per_sm", 0, 1 << 24);
+    d.smem_per_sm = Small(r, "smem_per_sm", 0, 1 << 30);
+    out.devices.push_back(d);
+  } else if (type == "dropped") {
+    out.dropped = std::max(out.dropped, U64(r, "count"));
+  } else {
+    r.FailAt("t", "unknown record type \"" + type + "\"");
+  }
+}
+
+}  // namespace
+
+bool LooksLikeRecording(const std::string& text) {
+  return text.rfind("{\"t\":\"meta\",\"format\":\"streamlab-record\"", 0) == 0;
+}
+
+Recording ParseRecording(const std::string& text, const std::string& path) {
+  Recording out;
+  std::istringstream in(text);
+  std::string line;
+  size_t number = 0;
+  bool meta = false;
+  while (std::getline(in, line)) {
+    ++number;
+    if (number > kMaxLines) throw InputError(path + ": more than 4000000 lines");
+    if (line.empty()) continue;
+    std::string where = path + ":" + std::to_string(number);
+    Json json;
+    try {
+      json = Json::parse(line);
+    } catch (const Json::exception&) {
+      // A program killed mid-write leaves its last line cut short; anything else is damage.
+      if (in.peek() == std::char_traits<char>::eof()) break;
+      throw InputError(where + ": not a JSON object (the log is damaged)");
+    }
+    try {
+      ParseLine(json, where, out);
+    } catch (const Json::exception& e) {
+      throw InputError(where + ": " + e.what());
+    }
+    if (number == 1) meta = true;
+  }
+  if (!meta || !LooksLikeRecording(text)) throw InputError(path + ": not a StreamLab recording (no meta line)");
+  return out;
+}
+
+}  // namespace streamlab
