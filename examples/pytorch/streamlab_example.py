@@ -1,0 +1,59 @@
+"""Shared helpers for the course's PyTorch experiments (examples/pytorch/*.py).
+
+Each example is an ordinary PyTorch program. Run it plainly, or under
+`streamlab-cli record -- python3 examples/pytorch/NAME.py` to explain it, or with
+STREAMLAB_KINETO_OUT=trace.json to write a torch.profiler (Kineto) trace of the same run,
+which `streamlab-cli explain trace.json` also reads.
+"""
+import contextlib
+import os
+import sys
+
+import torch
+
+
+def require_gpu():
+    if not torch.cuda.is_available():
+        print("this example needs a CUDA GPU (torch.cuda.is_available() is False)", file=sys.stderr)
+        sys.exit(3)
+
+
+_CYCLES_PER_MS = None
+
+
+def spin(ms, stream=None):
+    """A kernel that keeps one SM busy for about `ms` milliseconds (torch.cuda._sleep),
+    calibrated once against CUDA events so the timeline reads in round numbers."""
+    global _CYCLES_PER_MS
+    if _CYCLES_PER_MS is None:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(1000)  # load the kernel first
+        start.record()
+        torch.cuda._sleep(2_000_000)
+        end.record()
+        end.synchronize()
+        _CYCLES_PER_MS = 2_000_000 / start.elapsed_time(end)
+    with torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext():
+        torch.cuda._sleep(int(ms * _CYCLES_PER_MS))
+
+
+@contextlib.contextmanager
+def maybe_profiled():
+    """torch.profiler around the body when STREAMLAB_KINETO_OUT names a file, with the
+    cuda_sync events (stream waits, syncs) that StreamLab's importer uses."""
+    out = os.environ.get("STREAMLAB_KINETO_OUT")
+    if not out:
+        yield
+        return
+    from torch.profiler import ProfilerActivity, profile
+    config = torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], experimental_config=config) as prof:
+        yield
+    prof.export_chrome_trace(out)
+
+
+def warm_up():
+    """Create the CUDA context and load the sleep kernel before the part that is studied."""
+    require_gpu()
+    spin(0.01)
+    torch.cuda.synchronize()
