@@ -25,7 +25,8 @@ int Small(const JsonReader& r, const char* key, int64_t lo, int64_t hi, int64_t 
 }
 
 int64_t Product3(const JsonReader& r, const char* key) {
-  const Json& v = r.value()[key];
+  if (!r.Has(key)) r.FailAt(key, "missing");
+  const Json& v = r.value().at(key);
   if (!v.is_array() || v.size() != 3) r.FailAt(key, "expected [x, y, z]");
   int64_t product = 1;
   for (const Json& d : v) {
@@ -129,8 +130,8 @@ Recording ParseRecording(const std::string& text, const std::string& path) {
     std::string where = path + ":" + std::to_string(number);
     Json json;
     try {
-      json = Json::parse(line);
-    } catch (const Json::exception&) {
+      json = ParseJson(line, where);  // bounded nesting, located errors
+    } catch (const InputError&) {
       // A program killed mid-write leaves its last line cut short; anything else is damage.
       if (in.peek() == std::char_traits<char>::eof()) break;
       throw InputError(where + ": not a JSON object (the log is damaged)");

@@ -136,7 +136,8 @@ Trace TraceFromJson(const Json& json, const std::string& source) {
 bool IsTraceContent(const std::string& text) {
   if (LooksLikeRecording(text)) return true;
   Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return json.is_object() && json.value("kind", "") == "streamlab.trace";
+  if (!json.is_object() || !json.contains("kind") || !json["kind"].is_string()) return false;
+  return json["kind"].get<std::string>() == "streamlab.trace";
 }
 
 Trace LoadTraceFile(const std::string& path) {
