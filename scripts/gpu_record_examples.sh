@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # On the GPU machine: build the CLI and the recorder (no GUI), record every example with
-# `streamlab-cli record`, explain each recording, and time ResNet-50 steps with and without
-# the recorder (interleaved). Results (traces, explanations, timings) go to OUT_DIR.
-# Usage: scripts/gpu_record_examples.sh OUT_DIR
+# `streamlab-cli record`, write a torch.profiler (Kineto) trace of each, explain both, and
+# time ResNet-50 steps plain, recorded, recorded with every driver callback, recorded
+# without activity, and under torch.profiler (interleaved rounds, so drift hits all alike).
+# Results (recordings, Kineto traces, explanations, timings) go to OUT_DIR/rec.tgz.
+# Usage: scripts/gpu_record_examples.sh OUT_DIR [ROUNDS]
 set -uo pipefail
-out=${1:?usage: gpu_record_examples.sh OUT_DIR}
-mkdir -p "$out/rec"
+out=${1:?usage: gpu_record_examples.sh OUT_DIR [ROUNDS]}
+rounds=${2:-3}
+mkdir -p "$out/rec" "$out/kineto"
 build=${BUILD_DIR:-/tmp/streamlab-build}
 deps=()
 [ -d .deps ] && deps=(-DSTREAMLAB_DEPS_DIR="$PWD/.deps")
@@ -15,22 +18,31 @@ cmake -S . -B "$build" -G Ninja -DSTREAMLAB_TESTS=OFF -DSTREAMLAB_GUI=OFF "${dep
 cmake --build "$build" -j "$(nproc)" --target streamlab-cli streamlab_example_legacy_stall >>"$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
 cli="$build/app/cli/streamlab-cli"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt"
-for ex in "$@"; do :; done
+python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" >>"$out/gpu.txt" 2>&1
 for ex in event_chain wait_stream_before_work default_plus_side_stream one_tensor_two_streams pageable_vs_pinned \
           sync_scopes record_stream fan_out_fan_in launch_bound crash_midway; do
   "$cli" record --out "$out/rec/$ex.json" -- python3 "examples/pytorch/$ex.py" >"$out/rec/$ex.log" 2>&1
   echo "$ex: record exit $?" >>"$out/summary.txt"
   "$cli" explain "$out/rec/$ex.json" >"$out/rec/$ex.explain.txt" 2>&1
+  STREAMLAB_KINETO_OUT="$out/kineto/$ex.json" python3 "examples/pytorch/$ex.py" >"$out/kineto/$ex.log" 2>&1
+  echo "$ex: kineto exit $?" >>"$out/summary.txt"
+  "$cli" explain "$out/kineto/$ex.json" >"$out/kineto/$ex.explain.txt" 2>&1
 done
 "$cli" record --out "$out/rec/legacy_stall.json" -- "$build/examples/cuda/legacy_stall" >"$out/rec/legacy_stall.log" 2>&1
 echo "legacy_stall: record exit $?" >>"$out/summary.txt"
 "$cli" explain "$out/rec/legacy_stall.json" >"$out/rec/legacy_stall.explain.txt" 2>&1
 "$cli" record --out "$out/rec/nothing.json" -- python3 -c "print('no cuda')" >>"$out/summary.txt" 2>&1
 echo "no-cuda program: record exit $?" >>"$out/summary.txt"
-# Overhead on a training step: plain and recorded runs interleaved, 20 steps each.
-for i in 1 2 3; do
-  STREAMLAB_STEPS=20 python3 examples/pytorch/resnet50_amp.py 2>&1 | tail -1 | sed "s/^/plain $i: /" >>"$out/summary.txt"
-  STREAMLAB_STEPS=20 "$cli" record --out "$out/rec/resnet50_amp.$i.json" -- python3 examples/pytorch/resnet50_amp.py 2>&1 | grep -v "^streamlab" | tail -1 | sed "s/^/recorded $i: /" >>"$out/summary.txt"
+STREAMLAB_STEPS=5 STREAMLAB_KINETO_OUT="$out/kineto/resnet50_amp.json" python3 examples/pytorch/resnet50_amp.py >"$out/kineto/resnet50_amp.log" 2>&1
+STREAMLAB_STEPS=5 "$cli" record --out "$out/rec/resnet50_amp.json" -- python3 examples/pytorch/resnet50_amp.py >"$out/rec/resnet50_amp.log" 2>&1
+# Overhead on a training step: every configuration once per round, 20 measured steps each.
+resnet() { STREAMLAB_STEPS=20 "$@" 2>&1 | grep -E "^(step times|resnet50)" | tr '\n' ' '; echo; }
+for i in $(seq "$rounds"); do
+  echo "round $i plain: $(resnet python3 examples/pytorch/resnet50_amp.py)" >>"$out/overhead.txt"
+  echo "round $i recorded: $(resnet "$cli" record --out /tmp/r.json -- python3 examples/pytorch/resnet50_amp.py)" >>"$out/overhead.txt"
+  echo "round $i recorded-all-driver: $(STREAMLAB_RECORD_DRIVER=all resnet "$cli" record --out /tmp/r.json -- python3 examples/pytorch/resnet50_amp.py)" >>"$out/overhead.txt"
+  echo "round $i recorded-no-activity: $(STREAMLAB_RECORD_ACTIVITY=0 resnet "$cli" record --out /tmp/r.json -- python3 examples/pytorch/resnet50_amp.py)" >>"$out/overhead.txt"
+  echo "round $i torch.profiler: $(STREAMLAB_KINETO_OUT=/tmp/k.json resnet python3 examples/pytorch/resnet50_amp.py)" >>"$out/overhead.txt"
 done
-cat "$out/summary.txt"
-tar czf "$out/rec.tgz" -C "$out" rec summary.txt gpu.txt && rm -rf "$out/rec"
+cat "$out/summary.txt" "$out/overhead.txt"
+tar czf "$out/rec.tgz" -C "$out" rec kineto summary.txt overhead.txt gpu.txt && rm -rf "$out/rec" "$out/kineto"

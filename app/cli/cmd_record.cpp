@@ -21,6 +21,22 @@
 #include "engine/util/json_reader.h"
 
 namespace streamlab {
+namespace {
+
+// "580.159.04" from the NVIDIA kernel module's version line, or "" if there is none.
+std::string DriverVersion() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  std::getline(in, line);
+  size_t kernel = line.find("Kernel Module");
+  if (kernel == std::string::npos) return "";
+  size_t start = line.find_first_of("0123456789", kernel);
+  if (start == std::string::npos) return "";
+  return line.substr(start, line.find_first_of(" \t", start) - start);
+}
+
+}  // namespace
+
 namespace fs = std::filesystem;
 namespace {
 
@@ -120,6 +136,7 @@ int CmdRecord(const RecordCommand& cmd) {
     throw BackendError(program + " " + Describe(status) + "; " + why);
   }
   best.captured_at = Now();
+  best.driver = DriverVersion();
   std::string command;
   for (const std::string& a : cmd.argv) command += (command.empty() ? "" : " ") + a;
   best.notes.insert(best.notes.begin(), "program: " + command + " (" + Describe(status) + ")");

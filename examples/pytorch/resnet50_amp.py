@@ -39,4 +39,5 @@ with maybe_profiled():
         torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
 times.sort()
+print("step times (ms, sorted):", " ".join(f"{t * 1e3:.2f}" for t in times))
 print(f"resnet50 amp: {steps} steps, median step {times[len(times) // 2] * 1e3:.2f} ms")

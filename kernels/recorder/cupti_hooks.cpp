@@ -167,9 +167,25 @@ Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r)
     case SL_DRV(cuMemcpyDtoDAsync_v2): {
       SL_P(cuMemcpyDtoDAsync_v2); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
     case SL_DRV(cuMemcpyAsync): { SL_P(cuMemcpyAsync); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
+    case SL_DRV(cuMemcpyHtoD_v2): { SL_P(cuMemcpyHtoD_v2); r.size = p->ByteCount; return Role::kMemcpy; }
+    case SL_DRV(cuMemcpyDtoH_v2): { SL_P(cuMemcpyDtoH_v2); r.size = p->ByteCount; return Role::kMemcpy; }
+    case SL_DRV(cuMemcpyDtoD_v2): { SL_P(cuMemcpyDtoD_v2); r.size = p->ByteCount; return Role::kMemcpy; }
     default: return Role::kOther;
   }
 }
+
+// The driver calls DriverRole reads. Only these are subscribed by default: the runtime makes
+// dozens of driver calls per runtime call, and a callback on each of them cost a PyTorch
+// training step measurably (bench/README.md). STREAMLAB_RECORD_DRIVER=all subscribes all.
+constexpr CUpti_CallbackId kDriverCalls[] = {
+    SL_DRV(cuLaunchKernel), SL_DRV(cuLaunchKernel_ptsz), SL_DRV(cuLaunchKernelEx), SL_DRV(cuLaunchKernelEx_ptsz),
+    SL_DRV(cuGraphLaunch), SL_DRV(cuGraphLaunch_ptsz), SL_DRV(cuEventRecord), SL_DRV(cuEventRecord_ptsz),
+    SL_DRV(cuEventRecordWithFlags), SL_DRV(cuStreamWaitEvent), SL_DRV(cuStreamWaitEvent_ptsz),
+    SL_DRV(cuStreamSynchronize), SL_DRV(cuStreamSynchronize_ptsz), SL_DRV(cuEventSynchronize),
+    SL_DRV(cuCtxSynchronize), SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority), SL_DRV(cuEventCreate),
+    SL_DRV(cuMemAlloc_v2), SL_DRV(cuMemFree_v2), SL_DRV(cuMemcpyHtoDAsync_v2), SL_DRV(cuMemcpyDtoHAsync_v2),
+    SL_DRV(cuMemcpyDtoDAsync_v2), SL_DRV(cuMemcpyAsync), SL_DRV(cuMemcpyHtoD_v2), SL_DRV(cuMemcpyDtoH_v2),
+    SL_DRV(cuMemcpyDtoD_v2)};
 
 // [SECTION] the callback: enter stamps the time, exit appends one record -----------------
 
@@ -193,11 +209,12 @@ void ReadOutputs(const CUpti_CallbackData* d, CallRecord& r) {
   }
 }
 
-bool HasStream(Role role) {
+// Calls whose stream has no activity record to name it (kernels, copies and memsets get
+// their CUPTI stream id from their activity): only these pay for cuptiGetStreamIdEx.
+bool NeedsStreamId(Role role) {
   switch (role) {
-    case Role::kLaunch: case Role::kGraphLaunch: case Role::kStreamCreate: case Role::kRecord:
-    case Role::kWaitEvent: case Role::kSyncStream: case Role::kQueryStream: case Role::kMemcpyAsync:
-    case Role::kMemsetAsync: case Role::kPeerCopy: return true;
+    case Role::kGraphLaunch: case Role::kStreamCreate: case Role::kRecord: case Role::kWaitEvent:
+    case Role::kSyncStream: case Role::kQueryStream: return true;
     default: return false;
   }
 }
@@ -239,7 +256,7 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   }
   ReadOutputs(d, r);
   if (r.role == Role::kQueryEvent || r.role == Role::kQueryStream) r.value = r.status == 0 ? 1 : 0;
-  if (HasStream(r.role) && d->context) {
+  if (NeedsStreamId(r.role) && d->context) {
     uint32_t sid = 0;
     if (cuptiGetStreamIdEx(d->context, reinterpret_cast<CUstream>(r.stream), r.per_thread, &sid) == CUPTI_SUCCESS)
       r.stream_id = sid;
@@ -374,11 +391,18 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     g_subscriber = nullptr;
   } else {
     cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
-    cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+    const char* driver = std::getenv("STREAMLAB_RECORD_DRIVER");
+    if (driver && std::strcmp(driver, "all") == 0) {
+      cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+    } else {
+      for (CUpti_CallbackId id : kDriverCalls) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+    }
     cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_NVTX);
     RouteNvtxToCupti();
   }
-  StartActivity();
+  // Diagnosis only (bench/README.md): STREAMLAB_RECORD_ACTIVITY=0 records calls without GPU times.
+  const char* activity = std::getenv("STREAMLAB_RECORD_ACTIVITY");
+  if (!activity || std::strcmp(activity, "0") != 0) StartActivity();
   pthread_atfork(nullptr, nullptr, OnForkChild);
   InstallSignalHandlers();
   std::atexit(Finish);
