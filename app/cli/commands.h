@@ -61,6 +61,7 @@ int CmdSoak(const SoakCommand& cmd);
 int CmdProbe(const std::string& out_path);
 int CmdExplain(const ExplainCommand& cmd);
 int CmdRecord(const RecordCommand& cmd);
+int CmdImport(const std::string& path, const std::string& out_path);
 
 int CmdRun(const RunCommand& cmd);
 int CmdShow(const std::string& path, int width);

@@ -73,6 +73,12 @@ int main(int argc, char** argv) {
   record_cmd->add_option("command", record.argv, "The program and its arguments (after --)")->required();
   record_cmd->footer("Example: streamlab-cli record --out r.json -- python3 examples/pytorch/event_chain.py");
 
+  std::string import_path, import_out = "trace.json";
+  CLI::App* import_cmd = app.add_subcommand("import", "Convert a torch.profiler (Kineto) trace to a StreamLab trace");
+  import_cmd->add_option("file", import_path, "Kineto Chrome-trace JSON (or a recorder raw log)")->required();
+  import_cmd->add_option("--out", import_out, "Trace JSON to write")->capture_default_str();
+  import_cmd->footer("explain, show and the GUI's --open also read Kineto files directly.");
+
   CLI::App* probe_cmd = app.add_subcommand("probe", "Say whether a GPU is usable (exit 0) or why not (exit 3)");
   probe_cmd->add_option("--out", probe_out, "Also write the answer as JSON here");
 
@@ -110,6 +116,7 @@ int main(int argc, char** argv) {
     if (show_cmd->parsed()) return CmdShow(show_path, show_width);
     if (explain_cmd->parsed()) return CmdExplain(explain);
     if (record_cmd->parsed()) return CmdRecord(record);
+    if (import_cmd->parsed()) return CmdImport(import_path, import_out);
     if (verify_cmd->parsed()) {
       verify.self = SelfPath(argv[0]);
       return CmdVerify(verify);

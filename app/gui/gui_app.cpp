@@ -375,7 +375,12 @@ void GuiApp::DrawLabHeader() {
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
   if (!banner_.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", banner_.c_str());
   if (trace_) {
+    bool imported = trace_->backend == "record" || trace_->backend == "kineto";
     if (trace_->backend == "sim") ImGui::TextDisabled("%s", ui_("banner.sim"));
+    else if (imported)
+      ImGui::TextDisabled("%s", ui_.Fill("banner.imported", {{"backend", trace_->backend}, {"device", trace_->device_name},
+                                                             {"date", trace_->captured_at}})
+                                    .c_str());
     else
       ImGui::TextDisabled("%s", ui_.Fill("banner.trace", {{"backend", trace_->backend}, {"device", trace_->device_name},
                                                           {"date", trace_->captured_at},

@@ -45,6 +45,9 @@ void WaitsThatCapturedNothing(const AnalysisContext& ctx, std::vector<Finding>& 
       f.marker = record;
       int producer_stream = record >= 0 ? ctx.op(record).stream : -1;
       f.other = producer_stream >= 0 ? NextWorkOn(ctx, producer_stream, record) : -1;
+      // A Kineto record whose stream could not be told sits on a stream with no work: the
+      // wait held nothing back, but whether that is a mistake the trace cannot say.
+      if (ctx.t.backend == "kineto" && record >= 0 && f.other < 0) f.severity = Severity::kNote;
     } else if (op.kind == OpKind::kWaitStream) {
       if (CapturesWork(ctx, deps.last_on_stream_before[i], seen)) continue;
       f.other = NextWorkOn(ctx, op.other_stream, static_cast<int>(i));

@@ -1,6 +1,7 @@
 // Rendering findings from templates: pick the template for the finding, fill its {vars}.
 #include "engine/analysis/findings_text.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "engine/util/errors.h"
@@ -44,9 +45,9 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "cause.hardware_queue", "host.sync_device", "host.sync_stream", "host.sync_event",
       "host.free", "host.malloc_host", "host.memcpy_pageable", "host.memcpy_sync",
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
-      "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.stream",
+      "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path"};
+      "wrong_result", "figures", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path", "inferred"};
   return keys;
 }
 
@@ -56,6 +57,7 @@ FindingTexts FindingTexts::Load(const std::string& lang) {
   if (!json.is_object() || !json.contains(lang) || !json[lang].is_object())
     throw InputError(path + ": no texts for language \"" + lang + "\" (en, zh)");
   FindingTexts texts;
+  texts.lang_ = lang;
   for (const std::string& key : Keys()) {
     const Json& v = json[lang].value(key, Json());
     if (!v.is_string()) throw InputError(path + ": " + lang + "." + key + ": missing");
@@ -86,7 +88,27 @@ std::string FindingTexts::Fill(const std::string& key, const std::map<std::strin
   return out;
 }
 
+// An imported trace may not say everything a finding rests on (which record a Kineto wait
+// captured): every inference behind the finding is said, so no guess reads as a fact.
 std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
+  std::string text = RenderBody(t, f);
+  if (f.kind == FindingKind::kDataRace || f.kind == FindingKind::kOverlap || f.kind == FindingKind::kWrongResult)
+    return text;
+  std::vector<int> ops{f.op, f.marker};
+  ops.insert(ops.end(), f.because.begin(), f.because.end());
+  std::vector<const std::string*> said;
+  for (int op : ops) {
+    if (op < 0 || op >= static_cast<int>(t.ops.size())) continue;
+    const std::string& what = lang_ == "zh" && !t.ops[op].inferred_zh.empty() ? t.ops[op].inferred_zh : t.ops[op].inferred;
+    if (what.empty() || std::find_if(said.begin(), said.end(), [&](const std::string* x) { return *x == what; }) != said.end())
+      continue;
+    said.push_back(&what);
+    text += " " + Fill("inferred", {{"what", what}});
+  }
+  return text;
+}
+
+std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
   const Scenario& s = t.scenario;
   const std::string more = Get("more");
   std::map<std::string, std::string> v{
@@ -171,6 +193,8 @@ std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
       }
       v["event"] = s.events[op.event].name;
       v["producer_stream"] = f.marker >= 0 ? StreamName(s, f.marker) : "-";
+      // A Kineto record whose stream could not be inferred sits on a stream with no work.
+      if (t.backend == "kineto" && f.marker >= 0 && f.other < 0) return Fill("wait_nothing.unknown", v);
       return Fill(f.marker < 0 ? "wait_nothing.event_never" : "wait_nothing.event", v);
     }
     case FindingKind::kDataRace: {

@@ -26,7 +26,9 @@ class FindingTexts {
 
  private:
   std::string Fill(const std::string& key, const std::map<std::string, std::string>& vars) const;
+  std::string RenderBody(const Trace& trace, const Finding& finding) const;
   std::map<std::string, std::string> templates_;
+  std::string lang_;
 };
 
 }  // namespace streamlab

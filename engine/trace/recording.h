@@ -25,6 +25,9 @@ struct RecordedCall {
   int flags = 0, priority = 0, value = 0, status = 0;
   bool per_thread = false;  // a _ptsz call
   std::string text;         // NVTX range name
+  // Set by importers whose source does not say everything (Kineto): what was inferred
+  // rather than recorded, in English and Chinese; carried into the op's OpRecord.
+  std::string inferred, inferred_zh;
 };
 
 struct RecordedActivity {
@@ -53,6 +56,15 @@ struct Recording {
   std::vector<RecordedDevice> devices;
   std::map<int, long> os_thread;  // recorder thread index -> OS thread id
   uint64_t dropped = 0;           // activity records CUPTI dropped
+  // Where it came from: "record" (the recorder's log) or "kineto" (a torch.profiler trace).
+  std::string source = "record";
+  // Streams with no create call in the log are taken as non-blocking (PyTorch creates its
+  // side streams that way; a Kineto trace has no create calls with flags).
+  bool default_non_blocking = false;
+  std::map<int64_t, std::string> stream_names;  // CUPTI stream id -> name, where known
+  std::map<uint64_t, std::string> event_names;  // event handle -> name, where known
+  std::vector<std::string> notes;               // what the source could not say
+  std::string driver;                           // driver version, where known
 };
 
 // True if the text starts like a recorder log.

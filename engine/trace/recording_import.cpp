@@ -71,7 +71,7 @@ class Converter {
     s_.device_count = device_count_;
     s_.recorded = true;
     s_.settings.warmup = true;  // module loads appear as the program's own calls
-    s_.name = "recorded program" + (r_.pid ? " (pid " + std::to_string(r_.pid) + ")" : std::string());
+    s_.name = (r_.source == "kineto" ? "profiled program" : "recorded program") + (r_.pid ? " (pid " + std::to_string(r_.pid) + ")" : std::string());
   }
 
   TimeNs T(uint64_t cupti) const { return static_cast<TimeNs>(cupti - t0_); }
@@ -95,7 +95,9 @@ class Converter {
       d.thread = thread;
       d.name = "per-thread default (thread " + std::to_string(thread) + ")";
     } else {
-      d.name = "stream " + std::to_string(sid);
+      auto named = r_.stream_names.find(sid);
+      d.name = named != r_.stream_names.end() ? named->second : "stream " + std::to_string(sid);
+      d.non_blocking = r_.default_non_blocking;
       if (auto c = created_.find(sid); c != created_.end()) {
         d.non_blocking = (c->second->flags & 1) != 0;
         d.priority = std::clamp(c->second->priority, -5, 0);
@@ -118,7 +120,9 @@ class Converter {
 
   int Event(uint64_t handle, int stream) {
     if (auto it = event_of_handle_.find(handle); it != event_of_handle_.end()) return it->second;
-    EventDesc e{"event " + std::to_string(s_.events.size() + 1), stream >= 0 ? s_.streams[stream].device : 0};
+    auto named = r_.event_names.find(handle);
+    std::string name = named != r_.event_names.end() ? named->second : "e" + std::to_string(s_.events.size() + 1);
+    EventDesc e{name, stream >= 0 ? s_.streams[stream].device : 0};
     s_.events.push_back(e);
     return event_of_handle_[handle] = static_cast<int>(s_.events.size()) - 1;
   }
@@ -160,6 +164,8 @@ class Converter {
     rec.op = static_cast<int>(s_.ops.size());
     rec.submit = T(c.begin);
     rec.ret = T(c.end);
+    rec.inferred = c.inferred;
+    rec.inferred_zh = c.inferred_zh;
     if (gpu) {
       rec.gpu = true;
       rec.ready = rec.start = T(gpu->begin);
@@ -282,16 +288,17 @@ class Converter {
   }
 
   // The innermost NVTX range open on `thread` at time `at`, as "in NAME" (empty if none).
-  std::string RangeAt(int thread, uint64_t at) const {
+  // Calls arrive in time order, so each thread's ranges are walked once, not per call.
+  std::string RangeAt(int thread, uint64_t at) {
     auto it = nvtx_.find(thread);
     if (it == nvtx_.end()) return "";
-    std::vector<const RecordedCall*> open;
-    for (const RecordedCall* c : it->second) {
-      if (c->begin > at) break;
-      if (c->role == "nvtx_push") open.push_back(c);
-      else if (!open.empty()) open.pop_back();
+    RangeCursor& cursor = range_cursor_[thread];
+    const std::vector<const RecordedCall*>& marks = it->second;
+    for (; cursor.next < marks.size() && marks[cursor.next]->begin <= at; ++cursor.next) {
+      if (marks[cursor.next]->role == "nvtx_push") cursor.open.push_back(marks[cursor.next]);
+      else if (!cursor.open.empty()) cursor.open.pop_back();
     }
-    return open.empty() || open.back()->text.empty() ? "" : "in " + open.back()->text;
+    return cursor.open.empty() || cursor.open.back()->text.empty() ? "" : "in " + cursor.open.back()->text;
   }
 
   // [SECTION] finishing: marker times, metadata -----------------------------------------
@@ -320,16 +327,21 @@ class Converter {
   void Finish() {
     PlaceMarkers();
     t_.scenario = std::move(s_);
-    t_.backend = "record";
     if (!r_.devices.empty()) {
       t_.device_name = r_.devices.front().name;
       t_.sm_count = r_.devices.front().sms;
     }
-    t_.notes.push_back("recorded with CUPTI: " + std::to_string(r_.calls.size()) + " API calls logged, " +
-                       std::to_string(kernels_) + " kernels, " + std::to_string(copies_) + " copies and memsets");
+    bool kineto = r_.source == "kineto";
+    t_.backend = r_.source;
+    t_.driver = r_.driver;
+    t_.notes.push_back((kineto ? "imported from a torch.profiler (Kineto) trace: " : "recorded with CUPTI: ") +
+                       std::to_string(r_.calls.size()) + " API calls logged, " + std::to_string(kernels_) +
+                       " kernels, " + std::to_string(copies_) + " copies and memsets");
     t_.notes.push_back("host calls and GPU activity share CUPTI's clock; records and waits are placed where "
                        "stream order puts them (they have no GPU timestamp)");
     t_.notes.push_back("which memory each kernel reads and writes is not recorded: data races are not checked");
+    t_.notes.push_back("the host/GPU clock error is not measured here: CUPTI stamps both sides with one clock");
+    for (const std::string& note : r_.notes) t_.notes.push_back(note);
     if (r_.dropped)
       t_.notes.push_back("CUPTI dropped " + std::to_string(r_.dropped) + " activity records: some GPU work is missing");
     if (threads_.size() > 1)
@@ -354,6 +366,11 @@ class Converter {
   std::map<uint64_t, int> buffer_of_pointer_;
   std::map<int, int> threads_;
   std::map<int, std::vector<const RecordedCall*>> nvtx_;
+  struct RangeCursor {
+    size_t next = 0;
+    std::vector<const RecordedCall*> open;
+  };
+  std::map<int, RangeCursor> range_cursor_;
 };
 
 }  // namespace

@@ -32,6 +32,9 @@ struct OpRecord {
   TimeNs end = 0;
   std::vector<BlockRecord> blocks;
   std::string note;  // e.g. "ready" / "not ready" for a query, "lazy module load"
+  // What about this op an imported trace did not say and StreamLab inferred (English,
+  // Chinese); empty when everything about it was recorded. Findings repeat it.
+  std::string inferred, inferred_zh;
 };
 
 struct BufferCheck {

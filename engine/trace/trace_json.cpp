@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/trace/kineto.h"
 #include "engine/trace/recording.h"
 #include "engine/util/errors.h"
 #include "engine/scenario/scenario_json.h"
@@ -23,6 +24,8 @@ Json TraceToJson(const Trace& t) {
       j["end"] = r.end;
     }
     if (!r.note.empty()) j["note"] = r.note;
+    if (!r.inferred.empty()) j["inferred"] = r.inferred;
+    if (!r.inferred_zh.empty()) j["inferred_zh"] = r.inferred_zh;
     if (!r.blocks.empty()) {
       // Compact: [block, sm, start, end] rows.
       Json rows = Json::array();
@@ -112,6 +115,8 @@ Trace TraceFromJson(const Json& json, const std::string& source) {
       if (rec.end < rec.start) r.FailAt("end", "earlier than start");
     }
     rec.note = r.String("note", "");
+    rec.inferred = r.String("inferred", "");
+    rec.inferred_zh = r.String("inferred_zh", "");
     if (r.Has("blocks")) {
       const Json& rows = r.value()["blocks"];
       if (!rows.is_array()) r.FailAt("blocks", "expected an array");
@@ -134,7 +139,7 @@ Trace TraceFromJson(const Json& json, const std::string& source) {
 }
 
 bool IsTraceContent(const std::string& text) {
-  if (LooksLikeRecording(text)) return true;
+  if (LooksLikeRecording(text) || LooksLikeKineto(text)) return true;
   Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!json.is_object() || !json.contains("kind") || !json["kind"].is_string()) return false;
   return json["kind"].get<std::string>() == "streamlab.trace";
@@ -144,6 +149,8 @@ Trace LoadTraceFile(const std::string& path) {
   std::string text = ReadTextFile(path);
   // A recorder log (streamlab-cli record --raw-dir) is converted on the way in.
   if (LooksLikeRecording(text)) return TraceFromRecording(ParseRecording(text, path));
+  // So is a torch.profiler (Kineto) Chrome trace.
+  if (LooksLikeKineto(text)) return TraceFromKineto(text, path);
   return TraceFromJson(ParseJson(text, path), path);
 }
 

@@ -1,5 +1,5 @@
-// libFuzzer targets for every file the app reads. One source, four entry points chosen
-// at compile time (FUZZ_SCENARIO / FUZZ_TRACE / FUZZ_PROFILE / FUZZ_RECORDING). A malformed input must end
+// libFuzzer targets for every file the app reads. One source, five entry points chosen
+// at compile time (FUZZ_SCENARIO / FUZZ_TRACE / FUZZ_PROFILE / FUZZ_RECORDING / FUZZ_KINETO). A malformed input must end
 // in InputError (or, for a run the simulator refuses, RunError); anything else - a crash, a
 // sanitizer report, another exception - is a bug the fuzzer reports.
 #include <cstddef>
@@ -14,6 +14,7 @@
 #include "engine/scenario/scenario_json.h"
 #include "engine/sim/sim_executor.h"
 #include "engine/trace/text_gantt.h"
+#include "engine/trace/kineto.h"
 #include "engine/trace/recording.h"
 #include "engine/trace/trace_json.h"
 
@@ -45,6 +46,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 #if defined(FUZZ_RECORDING)
     // The recorder's JSON lines: parsed line by line, then converted like `record` does.
     Trace t = TraceFromRecording(ParseRecording(text, "fuzz"));
+    if (t.ops.size() <= 400) Exercise(t);
+    return 0;
+#elif defined(FUZZ_KINETO)
+    // A torch.profiler Chrome trace: read, inferred and converted like `import` does.
+    Trace t = TraceFromKineto(text, "fuzz");
     if (t.ops.size() <= 400) Exercise(t);
     return 0;
 #endif

@@ -1,0 +1,438 @@
+// Reading a torch.profiler (Kineto) Chrome trace into a Recording: API calls from the
+// cuda_runtime / cuda_driver events (role from the function's name), GPU activity from the
+// kernel / gpu_memcpy / gpu_memset events, waits and syncs completed by their cuda_sync
+// records, PyTorch ops and user annotations as ranges. Joined by correlation id.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <map>
+
+#include "engine/trace/kineto.h"
+#include "engine/util/errors.h"
+
+namespace streamlab {
+namespace {
+
+constexpr size_t kMaxEvents = 4'000'000;
+constexpr double kMaxMicroseconds = 1e16;
+
+// Kineto's names carry version and per-thread suffixes: cudaMemcpyAsync_ptsz, cuMemAlloc_v2.
+std::string BaseName(std::string name, bool* per_thread) {
+  for (bool cut = true; cut;) {
+    cut = false;
+    size_t us = name.rfind('_');
+    if (us == std::string::npos) break;
+    std::string tail = name.substr(us + 1);
+    bool version = tail.size() > 1 && tail[0] == 'v' && std::all_of(tail.begin() + 1, tail.end(), ::isdigit);
+    if (tail == "ptsz" || tail == "ptds") *per_thread = true;
+    if (version || tail == "ptsz" || tail == "ptds") {
+      name.resize(us);
+      cut = true;
+    }
+  }
+  return name;
+}
+
+std::string RoleOf(const std::string& name) {
+  static const std::map<std::string, std::string> roles{
+      {"cudaLaunchKernel", "launch"}, {"cudaLaunchKernelExC", "launch"}, {"cudaLaunchCooperativeKernel", "launch"},
+      {"cuLaunchKernel", "launch"}, {"cuLaunchKernelEx", "launch"}, {"cuLaunchCooperativeKernel", "launch"},
+      {"cudaGraphLaunch", "graph_launch"}, {"cuGraphLaunch", "graph_launch"},
+      {"cudaEventRecord", "record"}, {"cudaEventRecordWithFlags", "record"}, {"cuEventRecord", "record"},
+      {"cuEventRecordWithFlags", "record"}, {"cudaStreamWaitEvent", "wait_event"}, {"cuStreamWaitEvent", "wait_event"},
+      {"cudaDeviceSynchronize", "sync_device"}, {"cuCtxSynchronize", "sync_device"},
+      {"cudaStreamSynchronize", "sync_stream"}, {"cuStreamSynchronize", "sync_stream"},
+      {"cudaEventSynchronize", "sync_event"}, {"cuEventSynchronize", "sync_event"},
+      {"cudaMalloc", "malloc"}, {"cuMemAlloc", "malloc"}, {"cudaFree", "free"}, {"cuMemFree", "free"},
+      {"cudaMallocHost", "malloc_host"}, {"cudaHostAlloc", "malloc_host"}, {"cuMemAllocHost", "malloc_host"},
+      {"cuMemHostAlloc", "malloc_host"}, {"cudaHostRegister", "host_register"}, {"cudaFreeHost", "free_host"},
+      {"cudaMemcpy", "memcpy"}, {"cudaMemcpy2D", "memcpy"}, {"cuMemcpyHtoD", "memcpy"}, {"cuMemcpyDtoH", "memcpy"},
+      {"cuMemcpyDtoD", "memcpy"}, {"cuMemcpy", "memcpy"}, {"cudaMemcpyAsync", "memcpy_async"},
+      {"cudaMemcpy2DAsync", "memcpy_async"}, {"cuMemcpyHtoDAsync", "memcpy_async"},
+      {"cuMemcpyDtoHAsync", "memcpy_async"}, {"cuMemcpyDtoDAsync", "memcpy_async"}, {"cuMemcpyAsync", "memcpy_async"},
+      {"cudaMemset", "memset"}, {"cuMemsetD8", "memset"}, {"cuMemsetD32", "memset"},
+      {"cudaMemsetAsync", "memset_async"}, {"cuMemsetD8Async", "memset_async"}, {"cuMemsetD32Async", "memset_async"},
+      {"cudaMemcpyPeerAsync", "peer_copy"}};
+  auto it = roles.find(name);
+  return it == roles.end() ? "other" : it->second;
+}
+
+// CUPTI's memory kinds, from the words Kineto puts in a copy's name.
+int MemoryKindOf(const std::string& word) {
+  if (word == "Pageable") return 1;
+  if (word == "Pinned") return 2;
+  if (word == "Device") return 3;
+  if (word == "Managed") return 5;
+  return 0;
+}
+
+// "Memcpy HtoD (Pageable -> Device)" -> copy kind 1, src 1, dst 3.
+void ReadCopyName(const std::string& name, RecordedActivity& a) {
+  static const std::map<std::string, int> kinds{{"HtoD", 1}, {"DtoH", 2}, {"HtoA", 3}, {"AtoH", 4}, {"AtoA", 5},
+                                                {"AtoD", 6}, {"DtoA", 7}, {"DtoD", 8}, {"HtoH", 9}, {"PtoP", 10}};
+  size_t space = name.find(' ');
+  size_t open = name.find('(');
+  if (space != std::string::npos) {
+    auto it = kinds.find(name.substr(space + 1, name.find(' ', space + 1) - space - 1));
+    if (it != kinds.end()) a.copy_kind = it->second;
+  }
+  size_t arrow = name.find(" -> ");
+  if (open != std::string::npos && arrow != std::string::npos && arrow > open) {
+    a.src_kind = MemoryKindOf(name.substr(open + 1, arrow - open - 1));
+    size_t close = name.find(')', arrow);
+    a.dst_kind = MemoryKindOf(name.substr(arrow + 4, close == std::string::npos ? std::string::npos : close - arrow - 4));
+  }
+}
+
+int BlocksPerSmOfCapability(int major, int minor) {
+  if (major == 8 && minor == 9) return 24;
+  if ((major == 8 && minor > 0) || (major == 7 && minor == 5)) return 16;
+  return major >= 5 ? 32 : 16;
+}
+
+class KinetoReader {
+ public:
+  KinetoReader(const Json& root, const std::string& path) : root_(root), path_(path) {}
+
+  Recording Read() {
+    if (!root_.is_object() || !root_.contains("traceEvents") || !root_["traceEvents"].is_array())
+      throw InputError(path_ + ": not a torch.profiler trace (no \"traceEvents\" array)");
+    const Json& events = root_["traceEvents"];
+    if (events.size() > kMaxEvents) throw InputError(path_ + ": more than 4000000 trace events");
+    r_.source = "kineto";
+    r_.default_non_blocking = true;
+    ReadDevices();
+    base_ = FirstTime(events);
+    for (size_t i = 0; i < events.size(); ++i) ReadEvent(events[i], i);
+    JoinCalls();
+    AddRanges();
+    Describe();
+    return std::move(r_);
+  }
+
+ private:
+  // [SECTION] fields ------------------------------------------------------------------------
+  [[noreturn]] void Fail(size_t i, const std::string& what) const {
+    throw InputError(path_ + ": traceEvents[" + std::to_string(i) + "]" + what);
+  }
+
+  double Micros(const Json& e, const char* key, size_t i, bool required) const {
+    auto it = e.find(key);
+    if (it == e.end()) {
+      if (required) Fail(i, "." + std::string(key) + ": missing");
+      return 0;
+    }
+    if (!it->is_number()) Fail(i, "." + std::string(key) + ": expected a number of microseconds");
+    double v = it->get<double>();
+    if (!std::isfinite(v) || v < 0 || v > kMaxMicroseconds) Fail(i, "." + std::string(key) + ": out of range");
+    return v;
+  }
+
+  int64_t Arg(const Json& args, const char* key, size_t i, int64_t fallback, int64_t lo = -1,
+              int64_t hi = (int64_t{1} << 53)) const {
+    auto it = args.find(key);
+    if (it == args.end() || it->is_null()) return fallback;
+    if (!it->is_number_integer()) Fail(i, ".args." + std::string(key) + ": expected an integer");
+    int64_t v = it->get<int64_t>();
+    if (v < lo || v > hi) Fail(i, ".args." + std::string(key) + ": out of range");
+    return v;
+  }
+
+  int64_t Product3(const Json& args, const char* key, size_t i) const {
+    auto it = args.find(key);
+    if (it == args.end()) return 1;
+    if (!it->is_array() || it->size() != 3) Fail(i, ".args." + std::string(key) + ": expected [x, y, z]");
+    int64_t product = 1;
+    for (const Json& d : *it) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 1 || d.get<int64_t>() > (int64_t{1} << 31))
+        Fail(i, ".args." + std::string(key) + ": expected three positive integers");
+      product *= d.get<int64_t>();
+      if (product > (int64_t{1} << 40)) Fail(i, ".args." + std::string(key) + ": too many blocks");
+    }
+    return product;
+  }
+
+  static std::string Str(const Json& e, const char* key) {
+    auto it = e.find(key);
+    return it != e.end() && it->is_string() ? it->get<std::string>() : std::string();
+  }
+
+  // Host threads by (pid, tid), numbered in order of appearance.
+  int Thread(const Json& e) {
+    auto id = [](const Json* v) -> std::string { return v ? v->dump() : "?"; };
+    auto pid = e.find("pid"), tid = e.find("tid");
+    std::string key = id(pid == e.end() ? nullptr : &*pid) + "/" + id(tid == e.end() ? nullptr : &*tid);
+    auto [it, fresh] = threads_.emplace(key, static_cast<int>(threads_.size()));
+    if (fresh && tid != e.end() && tid->is_number_integer()) r_.os_thread[it->second] = tid->get<long>();
+    if (fresh && pid != e.end() && pid->is_number_integer() && r_.pid == 0)
+      r_.pid = static_cast<int>(std::clamp<int64_t>(pid->get<int64_t>(), 0, 1 << 30));
+    return it->second;
+  }
+
+  double FirstTime(const Json& events) const {
+    double first = kMaxMicroseconds;
+    for (const Json& e : events) {
+      if (!e.is_object() || Str(e, "ph") != "X") continue;
+      auto ts = e.find("ts");
+      if (ts != e.end() && ts->is_number() && std::isfinite(ts->get<double>()) && ts->get<double>() >= 0)
+        first = std::min(first, ts->get<double>());
+    }
+    return first == kMaxMicroseconds ? 0 : std::floor(first);
+  }
+
+  uint64_t Ns(double micros) const { return static_cast<uint64_t>(std::llround(std::max(0.0, micros - base_) * 1000)); }
+
+  // [SECTION] events --------------------------------------------------------------------------
+  void ReadEvent(const Json& e, size_t i) {
+    if (!e.is_object() || Str(e, "ph") != "X") return;
+    std::string cat = Str(e, "cat");
+    bool host_call = cat == "cuda_runtime" || cat == "cuda_driver";
+    bool gpu = cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset";
+    bool range = cat == "cpu_op" || cat == "user_annotation";
+    if (!host_call && !gpu && !range && cat != "cuda_sync") return;
+    uint64_t begin = Ns(Micros(e, "ts", i, true));
+    uint64_t end = begin + static_cast<uint64_t>(std::llround(Micros(e, "dur", i, false) * 1000));
+    std::string name = Str(e, "name");
+    static const Json kEmpty = Json::object();
+    auto args_it = e.find("args");
+    if (args_it != e.end() && !args_it->is_object()) Fail(i, ".args: expected an object");
+    const Json& args = args_it == e.end() ? kEmpty : *args_it;
+    if (range) {
+      ranges_.push_back({Thread(e), begin, end, name});
+    } else if (host_call) {
+      RecordedCall c;
+      c.thread = Thread(e);
+      c.domain = cat == "cuda_runtime" ? 0 : 1;
+      c.function = name;
+      c.role = RoleOf(BaseName(name, &c.per_thread));
+      c.begin = begin;
+      c.end = end;
+      c.correlation = static_cast<uint64_t>(Arg(args, "correlation", i, 0, 0));
+      r_.calls.push_back(std::move(c));
+    } else if (gpu) {
+      RecordedActivity a;
+      a.type = cat == "kernel" ? "kernel" : cat == "gpu_memcpy" ? "memcpy" : "memset";
+      a.correlation = static_cast<uint64_t>(Arg(args, "correlation", i, 0, 0));
+      a.device = static_cast<int>(Arg(args, "device", i, 0, 0, 15));
+      a.stream_id = Arg(args, "stream", i, 0, 0, int64_t{1} << 40);
+      a.begin = begin;
+      a.end = end;
+      if (a.type == "kernel") {
+        a.name = name;
+        a.grid = Product3(args, "grid", i);
+        a.block = Product3(args, "block", i);
+        if (a.block > 1024) Fail(i, ".args.block: more than 1024 threads per block");
+        a.registers = static_cast<int>(Arg(args, "registers per thread", i, 0, 0, 255));
+        a.shared_bytes = static_cast<int>(Arg(args, "shared memory", i, 0, 0, 1 << 24));
+      } else {
+        a.bytes = static_cast<uint64_t>(Arg(args, "bytes", i, 0, 0));
+        if (a.type == "memcpy") ReadCopyName(name, a);
+      }
+      r_.activity.push_back(std::move(a));
+    } else {
+      KinetoSync s;
+      s.kind = Str(args, "cuda_sync_kind").empty() ? name : Str(args, "cuda_sync_kind");
+      s.stream = Arg(args, "stream", i, -1, -1, int64_t{1} << 40);
+      s.event_id = Arg(args, "wait_on_cuda_event_id", i, -1, -1);
+      s.record_corr = Arg(args, "wait_on_cuda_event_record_corr_id", i, -1, -1);
+      s.wait_on_stream = Arg(args, "wait_on_stream", i, -1, -1, int64_t{1} << 40);
+      syncs_[static_cast<uint64_t>(Arg(args, "correlation", i, 0, 0))] = s;
+    }
+  }
+
+  void ReadDevices() {
+    if (!root_.contains("deviceProperties") || !root_["deviceProperties"].is_array()) return;
+    for (const Json& d : root_["deviceProperties"]) {
+      if (!d.is_object()) continue;
+      auto num = [&](const char* key, int64_t hi) {
+        auto it = d.find(key);
+        return it != d.end() && it->is_number_integer() ? static_cast<int>(std::clamp<int64_t>(it->get<int64_t>(), 0, hi)) : 0;
+      };
+      RecordedDevice dev;
+      dev.id = num("id", 15);
+      dev.name = Str(d, "name");
+      dev.sms = num("numSms", 4096);
+      dev.warps_per_sm = num("maxThreadsPerMultiprocessor", 1 << 16) / 32;
+      dev.blocks_per_sm = BlocksPerSmOfCapability(num("computeMajor", 100), num("computeMinor", 100));
+      dev.regs_per_sm = num("regsPerMultiprocessor", 1 << 24);
+      dev.smem_per_sm = num("sharedMemPerMultiprocessor", 1 << 30);
+      r_.devices.push_back(dev);
+    }
+    if (root_.contains("cuda_driver_version") && root_["cuda_driver_version"].is_number_integer()) {
+      int64_t v = root_["cuda_driver_version"].get<int64_t>();
+      r_.driver = "CUDA driver API " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    }
+  }
+
+  // [SECTION] joining -----------------------------------------------------------------------
+  void JoinCalls() {
+    std::map<uint64_t, const RecordedActivity*> first_activity;
+    for (const RecordedActivity& a : r_.activity) first_activity.emplace(a.correlation, &a);
+    // A driver call inside a runtime call on the same thread is the runtime call's own work.
+    std::vector<size_t> order(r_.calls.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const RecordedCall &x = r_.calls[a], &y = r_.calls[b];
+      return x.thread != y.thread ? x.thread < y.thread : x.begin < y.begin;
+    });
+    const RecordedCall* open_runtime = nullptr;
+    for (size_t index : order) {
+      RecordedCall& c = r_.calls[index];
+      if (open_runtime && (open_runtime->thread != c.thread || c.begin > open_runtime->end)) open_runtime = nullptr;
+      if (c.domain == 0) {
+        open_runtime = &c;
+      } else if (open_runtime && c.end <= open_runtime->end) {
+        c.role = "alias";
+        c.parent = open_runtime->correlation;
+      }
+    }
+    std::vector<const KinetoSync*> syncs(r_.calls.size(), nullptr);
+    for (size_t i = 0; i < r_.calls.size(); ++i) {
+      RecordedCall& c = r_.calls[i];
+      if (auto a = first_activity.find(c.correlation); a != first_activity.end()) {
+        c.stream_id = a->second->stream_id;
+        c.stream = KinetoStreamHandle(c.stream_id);
+      }
+      auto s = syncs_.find(c.correlation);
+      if (s == syncs_.end()) continue;
+      syncs[i] = &s->second;
+      if (s->second.stream >= 0) {
+        c.stream_id = s->second.stream;
+        c.stream = KinetoStreamHandle(c.stream_id);
+      }
+      if (s->second.event_id >= 0) {
+        c.event = KinetoEventHandle(s->second.event_id);
+        event_ids_[c.event] = s->second.event_id;
+      }
+    }
+    for (size_t i = 0; i < r_.calls.size(); ++i) {
+      RecordedCall& c = r_.calls[i];
+      if (c.role == "query_event" || c.role == "query_stream") c.role = "other";  // the answer is not in the trace
+      if ((c.role == "wait_event" || c.role == "sync_stream") && c.stream_id < 0) {
+        c.role = "other";
+        c.function += " (no cuda_sync record says which stream)";
+        missing_sync_ = true;
+      }
+      if (c.role == "sync_event" && !syncs[i]) c.role = "other";
+    }
+    InferEventRecords(r_, syncs);
+  }
+
+  // Ranges become push/pop marks in time order per thread (outer before inner at one time).
+  void AddRanges() {
+    struct Mark {
+      int thread;
+      uint64_t at;
+      int order;       // pops before pushes at one time
+      int64_t length;  // pushes: longer first; pops: shorter first
+      const std::string* text;
+    };
+    std::vector<Mark> marks;
+    for (const Range& g : ranges_) {
+      int64_t length = static_cast<int64_t>(g.end - g.begin);
+      marks.push_back({g.thread, g.begin, 1, -length, &g.name});
+      marks.push_back({g.thread, g.end, 0, length, nullptr});
+    }
+    std::stable_sort(marks.begin(), marks.end(), [](const Mark& a, const Mark& b) {
+      if (a.thread != b.thread) return a.thread < b.thread;
+      if (a.at != b.at) return a.at < b.at;
+      if (a.order != b.order) return a.order < b.order;
+      return a.length < b.length;
+    });
+    for (const Mark& m : marks) {
+      RecordedCall c;
+      c.thread = m.thread;
+      c.domain = 2;
+      c.begin = c.end = m.at;
+      c.role = m.text ? "nvtx_push" : "nvtx_pop";
+      c.function = m.text ? "range" : "range end";
+      if (m.text) c.text = *m.text;
+      r_.calls.push_back(std::move(c));
+    }
+  }
+
+  void Describe() {
+    r_.stream_names[kUnknownStreamId] = KinetoStreamName(kUnknownStreamId);
+    for (const auto& [handle, id] : event_ids_) r_.event_names[handle] = KinetoEventName(id);
+    r_.notes.push_back("Kineto logs API calls without their arguments: each kernel's and copy's stream comes from its "
+                       "GPU record, each wait's stream and event from its cuda_sync record; which cudaEventRecord a "
+                       "wait captured, and on which stream, is inferred from host order and timing, and every finding "
+                       "that rests on such an inference says so");
+    r_.notes.push_back("CUPTI stream 7 is taken as the legacy default stream (its number on the drivers we recorded), "
+                       "and other streams as non-blocking, as PyTorch creates them; the trace does not say either");
+    if (missing_sync_)
+      r_.notes.push_back("some waits or stream syncs have no cuda_sync record (profile with "
+                         "torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)): they are shown as "
+                         "plain API calls");
+    if (root_.contains("baseTimeNanoseconds") && root_["baseTimeNanoseconds"].is_number_integer()) {
+      int64_t ns = root_["baseTimeNanoseconds"].get<int64_t>() + static_cast<int64_t>(base_ * 1000);
+      std::time_t seconds = static_cast<std::time_t>(ns / 1'000'000'000);
+      char date[32];
+      std::tm tm{};
+      if (ns > 0 && gmtime_r(&seconds, &tm) && std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm))
+        captured_at_ = date;
+    }
+  }
+
+ public:
+  std::string captured_at_;
+
+ private:
+  struct Range {
+    int thread;
+    uint64_t begin, end;
+    std::string name;
+  };
+  const Json& root_;
+  std::string path_;
+  Recording r_;
+  double base_ = 0;
+  std::map<std::string, int> threads_;
+  std::map<uint64_t, KinetoSync> syncs_;
+  std::vector<Range> ranges_;
+  bool missing_sync_ = false;
+  std::map<uint64_t, int64_t> event_ids_;  // handle -> CUPTI event id
+};
+
+}  // namespace
+
+uint64_t KinetoStreamHandle(int64_t stream_id) {
+  return stream_id == kLegacyStreamId ? 0x1 : 0x100000 + static_cast<uint64_t>(stream_id);
+}
+
+uint64_t KinetoEventHandle(int64_t event_id) { return 0x200000 + static_cast<uint64_t>(event_id); }
+
+std::string KinetoStreamName(int64_t stream_id) {
+  if (stream_id == kLegacyStreamId) return "legacy default";
+  if (stream_id == kUnknownStreamId) return "unknown stream (not in the trace)";
+  return "stream " + std::to_string(stream_id);
+}
+
+std::string KinetoEventName(int64_t event_id) { return "e" + std::to_string(event_id); }
+
+bool LooksLikeKineto(const std::string& text) {
+  size_t head = text.find_first_not_of(" \t\r\n");
+  if (head == std::string::npos || text[head] != '{' || text.find("\"traceEvents\"") == std::string::npos) return false;
+  if (text.find("\"streamlab.trace\"") != std::string::npos) return false;
+  return text.find("\"cuda_runtime\"") != std::string::npos || text.find("\"deviceProperties\"") != std::string::npos ||
+         text.find("\"schemaVersion\"") != std::string::npos;
+}
+
+Recording RecordingFromKineto(const Json& root, const std::string& path) { return KinetoReader(root, path).Read(); }
+
+Trace TraceFromKineto(const std::string& text, const std::string& path) {
+  Json root = ParseJson(text, path);
+  KinetoReader reader(root, path);
+  Recording recording = reader.Read();
+  Trace trace;
+  try {
+    trace = TraceFromRecording(recording);
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
+  trace.captured_at = reader.captured_at_;
+  return trace;
+}
+
+}  // namespace streamlab
