@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build the CLI and the recorder (no GUI), record every example with
 # `streamlab-cli record`, write a torch.profiler (Kineto) trace of each, explain both, and
-# time ResNet-50 steps plain, recorded, recorded with every driver callback, recorded
-# without activity, and under torch.profiler (interleaved rounds, so drift hits all alike).
+# measure what recording costs a ResNet-50 step (bench/record_overhead.sh).
 # Results (recordings, Kineto traces, explanations, timings) go to OUT_DIR/rec.tgz.
 # Usage: scripts/gpu_record_examples.sh OUT_DIR [ROUNDS]
 set -uo pipefail
@@ -35,14 +34,12 @@ echo "legacy_stall: record exit $?" >>"$out/summary.txt"
 echo "no-cuda program: record exit $?" >>"$out/summary.txt"
 STREAMLAB_STEPS=5 STREAMLAB_KINETO_OUT="$out/kineto/resnet50_amp.json" python3 examples/pytorch/resnet50_amp.py >"$out/kineto/resnet50_amp.log" 2>&1
 STREAMLAB_STEPS=5 "$cli" record --out "$out/rec/resnet50_amp.json" -- python3 examples/pytorch/resnet50_amp.py >"$out/rec/resnet50_amp.log" 2>&1
-# Overhead on a training step: every configuration once per round, 20 measured steps each.
-resnet() { STREAMLAB_STEPS=20 "$@" 2>&1 | grep -E "^(step times|resnet50)" | tr '\n' ' '; echo; }
-for i in $(seq "$rounds"); do
-  echo "round $i plain: $(resnet python3 examples/pytorch/resnet50_amp.py)" >>"$out/overhead.txt"
-  echo "round $i recorded: $(resnet "$cli" record --out /tmp/r.json -- python3 examples/pytorch/resnet50_amp.py)" >>"$out/overhead.txt"
-  echo "round $i recorded-all-driver: $(STREAMLAB_RECORD_DRIVER=all resnet "$cli" record --out /tmp/r.json -- python3 examples/pytorch/resnet50_amp.py)" >>"$out/overhead.txt"
-  echo "round $i recorded-no-activity: $(STREAMLAB_RECORD_ACTIVITY=0 resnet "$cli" record --out /tmp/r.json -- python3 examples/pytorch/resnet50_amp.py)" >>"$out/overhead.txt"
-  echo "round $i torch.profiler: $(STREAMLAB_KINETO_OUT=/tmp/k.json resnet python3 examples/pytorch/resnet50_amp.py)" >>"$out/overhead.txt"
-done
+# Overhead on a training step (bench/record_overhead.sh).
+bash bench/record_overhead.sh "$cli" "$rounds" >"$out/overhead.txt" 2>&1
+# Time to explain the ResNet recordings (5 steps; 20 steps from the overhead runs).
+TIMEFORMAT="%R s"
+{ echo -n "explain resnet50_amp (5 steps): "; time "$cli" explain "$out/rec/resnet50_amp.json" >"$out/rec/resnet50_amp.explain.txt" 2>&1; } 2>>"$out/summary.txt"
+{ echo -n "explain resnet50_amp (20 steps): "; time "$cli" explain /tmp/overhead.json >/dev/null 2>&1; } 2>>"$out/summary.txt"
+ls -l "$out/rec/resnet50_amp.json" /tmp/overhead.json >>"$out/summary.txt"
 cat "$out/summary.txt" "$out/overhead.txt"
 tar czf "$out/rec.tgz" -C "$out" rec kineto summary.txt overhead.txt gpu.txt && rm -rf "$out/rec" "$out/kineto"

@@ -7,12 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "app/cli/commands.h"
 #include "engine/trace/recording.h"
@@ -23,16 +25,18 @@
 namespace streamlab {
 namespace {
 
-// "580.159.04" from the NVIDIA kernel module's version line, or "" if there is none.
+// "580.159.04" from the NVIDIA kernel module's version line ("NVRM version: NVIDIA UNIX
+// Open Kernel Module for x86_64  580.159.04  Release Build ..."), or "" if there is none.
 std::string DriverVersion() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
   std::getline(in, line);
   size_t kernel = line.find("Kernel Module");
   if (kernel == std::string::npos) return "";
-  size_t start = line.find_first_of("0123456789", kernel);
-  if (start == std::string::npos) return "";
-  return line.substr(start, line.find_first_of(" \t", start) - start);
+  std::istringstream words(line.substr(kernel));
+  for (std::string word; words >> word;)
+    if (std::isdigit(static_cast<unsigned char>(word[0])) && word.find('.') != std::string::npos) return word;
+  return "";
 }
 
 }  // namespace

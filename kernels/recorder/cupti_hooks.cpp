@@ -105,7 +105,7 @@ Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r
     case SL_RT(cudaHostRegister_v4000): {
       SL_P(cudaHostRegister_v4000); r.out = H(p->ptr); r.size = p->size; return Role::kHostRegister; }
     case SL_RT(cudaFreeHost_v3020): { SL_P(cudaFreeHost_v3020); r.out = H(p->ptr); return Role::kFreeHost; }
-    case SL_RT(cudaMemcpy_v3020): {
+    case SL_RT(cudaMemcpy_v3020): case SL_RT(cudaMemcpy_ptds_v7000): {
       SL_P(cudaMemcpy_v3020); r.size = p->count; r.value = static_cast<int32_t>(p->kind); return Role::kMemcpy; }
     case SL_RT(cudaMemcpyAsync_v3020): case SL_RT(cudaMemcpyAsync_ptsz_v7000): {
       SL_P(cudaMemcpyAsync_v3020);
@@ -114,7 +114,8 @@ Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r
       r.stream = H(p->stream);
       return Role::kMemcpyAsync;
     }
-    case SL_RT(cudaMemset_v3020): { SL_P(cudaMemset_v3020); r.size = p->count; return Role::kMemset; }
+    case SL_RT(cudaMemset_v3020): case SL_RT(cudaMemset_ptds_v7000): {
+      SL_P(cudaMemset_v3020); r.size = p->count; return Role::kMemset; }
     case SL_RT(cudaMemsetAsync_v3020): case SL_RT(cudaMemsetAsync_ptsz_v7000): {
       SL_P(cudaMemsetAsync_v3020); r.size = p->count; r.stream = H(p->stream); return Role::kMemsetAsync; }
     case SL_RT(cudaMemcpyPeerAsync_v4000): {
@@ -125,7 +126,43 @@ Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r
 }
 
 // The per-thread-stream variants: there, stream 0 means cudaStreamPerThread.
-bool IsPerThreadVariant(const char* name) { return name && std::strstr(name, "_ptsz") != nullptr; }
+bool IsPerThreadVariant(const char* name) {
+  return name && (std::strstr(name, "_ptsz") != nullptr || std::strstr(name, "_ptds") != nullptr);
+}
+
+// The runtime calls subscribed by default: those RuntimeRole reads, and calls that can hold
+// the host long (context creation, device queries, graph instantiation, capture, managed and
+// stream-ordered allocation). PyTorch makes thousands of cheap calls per step besides
+// (cudaGetDevice, cudaStreamIsCapturing, cudaPeekAtLastError); a callback on each of them
+// cost a ResNet-50 step measurably (bench/README.md). STREAMLAB_RECORD_RUNTIME=all
+// subscribes every call and keeps those that took at least 2 us.
+constexpr CUpti_CallbackId kRuntimeCalls[] = {
+    SL_RT(cudaLaunchKernel_v7000), SL_RT(cudaLaunchKernel_ptsz_v7000), SL_RT(cudaLaunchKernelExC_v11060),
+    SL_RT(cudaLaunchKernelExC_ptsz_v11060), SL_RT(cudaLaunchCooperativeKernel_v9000),
+    SL_RT(cudaLaunchCooperativeKernel_ptsz_v9000), SL_RT(cudaGraphLaunch_v10000), SL_RT(cudaGraphLaunch_ptsz_v10000),
+    SL_RT(cudaStreamCreate_v3020), SL_RT(cudaStreamCreateWithFlags_v5000), SL_RT(cudaStreamCreateWithPriority_v5050),
+    SL_RT(cudaStreamDestroy_v3020), SL_RT(cudaStreamDestroy_v5050), SL_RT(cudaEventCreate_v3020),
+    SL_RT(cudaEventCreateWithFlags_v3020), SL_RT(cudaEventDestroy_v3020), SL_RT(cudaEventRecord_v3020),
+    SL_RT(cudaEventRecord_ptsz_v7000), SL_RT(cudaEventRecordWithFlags_v11010),
+    SL_RT(cudaEventRecordWithFlags_ptsz_v11010), SL_RT(cudaStreamWaitEvent_v3020),
+    SL_RT(cudaStreamWaitEvent_ptsz_v7000), SL_RT(cudaDeviceSynchronize_v3020), SL_RT(cudaStreamSynchronize_v3020),
+    SL_RT(cudaStreamSynchronize_ptsz_v7000), SL_RT(cudaEventSynchronize_v3020), SL_RT(cudaEventQuery_v3020),
+    SL_RT(cudaStreamQuery_v3020), SL_RT(cudaStreamQuery_ptsz_v7000), SL_RT(cudaMalloc_v3020), SL_RT(cudaFree_v3020),
+    SL_RT(cudaMallocHost_v3020), SL_RT(cudaHostAlloc_v3020), SL_RT(cudaHostRegister_v4000), SL_RT(cudaFreeHost_v3020),
+    SL_RT(cudaMemcpy_v3020), SL_RT(cudaMemcpy_ptds_v7000), SL_RT(cudaMemcpyAsync_v3020),
+    SL_RT(cudaMemcpyAsync_ptsz_v7000), SL_RT(cudaMemset_v3020), SL_RT(cudaMemset_ptds_v7000),
+    SL_RT(cudaMemsetAsync_v3020), SL_RT(cudaMemsetAsync_ptsz_v7000), SL_RT(cudaMemcpyPeerAsync_v4000),
+    SL_RT(cudaSetDevice_v3020),
+    // Slow calls that order nothing but hold the host:
+    SL_RT(cudaGetDeviceCount_v3020), SL_RT(cudaGetDeviceProperties_v3020), SL_RT(cudaGetDeviceProperties_v12000),
+    SL_RT(cudaDeviceGetStreamPriorityRange_v5050), SL_RT(cudaMemGetInfo_v3020), SL_RT(cudaDeviceReset_v3020),
+    SL_RT(cudaDeviceSetLimit_v3020), SL_RT(cudaDeviceEnablePeerAccess_v4000), SL_RT(cudaHostUnregister_v4000),
+    SL_RT(cudaMallocManaged_v6000), SL_RT(cudaMallocAsync_v11020), SL_RT(cudaFreeAsync_v11020),
+    SL_RT(cudaMemPrefetchAsync_v8000), SL_RT(cudaMemcpy2D_v3020), SL_RT(cudaMemcpy2DAsync_v3020),
+    SL_RT(cudaMemcpyToSymbol_v3020), SL_RT(cudaMemcpyFromSymbol_v3020), SL_RT(cudaMemcpyPeer_v4000),
+    SL_RT(cudaGraphInstantiate_v10000), SL_RT(cudaGraphInstantiateWithFlags_v11040),
+    SL_RT(cudaStreamBeginCapture_v10000), SL_RT(cudaStreamEndCapture_v10000), SL_RT(cudaIpcOpenMemHandle_v4010),
+    SL_RT(cudaLaunchHostFunc_v10000), SL_RT(cudaStreamAddCallback_v5000)};
 
 // [SECTION] driver API: the calls libraries make directly (cuBLAS, Triton, NCCL) ------------
 
@@ -390,7 +427,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     std::fprintf(stderr, "streamlab record: CUPTI is in use by another tool; recording GPU activity only\n");
     g_subscriber = nullptr;
   } else {
-    cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+    const char* runtime = std::getenv("STREAMLAB_RECORD_RUNTIME");
+    if (runtime && std::strcmp(runtime, "all") == 0) {
+      cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+    } else {
+      for (CUpti_CallbackId id : kRuntimeCalls) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+    }
     const char* driver = std::getenv("STREAMLAB_RECORD_DRIVER");
     if (driver && std::strcmp(driver, "all") == 0) {
       cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
