@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -42,12 +43,13 @@ std::string Slurp(const std::string& path) {
 
 }  // namespace
 
-ChildRunResult RunChild(const std::string& self, std::vector<std::string> args, double timeout_s,
-                        const std::atomic<bool>* cancel) {
-  std::string trace_path = TempPath(".trace.json");
+namespace {
+
+// Spawns `args`, kills it on cancel or past the deadline, and reads the trace it wrote to
+// `trace_path` when it exited with one of `trace_codes`.
+ChildRunResult SpawnForTrace(std::vector<std::string> args, const std::string& trace_path, double timeout_s,
+                             const std::atomic<bool>* cancel, std::initializer_list<int> trace_codes) {
   std::string err_path = TempPath(".stderr.txt");
-  args.insert(args.begin(), {self, "run"});
-  args.insert(args.end(), {"--out", trace_path, "--quiet"});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -58,9 +60,9 @@ ChildRunResult RunChild(const std::string& self, std::vector<std::string> args, 
                                    O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, self.c_str(), &actions, nullptr, argv.data(), environ);
+  int rc = posix_spawn(&pid, args.front().c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw RunError("cannot start " + self + ": " + std::strerror(rc));
+  if (rc != 0) throw RunError("cannot start " + args.front() + ": " + std::strerror(rc));
 
   // The child has its own watchdog; this is the backstop if the child itself hangs.
   auto deadline = std::chrono::steady_clock::now() +
@@ -86,10 +88,30 @@ ChildRunResult RunChild(const std::string& self, std::vector<std::string> args, 
   if (!WIFEXITED(status))
     result.error += (result.error.empty() ? "" : "; ") + std::string("the run crashed (signal ") +
                     std::to_string(WTERMSIG(status)) + ")";
-  if (result.exit_code == 0) result.trace = LoadTraceFile(trace_path);
+  if (std::find(trace_codes.begin(), trace_codes.end(), result.exit_code) != trace_codes.end())
+    result.trace = LoadTraceFile(trace_path);
   std::remove(trace_path.c_str());
   std::remove(err_path.c_str());
   return result;
+}
+
+}  // namespace
+
+ChildRunResult RunChild(const std::string& self, std::vector<std::string> args, double timeout_s,
+                        const std::atomic<bool>* cancel) {
+  std::string trace_path = TempPath(".trace.json");
+  args.insert(args.begin(), {self, "run"});
+  args.insert(args.end(), {"--out", trace_path, "--quiet"});
+  return SpawnForTrace(std::move(args), trace_path, timeout_s, cancel, {0});
+}
+
+ChildRunResult RecordInChild(const std::string& self, const std::vector<std::string>& program, double timeout_s,
+                             const std::atomic<bool>* cancel) {
+  std::string trace_path = TempPath(".recording.json");
+  std::vector<std::string> args{self, "record", "--out", trace_path, "--"};
+  args.insert(args.end(), program.begin(), program.end());
+  // Exit 4: the program failed or crashed, and what ran before is in the trace.
+  return SpawnForTrace(std::move(args), trace_path, timeout_s, cancel, {0, 4});
 }
 
 GpuProbeResult ProbeGpuInChild(const std::string& self) {

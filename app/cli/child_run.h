@@ -21,6 +21,10 @@ struct ChildRunResult {
 // Setting *cancel (when given) kills the child.
 ChildRunResult RunChild(const std::string& self, std::vector<std::string> args,
                         double timeout_s, const std::atomic<bool>* cancel = nullptr);
+// Runs `self record --out TMP -- program...` in a child and reads the recording back (also
+// when the program failed: exit 4 still leaves what ran before the failure).
+ChildRunResult RecordInChild(const std::string& self, const std::vector<std::string>& program, double timeout_s,
+                             const std::atomic<bool>* cancel = nullptr);
 // Runs `self probe` in a child: is a GPU usable, and if not, why. Never touches CUDA here.
 struct GpuProbeResult {
   bool usable = false;

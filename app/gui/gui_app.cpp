@@ -60,7 +60,9 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
     std::string cli = cli_path_;
     probe_future_ = std::async(std::launch::async, [cli] { return ProbeGpuInChild(cli); });
   }
-  if (!options_.open_trace.empty()) {
+  if (!options_.record_command.empty()) {
+    StartRecording(options_.record_command);
+  } else if (!options_.open_trace.empty()) {
     try {
       ShowTrace(LoadTraceFile(options_.open_trace));
     } catch (const std::exception& e) {
@@ -179,12 +181,12 @@ void GuiApp::PollRun() {
     queue_.erase(queue_.begin());
   }
   if (!lab_id_.empty() && mode_ == Mode::kLab) progress_.MarkDone(lab_id_);
-  Accept(std::move(result->trace));
+  Accept(std::move(result->trace), std::move(result->analysis));
 }
 
-void GuiApp::Accept(Trace trace) {
+void GuiApp::Accept(Trace trace, Analysis analysis) {
   if (!comparing_) {
-    ShowTrace(std::move(trace));
+    ShowTrace(std::move(trace), std::move(analysis));
     if (predict_first_ && !predicted_.empty() && mode_ == Mode::kLab) {
       verdict_ = CheckPredictedOrder(*trace_, predicted_);
       progress_.MarkPredicted(lab_id_, verdict_->held);
@@ -192,18 +194,18 @@ void GuiApp::Accept(Trace trace) {
     return;
   }
   if (++compare_results_ == 1) {
-    ShowTrace(std::move(trace));
+    ShowTrace(std::move(trace), std::move(analysis));
     return;
   }
-  compare_b_.analysis = Analyze(trace);
+  compare_b_.analysis = std::move(analysis);
   compare_b_.trace = std::move(trace);
   compare_b_.view = GanttViewState{};
   comparing_ = false;
   comparison_ = CompareRuns(*trace_, analysis_, *compare_b_.trace, compare_b_.analysis);
 }
 
-void GuiApp::ShowTrace(Trace trace) {
-  analysis_ = Analyze(trace);
+void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis) {
+  analysis_ = analysis ? std::move(*analysis) : Analyze(trace);
   trace_ = std::move(trace);
   view_ = GanttViewState{};
   view_.show_sms = options_.show_sms;
@@ -259,7 +261,10 @@ void GuiApp::Frame(ImVec2 display) {
   if (mode_ == Mode::kSandbox) {
     DrawSandbox();
   } else if (lab_id_.empty() && !trace_) {
-    ImGui::TextUnformatted(ui_("select_lab"));
+    // Also where a recording's progress and errors show: it has no lab header.
+    if (worker_.Busy()) ImGui::TextDisabled("%s", ui_.Fill("record.running", {{"seconds", std::to_string(static_cast<int>(worker_.ElapsedSeconds()))}}).c_str());
+    else if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+    else ImGui::TextUnformatted(ui_("select_lab"));
   } else {
     DrawLabHeader();
     bool show_compare = comparison_.has_value() || comparing_;
@@ -346,6 +351,8 @@ void GuiApp::DrawSidebar(float) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", lab.id.c_str());
   }
   if (open) ImGui::TreePop();
+  ImGui::Separator();
+  DrawRecordPanel();
 }
 
 // [SECTION] lab page -----------------------------------------------------------------------

@@ -41,6 +41,7 @@ struct GuiOptions {
   std::string sandbox_script;    // open the sandbox and apply these edits (one per line)
   bool predict = false;          // start with predict-then-reveal on (no automatic run)
   std::vector<std::string> predict_order;  // answer with this order of op names, then reveal
+  std::string record_command;    // record this program (a command line) and show it
 };
 
 class GuiApp {
@@ -93,8 +94,11 @@ class GuiApp {
   void StartRun();
   void Submit(RunRequest request);
   void PollRun();
-  void Accept(Trace trace);
-  void ShowTrace(Trace trace);
+  void Accept(Trace trace, Analysis analysis);
+  void ShowTrace(Trace trace, std::optional<Analysis> analysis = std::nullopt);
+  // "Record a program" (gui_record.cpp): a command line run under `streamlab-cli record`.
+  void DrawRecordPanel();
+  void StartRecording(const std::string& command);
   void DrawTopBar();
   void DrawSidebar(float width);
   void DrawLabHeader();
@@ -151,6 +155,7 @@ class GuiApp {
   SandboxModel sandbox_;
   int export_size_[2] = {1600, 600};
   std::string export_status_;
+  char record_command_[512] = {};  // the Record panel's command line
 };
 
 }  // namespace streamlab

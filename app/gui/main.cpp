@@ -33,7 +33,7 @@ struct Args {
 
 [[noreturn]] void Usage(const std::string& problem) {
   std::fprintf(stderr, "streamlab: %s\nusage: streamlab [--lab ID] [--variant V] [--param k=v] [--backend auto|sim|cuda]\n"
-                       "                 [--lang en|zh] [--open trace.json] [--screenshot out.png] [--size WxH]\n"
+                       "                 [--lang en|zh] [--open trace.json] [--record COMMAND] [--screenshot out.png] [--size WxH]\n"
                        "                 [--show-sms] [--bench-spans N] [--compare VARIANT|cuda] [--present]\n"
                        "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--sandbox-script FILE]\n"
                        "                 [--chart-only]\n",
@@ -54,6 +54,7 @@ Args Parse(int argc, char** argv) {
     else if (k == "--backend") a.options.backend = value();
     else if (k == "--lang") a.options.lang = value();
     else if (k == "--open") a.options.open_trace = value();
+    else if (k == "--record") a.options.record_command = value();
     else if (k == "--screenshot") a.screenshot = value();
     else if (k == "--show-sms") a.options.show_sms = true;
     else if (k == "--compare") a.options.compare = value();

@@ -36,8 +36,20 @@ void RunWorker::Start(RunRequest request) {
   thread_ = std::thread([this, request = std::move(request)] {
     RunResult result;
     try {
+      if (!request.record.empty()) {
+        ChildRunResult child = RecordInChild(cli_path_, request.record, 600, &cancel_);
+        if (child.exit_code != 0 && child.exit_code != 4)
+          throw std::runtime_error(child.error.empty() ? "the recording failed" : child.error);
+        result.trace = std::move(child.trace);
+        result.analysis = Analyze(result.trace);
+        result.ok = !cancel_;
+        if (cancel_) result.error = "cancelled";
+        Finish(std::move(result));
+        return;
+      }
       if (request.scenario) {
         result.trace = RunScenario(*request.scenario, request.backend);
+        result.analysis = Analyze(result.trace);
         result.ok = !cancel_;
         if (cancel_) result.error = "cancelled";
         Finish(std::move(result));
@@ -58,6 +70,7 @@ void RunWorker::Start(RunRequest request) {
         result.trace.variant = args.variant;
         result.trace.params = args.params;
       }
+      result.analysis = Analyze(result.trace);
       result.ok = !cancel_;
       if (cancel_) result.error = "cancelled";
     } catch (const std::exception& e) {

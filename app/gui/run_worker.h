@@ -1,6 +1,7 @@
 // Runs a lab off the UI thread so the window never freezes: the simulator in-process, a
 // real GPU through `streamlab-cli run` in a child process (a CUDA error or a hang ends the
-// child, not the app). The UI polls for the result every frame.
+// child, not the app), a user's program through `streamlab-cli record` in a child. The
+// trace is analysed here as well. The UI polls for the result every frame.
 #pragma once
 
 #include <atomic>
@@ -10,8 +11,10 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/scenario/scenario.h"
+#include "engine/analysis/analyzer.h"
 #include "engine/trace/trace.h"
 
 namespace streamlab {
@@ -22,12 +25,14 @@ struct RunRequest {
   std::map<std::string, double> params;
   std::string backend = "sim";  // "sim" or "cuda": the UI resolves "auto" with the probe
   std::optional<Scenario> scenario;  // the sandbox: run this instead of a lab
+  std::vector<std::string> record;   // "Record a program": this command, under `streamlab-cli record`
 };
 
 struct RunResult {
   bool ok = false;
   std::string error;
   Trace trace;
+  Analysis analysis;   // analysed here too, so a large trace never stalls a frame
   double seconds = 0;  // from Start to the result
 };
 

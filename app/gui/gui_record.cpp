@@ -1,0 +1,77 @@
+// "Record a program": the sidebar panel where a student types the command that runs their
+// own program (python3 train.py ...); it runs under `streamlab-cli record` in a child process
+// on the worker thread, and the recording opens like a lab's trace (chart, findings).
+#include <cstdio>
+#include <cstring>
+
+#include <imgui.h>
+
+#include "app/gui/gui_app.h"
+
+namespace streamlab {
+namespace {
+
+// Splits a command line into arguments: spaces separate, '...' and "..." group.
+std::vector<std::string> SplitCommand(const std::string& line) {
+  std::vector<std::string> out;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : line) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      else word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t') {
+      if (in_word) out.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) out.push_back(word);
+  return out;
+}
+
+}  // namespace
+
+void GuiApp::StartRecording(const std::string& command) {
+  if (command.c_str() != record_command_) std::snprintf(record_command_, sizeof(record_command_), "%s", command.c_str());
+  std::vector<std::string> argv = SplitCommand(command);
+  if (argv.empty()) {
+    error_ = ui_("record.empty");
+    return;
+  }
+  error_.clear();
+  banner_.clear();
+  mode_ = Mode::kLab;
+  lab_id_.clear();
+  trace_.reset();
+  comparison_.reset();
+  RunRequest request;
+  request.record = std::move(argv);
+  Submit(std::move(request));
+}
+
+void GuiApp::DrawRecordPanel() {
+  if (!options_.record_command.empty()) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+  if (!ImGui::CollapsingHeader(ui_("record.heading"))) return;
+  ImGui::TextWrapped("%s", ui_("record.hint"));
+  ImGui::SetNextItemWidth(-1);
+  bool enter = ImGui::InputText("##record_command", record_command_, sizeof(record_command_),
+                                ImGuiInputTextFlags_EnterReturnsTrue);
+  bool busy = worker_.Busy();
+  if (busy) ImGui::BeginDisabled();
+  if ((ImGui::Button(ui_("record.button")) || enter) && !busy) StartRecording(record_command_);
+  if (busy) ImGui::EndDisabled();
+  if (busy) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", ui_.Fill("record.running", {{"seconds", std::to_string(static_cast<int>(worker_.ElapsedSeconds()))}}).c_str());
+  }
+}
+
+}  // namespace streamlab
