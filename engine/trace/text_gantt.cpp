@@ -37,8 +37,9 @@ std::string RenderTextGantt(const Trace& t, int width) {
   int bar = std::max(20, width - static_cast<int>(kLabelWidth) - 2);
   TimeNs begin = TraceBegin(t), end = TraceEnd(t);
   TimeNs span = std::max<TimeNs>(1, end - begin);
-  auto col = [&](TimeNs time) {
-    return std::clamp(static_cast<int>((time - begin) * bar / span), 0, bar - 1);
+  auto col = [&](TimeNs time) {  // in double: a recording's times can be near 2^63 ns apart
+    double at = static_cast<double>(time - begin) / static_cast<double>(span) * bar;
+    return std::clamp(static_cast<int>(std::clamp(at, 0.0, static_cast<double>(bar - 1))), 0, bar - 1);
   };
   std::vector<std::string> rows(lanes.size(), std::string(bar, ' '));
   std::ostringstream legend;
