@@ -2,6 +2,7 @@
 // cause and detector, and on the real-GPU traces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -153,6 +154,37 @@ TEST(Analyzer, CopyEngineBusyNamesTheCopy) {
   const Finding f = Delay(Analyze(t), t, "up2");
   EXPECT_EQ(f.cause, Cause::kCopyEngineBusy);
   EXPECT_EQ(f.because, std::vector<int>{OpId(t, "up1")});
+}
+
+// An engine per direction: two uploads run one after the other while a download runs
+// alongside. The second upload waited for the first, never for the download, and the
+// critical path does not run through the download.
+TEST(Analyzer, CopiesInOppositeDirectionsNeverNameEachOther) {
+  ScenarioBuilder b("directions");
+  Buffer h1 = b.PinnedBuffer("h1", 32 << 20), h2 = b.PinnedBuffer("h2", 32 << 20), h3 = b.PinnedBuffer("h3", 64 << 20);
+  Buffer d1 = b.DeviceBuffer("d1", 32 << 20), d2 = b.DeviceBuffer("d2", 32 << 20), d3 = b.DeviceBuffer("d3", 64 << 20);
+  b.CreateStream("s3").Copy("down", h3, d3, 64 << 20);
+  b.CreateStream("s1").Copy("up1", d1, h1, 32 << 20);
+  b.CreateStream("s2").Copy("up2", d2, h2, 32 << 20);
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  const Finding f = Delay(a, t, "up2");
+  EXPECT_EQ(f.cause, Cause::kCopyEngineBusy);
+  EXPECT_EQ(f.because, std::vector<int>{OpId(t, "up1")});
+  for (const Finding& g : a.findings) {
+    if (g.kind != FindingKind::kStartDelay) continue;
+    bool up = g.op == OpId(t, "up1") || g.op == OpId(t, "up2");
+    for (int other : g.because) EXPECT_FALSE(up && other == OpId(t, "down")) << "an upload named the download";
+    for (int other : g.also) EXPECT_FALSE(up && other == OpId(t, "down")) << "an upload named the download";
+    if (g.op == OpId(t, "down")) EXPECT_EQ(g.cause, Cause::kPrompt);
+  }
+  // The uploads end last (2 x 32 MB after each other vs 64 MB alongside, at similar rates
+  // per direction) or the download does; either way the path never mixes directions.
+  const std::vector<int>& path = a.figures.critical_path;
+  ASSERT_FALSE(path.empty());
+  bool has_down = std::count(path.begin(), path.end(), OpId(t, "down")) > 0;
+  bool has_up = std::count(path.begin(), path.end(), OpId(t, "up1")) + std::count(path.begin(), path.end(), OpId(t, "up2")) > 0;
+  EXPECT_FALSE(has_down && has_up);
 }
 
 TEST(Analyzer, SharedHardwareQueueIsAFalseDependency) {

@@ -11,44 +11,6 @@
 
 namespace streamlab {
 
-bool IsGpuWork(const Op& op) {
-  switch (op.kind) {
-    case OpKind::kKernel:
-    case OpKind::kMemcpy:
-    case OpKind::kMemset:
-    case OpKind::kPeerCopy: return true;
-    default: return false;
-  }
-}
-
-bool IsCopy(const Op& op) { return op.kind == OpKind::kMemcpy || op.kind == OpKind::kPeerCopy; }
-
-bool IsLazyFirstLaunch(const AnalysisContext& ctx, int x) {
-  const Op& op = ctx.op(x);
-  if (op.kind != OpKind::kKernel || !ctx.s.settings.lazy_loading || ctx.s.settings.warmup) return false;
-  for (int i = 0; i < x; ++i) {
-    const Op& o = ctx.op(i);
-    if (o.kind == OpKind::kKernel && o.kernel.kind == op.kernel.kind &&
-        o.kernel.function_slot == op.kernel.function_slot && ctx.device_of(i) == ctx.device_of(x))
-      return false;
-  }
-  return true;
-}
-
-TimeNs ExplainSlack(const Trace& t) {
-  // Launch latency (host call to first block) was up to ~10 us on an H200, and event
-  // edges add a few us: below this a delay is not worth a cause.
-  return Us(20) + t.clock_error;
-}
-
-AnalysisContext::AnalysisContext(const Trace& trace)
-    : t(trace), s(trace.scenario), hb(trace.scenario), slack(ExplainSlack(trace)),
-      queue_of_stream(trace.scenario.streams.size(), 0) {
-  std::vector<int> per_device(s.device_count, 0);
-  for (size_t i = 0; i < s.streams.size(); ++i)
-    queue_of_stream[i] = per_device[s.streams[i].device]++ % s.settings.max_connections;
-}
-
 namespace {
 
 using Interval = std::pair<TimeNs, TimeNs>;

@@ -52,17 +52,14 @@ void CollectOrdering(const AnalysisContext& ctx, int op, Cause cause, int marker
   }
 }
 
-// Work ops of `kind` on `device` (other than `self`) that ran during [from, to).
-std::vector<int> RunningDuring(const AnalysisContext& ctx, int self, TimeNs from, TimeNs to,
-                               bool copies) {
+// Copies in `copy`'s direction on its device (other than itself) that ran during [from, to):
+// an engine moves one copy at a time per direction, so only those can have held it.
+std::vector<int> CopiesDuring(const AnalysisContext& ctx, int copy, TimeNs from, TimeNs to) {
   std::vector<int> ops;
-  for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
-    const Op& o = ctx.op(static_cast<int>(i));
-    if (static_cast<int>(i) == self || !IsGpuWork(o) || IsCopy(o) != copies) continue;
-    if (ctx.device_of(static_cast<int>(i)) != ctx.device_of(self)) continue;
-    const OpRecord& r = ctx.rec(static_cast<int>(i));
-    if (r.start < to && r.end > from) ops.push_back(static_cast<int>(i));
-  }
+  const int direction = CopyDirection(ctx.s, ctx.op(copy));
+  ctx.ForEachRunning(ctx.device_of(copy), from, to, [&](int i) {
+    if (i != copy && CopyDirection(ctx.s, ctx.op(i)) == direction) ops.push_back(i);
+  });
   // The ones that finished last are the ones that finally made room.
   std::sort(ops.begin(), ops.end(), [&](int a, int b) { return ctx.rec(a).end > ctx.rec(b).end; });
   return ops;
@@ -76,22 +73,20 @@ std::vector<int> ResidentAt(const AnalysisContext& ctx, int self, TimeNs at, dou
   const double capacity = static_cast<double>(sm_count) * 2048.0;
   double threads = 0;
   std::vector<int> ops;
-  for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
-    int k = static_cast<int>(i);
+  ctx.ForEachRunning(ctx.device_of(self), at, at + 1, [&](int k) {
     const Op& o = ctx.op(k);
-    if (k == self || o.kind != OpKind::kKernel || ctx.device_of(k) != ctx.device_of(self)) continue;
+    if (k == self || o.kind != OpKind::kKernel) return;
     const OpRecord& r = ctx.rec(k);
-    if (!r.gpu || r.start > at || r.end <= at) continue;
     int resident = 0;
     if (r.blocks.empty()) {
       resident = o.kernel.grid;
     } else {
       for (const BlockRecord& b : r.blocks) resident += b.start <= at && b.end > at;
     }
-    if (resident == 0) continue;
+    if (resident == 0) return;
     threads += static_cast<double>(resident) * o.kernel.block;
     ops.push_back(k);
-  }
+  });
   std::sort(ops.begin(), ops.end(), [&](int a, int b) { return ctx.rec(a).end > ctx.rec(b).end; });
   *share = std::min(1.0, threads / capacity);
   return ops;
@@ -116,22 +111,10 @@ bool ModuleLoadCandidate(const AnalysisContext& ctx, int x, Candidate* out) {
     *out = {Cause::kModuleLoad, last, running, x};
     return true;
   }
-  for (int i = x - 1; i >= 0; --i) {
-    if (!IsLazyFirstLaunch(ctx, i) || ctx.device_of(i) != ctx.device_of(x)) continue;
-    if (ctx.rec(i).start <= r.submit) return false;
-    *out = {Cause::kModuleLoad, ctx.rec(i).start, {i}, i};
-    return true;
-  }
-  return false;
-}
-
-// The latest host call before `op` that blocked the host for longer than the slack.
-int LastBlockingHostCall(const AnalysisContext& ctx, int op) {
-  for (int i = op - 1; i >= 0; --i) {
-    if (ctx.op(i).kind == OpKind::kHostWork) continue;
-    if (HostCallTime(ctx.rec(i)) > ctx.slack) return i;
-  }
-  return -1;
+  int i = ctx.lazy_first_before[x];
+  if (i < 0 || ctx.rec(i).start <= r.submit) return false;
+  *out = {Cause::kModuleLoad, ctx.rec(i).start, {i}, i};
+  return true;
 }
 
 // Another stream's op in the same hardware queue that was last to move on before `op`
@@ -139,17 +122,16 @@ int LastBlockingHostCall(const AnalysisContext& ctx, int op) {
 int QueueBlocker(const AnalysisContext& ctx, int op, TimeNs not_before, TimeNs ready) {
   int stream = ctx.op(op).stream;
   int best = -1;
-  for (int i = 0; i < op; ++i) {
+  // A queued op releases the queue when it starts (kernels) or ends (what waits behind it):
+  // look at ops of the same device that started in [not_before, ready + slack].
+  ctx.ForEachRunning(ctx.device_of(op), not_before, ready + ctx.slack + 1, [&](int i) {
     const Op& o = ctx.op(i);
-    if (!IsGpuWork(o) || o.stream == stream) continue;
-    if (ctx.s.streams[o.stream].device != ctx.s.streams[stream].device) continue;
-    if (ctx.queue_of_stream[o.stream] != ctx.queue_of_stream[stream]) continue;
-    const OpRecord& r = ctx.rec(i);
-    // A queued op releases the queue when it starts (kernels) or ends (what waits behind it).
-    TimeNs moved = r.start;
-    if (moved < not_before || moved > ready + ctx.slack) continue;
-    if (best < 0 || moved > ctx.rec(best).start) best = i;
-  }
+    if (i >= op || o.stream == stream) return;
+    if (ctx.queue_of_stream[o.stream] != ctx.queue_of_stream[stream]) return;
+    TimeNs moved = ctx.rec(i).start;
+    if (moved < not_before || moved > ready + ctx.slack) return;
+    if (best < 0 || moved > ctx.rec(best).start || (moved == ctx.rec(best).start && i < best)) best = i;
+  });
   return best;
 }
 
@@ -164,7 +146,7 @@ Finding Explain(const AnalysisContext& ctx, int x) {
 
   // Host submission: it may have come late because the host was stuck in an earlier call.
   Candidate host{Cause::kPrompt, r.submit, {}, -1};
-  int blocker = LastBlockingHostCall(ctx, x);
+  int blocker = ctx.blocking_before[x];
   if (blocker >= 0 && ctx.rec(blocker).ret > ordering + ctx.slack &&
       r.submit - ctx.rec(blocker).ret < ctx.slack + HostCallTime(ctx.rec(blocker))) {
     host.cause = Cause::kHostLate;
@@ -195,7 +177,7 @@ Finding Explain(const AnalysisContext& ctx, int x) {
       if (q >= 0) candidates.push_back({Cause::kHardwareQueue, ready, {q}, -1});
     }
   } else if (IsCopy(op) && r.start - explained > ctx.slack) {
-    std::vector<int> busy = RunningDuring(ctx, x, explained, r.start, true);
+    std::vector<int> busy = CopiesDuring(ctx, x, explained, r.start);
     if (!busy.empty()) candidates.push_back({Cause::kCopyEngineBusy, r.start, busy, -1});
   }
 

@@ -2,6 +2,7 @@
 // buffer, a writer, no happens-before), "async" copies from pageable memory, and legacy
 // default stream work that serialised blocking streams.
 #include <algorithm>
+#include <map>
 
 #include "engine/analysis/analyzer_context.h"
 #include "engine/trace/trace_query.h"
@@ -10,47 +11,52 @@ namespace streamlab {
 namespace {
 
 // The first GPU work submitted to `stream` after op `after`, or -1.
-int NextWorkOn(const AnalysisContext& ctx, int stream, int after) {
-  for (size_t i = after + 1; i < ctx.s.ops.size(); ++i)
-    if (ctx.op(static_cast<int>(i)).stream == stream && IsGpuWork(ctx.op(static_cast<int>(i))))
-      return static_cast<int>(i);
-  return -1;
+int NextWorkOn(const std::vector<std::vector<int>>& work_on_stream, int stream, int after) {
+  const std::vector<int>& ops = work_on_stream[stream];
+  auto it = std::upper_bound(ops.begin(), ops.end(), after);
+  return it == ops.end() ? -1 : *it;
 }
 
-// Does anything GPU work lie behind `op` (op itself, or through its ordering edges)? A
-// record or wait whose predecessors are only other empty waits captured nothing.
-bool CapturesWork(const AnalysisContext& ctx, int op, std::vector<char>& seen) {
+// Does any GPU work lie behind `op` (op itself, or through its ordering edges)? A record or
+// wait whose predecessors are only other empty waits captured nothing. Memoised per op
+// (0 = not yet known, 1 = yes, 2 = no, 3 = being visited), so every op is looked at once.
+bool CapturesWork(const AnalysisContext& ctx, int op, std::vector<char>& memo) {
   if (op < 0) return false;
   if (IsGpuWork(ctx.op(op))) return true;
-  if (seen[op]) return false;
-  seen[op] = 1;
+  if (memo[op]) return memo[op] == 1;
+  memo[op] = 3;
+  bool any = false;
   for (const DepEdge& e : ctx.hb.deps().into[op])
-    if (CapturesWork(ctx, e.from, seen)) return true;
-  return false;
+    if ((any = CapturesWork(ctx, e.from, memo))) break;
+  memo[op] = any ? 1 : 2;
+  return any;
 }
 
 void WaitsThatCapturedNothing(const AnalysisContext& ctx, std::vector<Finding>& out) {
   const StreamDependencies& deps = ctx.hb.deps();
+  std::vector<std::vector<int>> work_on_stream(ctx.s.streams.size());
+  for (size_t i = 0; i < ctx.s.ops.size(); ++i)
+    if (IsGpuWork(ctx.op(static_cast<int>(i)))) work_on_stream[ctx.op(static_cast<int>(i)).stream].push_back(static_cast<int>(i));
+  std::vector<char> memo(ctx.s.ops.size(), 0);
   for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
     const Op& op = ctx.op(static_cast<int>(i));
     Finding f;
     f.kind = FindingKind::kWaitCapturedNothing;
     f.severity = Severity::kWarning;
     f.op = static_cast<int>(i);
-    std::vector<char> seen(ctx.s.ops.size(), 0);
     if (op.kind == OpKind::kWaitEvent) {
       int record = deps.last_record_before[i];
       // Captured nothing: never recorded, or recorded where no work lay behind it.
-      if (record >= 0 && CapturesWork(ctx, record, seen)) continue;
+      if (record >= 0 && CapturesWork(ctx, record, memo)) continue;
       f.marker = record;
       int producer_stream = record >= 0 ? ctx.op(record).stream : -1;
-      f.other = producer_stream >= 0 ? NextWorkOn(ctx, producer_stream, record) : -1;
+      f.other = producer_stream >= 0 ? NextWorkOn(work_on_stream, producer_stream, record) : -1;
       // A Kineto record whose stream could not be told sits on a stream with no work: the
       // wait held nothing back, but whether that is a mistake the trace cannot say.
       if (ctx.t.backend == "kineto" && record >= 0 && f.other < 0) f.severity = Severity::kNote;
     } else if (op.kind == OpKind::kWaitStream) {
-      if (CapturesWork(ctx, deps.last_on_stream_before[i], seen)) continue;
-      f.other = NextWorkOn(ctx, op.other_stream, static_cast<int>(i));
+      if (CapturesWork(ctx, deps.last_on_stream_before[i], memo)) continue;
+      f.other = NextWorkOn(work_on_stream, op.other_stream, static_cast<int>(i));
     } else {
       continue;
     }
@@ -59,6 +65,8 @@ void WaitsThatCapturedNothing(const AnalysisContext& ctx, std::vector<Finding>& 
 }
 
 void DataRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
+  // A recording pools memory by kind (it does not know which bytes a kernel touched).
+  if (ctx.s.recorded) return;
   struct Access {
     int op;
     bool write;
@@ -73,23 +81,36 @@ void DataRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
   }
   for (size_t b = 0; b < by_buffer.size(); ++b) {
     const std::vector<Access>& acc = by_buffer[b];
-    for (size_t x = 0; x < acc.size(); ++x) {
-      for (size_t y = x + 1; y < acc.size(); ++y) {
-        const Access& a = acc[x];
-        const Access& c = acc[y];
-        if (a.op == c.op || (!a.write && !c.write)) continue;
-        if (ctx.op(a.op).stream == ctx.op(c.op).stream) continue;
-        int first = std::min(a.op, c.op), second = std::max(a.op, c.op);
-        if (ctx.hb.Ordered(first, second)) continue;
-        Finding f;
-        f.kind = FindingKind::kDataRace;
-        f.severity = Severity::kWarning;
-        f.op = first;
-        f.other = second;
-        f.marker = static_cast<int>(b);  // the memory (a buffer that owns its storage)
-        f.fraction = OverlapFraction(ctx.rec(first), ctx.rec(second));
-        out.push_back(f);
+    // Accesses are in op order. For each access, walk back along every other stream's
+    // earlier accesses until one is ordered before it: stream order then orders all earlier
+    // ones too, so this finds every racing pair without comparing all pairs.
+    std::map<int, std::vector<size_t>> on_stream;  // stream -> positions in acc
+    std::vector<std::pair<size_t, size_t>> pairs;
+    for (size_t y = 0; y < acc.size(); ++y) {
+      const Access& c = acc[y];
+      int stream = ctx.op(c.op).stream;
+      for (const auto& [other, positions] : on_stream) {
+        if (other == stream) continue;
+        for (size_t k = positions.size(); k-- > 0;) {
+          const Access& a = acc[positions[k]];
+          if (a.op == c.op) continue;
+          if (ctx.hb.Ordered(a.op, c.op)) break;
+          if (a.write || c.write) pairs.emplace_back(positions[k], y);
+        }
       }
+      on_stream[stream].push_back(y);
+    }
+    std::sort(pairs.begin(), pairs.end());
+    for (const auto& [x, y] : pairs) {
+      int first = std::min(acc[x].op, acc[y].op), second = std::max(acc[x].op, acc[y].op);
+      Finding f;
+      f.kind = FindingKind::kDataRace;
+      f.severity = Severity::kWarning;
+      f.op = first;
+      f.other = second;
+      f.marker = static_cast<int>(b);  // the memory (a buffer that owns its storage)
+      f.fraction = OverlapFraction(ctx.rec(first), ctx.rec(second));
+      out.push_back(f);
     }
   }
 }
@@ -112,6 +133,11 @@ void PageableAsyncCopies(const AnalysisContext& ctx, std::vector<Finding>& out) 
 
 void LegacyNextToBlocking(const AnalysisContext& ctx, std::vector<Finding>& out) {
   const StreamDependencies& deps = ctx.hb.deps();
+  // Who waited behind each op through a legacy barrier (edges point backwards in op order).
+  std::vector<std::vector<int>> barrier_out(ctx.s.ops.size());
+  for (size_t later = 0; later < ctx.s.ops.size(); ++later)
+    for (const DepEdge& e : deps.into[later])
+      if (e.kind == EdgeKind::kLegacyBarrier) barrier_out[e.from].push_back(static_cast<int>(later));
   for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
     const Op& op = ctx.op(static_cast<int>(i));
     if (!IsGpuWork(op) || ctx.s.streams[op.stream].kind != StreamKind::kLegacyDefault) continue;
@@ -121,10 +147,7 @@ void LegacyNextToBlocking(const AnalysisContext& ctx, std::vector<Finding>& out)
     f.op = static_cast<int>(i);
     for (const DepEdge& e : deps.into[i])
       if (e.kind == EdgeKind::kLegacyBarrier) f.because.push_back(e.from);
-    for (size_t later = i + 1; later < ctx.s.ops.size(); ++later)
-      for (const DepEdge& e : deps.into[later])
-        if (e.kind == EdgeKind::kLegacyBarrier && e.from == static_cast<int>(i))
-          f.also.push_back(static_cast<int>(later));
+    f.also = barrier_out[i];
     if (!f.because.empty() || !f.also.empty()) out.push_back(f);
   }
 }

@@ -1,10 +1,12 @@
 // Builds the happens-before graph and its transitive closure.
 #include "engine/analysis/happens_before.h"
 
+#include <algorithm>
+
 namespace streamlab {
 namespace {
-// Above this many ops the closure is not built and only direct edges answer Ordered().
-constexpr size_t kMaxClosureOps = 4000;
+// Above this many clock entries (ops x chains) only direct edges answer Ordered().
+constexpr size_t kMaxClockEntries = size_t{16} << 20;
 
 bool IsGpuWork(const Op& op) {
   return IsStreamOp(op);
@@ -70,22 +72,35 @@ HappensBefore::HappensBefore(const Scenario& s)
     }
   }
 
-  if (n > kMaxClosureOps) return;
-  words_ = (n + 63) / 64;
-  reach_.assign(n * words_, 0);
-  // Edges only go forward in op order, so one backward sweep builds the closure.
-  for (size_t i = n; i-- > 0;) {
-    uint64_t* row = &reach_[i * words_];
+  // Chains: the streams, then each thread's blocking calls (a blocking call on a stream,
+  // such as a synchronous copy, is a member of its stream's chain; the thread's chain
+  // reaches it through the edge from the thread's previous blocking call).
+  chains_ = s.streams.size() + static_cast<size_t>(ThreadCount(s));
+  if (n * chains_ > kMaxClockEntries) return;
+  chain_of_.assign(n, -1);
+  position_.assign(n, 0);
+  std::vector<int> length(chains_, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (IsGpuWork(s.ops[i])) chain_of_[i] = s.ops[i].stream;
+    else if (!waited_for_[i].empty()) chain_of_[i] = static_cast<int>(s.streams.size()) + s.ops[i].thread;
+    if (chain_of_[i] >= 0) position_[i] = ++length[chain_of_[i]];
+  }
+  // Edges only go forward in op order: one sweep pushes each op's clock to its successors.
+  clock_.assign(n * chains_, 0);
+  for (size_t i = 0; i < n; ++i) {
+    int32_t* own = &clock_[i * chains_];
+    if (chain_of_[i] >= 0) own[chain_of_[i]] = std::max(own[chain_of_[i]], position_[i]);
     for (int next : successors_[i]) {
-      row[next / 64] |= uint64_t{1} << (next % 64);
-      const uint64_t* other = &reach_[static_cast<size_t>(next) * words_];
-      for (size_t w = 0; w < words_; ++w) row[w] |= other[w];
+      int32_t* succ = &clock_[static_cast<size_t>(next) * chains_];
+      for (size_t c = 0; c < chains_; ++c) succ[c] = std::max(succ[c], own[c]);
     }
   }
 }
 
 bool HappensBefore::Ordered(int a, int b) const {
-  if (!reach_.empty()) return (reach_[a * words_ + b / 64] >> (b % 64)) & 1;
+  if (a == b) return false;
+  if (!clock_.empty() && chain_of_[a] >= 0)
+    return a < b && clock_[static_cast<size_t>(b) * chains_ + chain_of_[a]] >= position_[a];
   for (int next : successors_[a])
     if (next == b) return true;
   return false;

@@ -42,16 +42,21 @@ TimeNs HostTimeInCalls(const Trace& t, int until) {
 
 TimeNs HostCallTime(const OpRecord& r) { return r.ret - r.submit; }
 
+int CopyDirection(const Scenario& s, const Op& op) {
+  if (op.kind == OpKind::kPeerCopy) return 3;
+  if (op.kind != OpKind::kMemcpy) return -1;
+  if (s.buffers[op.src].kind != MemoryKind::kDevice) return 0;
+  return s.buffers[op.dst].kind != MemoryKind::kDevice ? 1 : 2;
+}
+
 void SerialiseCopyStarts(Trace& t) {
   const Scenario& s = t.scenario;
-  // Key: device and direction (0 = H2D, 1 = D2H, 2 = D2D, 3 = peer).
+  // Key: device and direction.
   std::map<std::pair<int, int>, std::vector<int>> engines;
   for (size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
-    if ((op.kind != OpKind::kMemcpy && op.kind != OpKind::kPeerCopy) || !t.ops[i].gpu) continue;
-    bool src_host = s.buffers[op.src].kind != MemoryKind::kDevice;
-    bool dst_host = s.buffers[op.dst].kind != MemoryKind::kDevice;
-    int direction = op.kind == OpKind::kPeerCopy ? 3 : src_host ? 0 : dst_host ? 1 : 2;
+    int direction = CopyDirection(s, op);
+    if (direction < 0 || !t.ops[i].gpu) continue;
     engines[{s.streams[op.stream].device, direction}].push_back(static_cast<int>(i));
   }
   for (auto& [key, copies] : engines) {

@@ -20,6 +20,9 @@ TimeNs HostTimeInCalls(const Trace& trace, int until = -1);
 // that exceeds what timing events blur anyway (a few us of slack plus clock error);
 // else 0. A real gap means the op waited for SMs (or a copy engine), not for ordering.
 TimeNs QueuedTime(const Trace& trace, const OpRecord& record);
+// Which copy engine a copy uses on its device: 0 = H2D, 1 = D2H, 2 = D2D, 3 = peer; -1 for
+// anything else. Copies wait only for copies of their own direction.
+int CopyDirection(const Scenario& scenario, const Op& op);
 // Copies have no clock inside them: their span comes from events, and a copy's *ready*
 // event fires when its stream reaches it, not when the copy engine takes it. An engine
 // moves one copy at a time per direction (measured on an H200: 16 MB H2D copies on four

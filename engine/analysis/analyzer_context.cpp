@@ -1,0 +1,73 @@
+// Builds the analysis context: the happens-before graph, the hardware queue of each stream,
+// and the per-run indexes the passes look things up in.
+#include "engine/analysis/analyzer_context.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "engine/trace/trace_query.h"
+
+namespace streamlab {
+
+bool IsGpuWork(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kKernel:
+    case OpKind::kMemcpy:
+    case OpKind::kMemset:
+    case OpKind::kPeerCopy: return true;
+    default: return false;
+  }
+}
+
+bool IsCopy(const Op& op) { return op.kind == OpKind::kMemcpy || op.kind == OpKind::kPeerCopy; }
+
+TimeNs ExplainSlack(const Trace& t) {
+  // Launch latency (host call to first block) was up to ~10 us on an H200, and event
+  // edges add a few us: below this a delay is not worth a cause.
+  return Us(20) + t.clock_error;
+}
+
+AnalysisContext::AnalysisContext(const Trace& trace)
+    : t(trace), s(trace.scenario), hb(trace.scenario), slack(ExplainSlack(trace)),
+      queue_of_stream(trace.scenario.streams.size(), 0) {
+  std::vector<int> per_device(s.device_count, 0);
+  for (size_t i = 0; i < s.streams.size(); ++i)
+    queue_of_stream[i] = per_device[s.streams[i].device]++ % s.settings.max_connections;
+
+  const size_t n = s.ops.size();
+  lazy_first.assign(n, 0);
+  lazy_first_before.assign(n, -1);
+  blocking_before.assign(n, -1);
+  spans.resize(s.device_count);
+  const bool lazy = s.settings.lazy_loading && !s.settings.warmup;
+  std::set<std::tuple<int, int, int>> loaded;  // device, kernel kind, function slot
+  std::vector<int> last_load(s.device_count, -1);
+  int last_blocking = -1;
+  for (size_t i = 0; i < n; ++i) {
+    int x = static_cast<int>(i);
+    const Op& o = s.ops[i];
+    blocking_before[i] = last_blocking;
+    if (o.kind != OpKind::kHostWork && HostCallTime(t.ops[i]) > slack) last_blocking = x;
+    if (!IsGpuWork(o)) continue;
+    int device = device_of(x);
+    lazy_first_before[i] = last_load[device];
+    if (lazy && o.kind == OpKind::kKernel &&
+        loaded.insert({device, static_cast<int>(o.kernel.kind), o.kernel.function_slot}).second) {
+      lazy_first[i] = 1;
+      last_load[device] = x;
+    }
+    if (t.ops[i].gpu) spans[device].by_start.push_back(x);
+  }
+  for (SpanIndex& index : spans) {
+    std::stable_sort(index.by_start.begin(), index.by_start.end(),
+                     [&](int a, int b) { return t.ops[a].start < t.ops[b].start; });
+    TimeNs running = 0;
+    for (size_t i = 0; i < index.by_start.size(); ++i) {
+      running = i == 0 ? t.ops[index.by_start[i]].end : std::max(running, t.ops[index.by_start[i]].end);
+      index.max_end.push_back(running);
+    }
+  }
+}
+
+}  // namespace streamlab
