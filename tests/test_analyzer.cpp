@@ -176,7 +176,9 @@ TEST(Analyzer, CopiesInOppositeDirectionsNeverNameEachOther) {
     bool up = g.op == OpId(t, "up1") || g.op == OpId(t, "up2");
     for (int other : g.because) EXPECT_FALSE(up && other == OpId(t, "down")) << "an upload named the download";
     for (int other : g.also) EXPECT_FALSE(up && other == OpId(t, "down")) << "an upload named the download";
-    if (g.op == OpId(t, "down")) EXPECT_EQ(g.cause, Cause::kPrompt);
+    if (g.op == OpId(t, "down")) {
+      EXPECT_EQ(g.cause, Cause::kPrompt);
+    }
   }
   // The uploads end last (2 x 32 MB after each other vs 64 MB alongside, at similar rates
   // per direction) or the download does; either way the path never mixes directions.

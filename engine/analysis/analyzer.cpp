@@ -119,12 +119,14 @@ Analysis Analyze(const Trace& trace) {
   if (trace.ops.size() > Analysis::kMaxExplainedOps) {
     a.summarised_only = true;
     a.figures = ComputeFigures(ctx, a.findings);
+    ExplainIdleTime(ctx, a.findings, a.figures);
     return a;
   }
   ExplainStartDelays(ctx, a.findings);
   ExplainHostBlocks(ctx, a.findings);
   DetectMisconceptions(ctx, a.findings);
   a.figures = ComputeFigures(ctx, a.findings);
+  ExplainIdleTime(ctx, a.findings, a.figures);
   // Streams that ran side by side, as findings, so views can point at them.
   std::vector<Lane> lanes = LanesOf(trace.scenario);
   for (const LaneOverlap& o : a.figures.overlaps) {
@@ -173,6 +175,7 @@ const char* ToString(FindingKind kind) {
     case FindingKind::kPageableAsyncCopy: return "pageable_async_copy";
     case FindingKind::kLegacyNextToBlocking: return "legacy_next_to_blocking";
     case FindingKind::kWrongResult: return "wrong_result";
+    case FindingKind::kGpuIdle: return "gpu_idle";
   }
   return "?";
 }

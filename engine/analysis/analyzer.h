@@ -27,6 +27,20 @@ enum class Cause {
                     // and work submitted after it waited for the load
 };
 
+// Why a device had nothing running (see analyzer_idle.cpp for how each is decided).
+enum class IdleCause {
+  kHostSync,     // a host sync waited for the GPU to drain, then the host submitted again
+  kHostCall,     // the host was inside another blocking call (cudaMalloc, a pageable copy...)
+  kHostWork,     // the host was busy with its own work, outside CUDA calls
+  kLaunchBound,  // the host launched op by op, slower than the GPU ran them
+  kCopyWait,     // the next kernel waited for a copy (only the copy engines were busy)
+  kOtherDevice,  // the next op waited for work on another GPU
+  kModuleLoad,   // lazy loading of a kernel's module on its first launch
+  kTurnaround,   // the next op was already queued: the GPU's own gap between ops
+  kUnknown,      // nothing in the trace says why
+};
+constexpr int kIdleCauseCount = 9;
+
 enum class FindingKind {
   kStartDelay,            // why a GPU op started when it did
   kHostBlock,             // what a blocking host call waited for
@@ -37,6 +51,7 @@ enum class FindingKind {
   kPageableAsyncCopy,     // an "async" copy from pageable memory blocked the host
   kLegacyNextToBlocking,  // legacy default stream work serialised blocking streams
   kWrongResult,           // a checked buffer does not hold what program order gives
+  kGpuIdle,               // GPU idle time with one cause, summed over the run
 };
 
 enum class Severity { kInfo, kNote, kWarning };
@@ -53,7 +68,26 @@ struct Finding {
   int other = -1;                 // a second op (a race partner, the stream of an overlap)
   TimeNs amount = 0;              // delay, blocked time, overlap time, time saved
   TimeNs at = 0;                  // when the deciding cause released it
-  double fraction = 0;            // overlap fraction
+  double fraction = 0;            // overlap fraction; kGpuIdle: share of the device time
+  // kGpuIdle: the cause, how many gaps, the typical time per gap (for launch-bound runs:
+  // the mean time from one launch to the next), the mean GPU time of the ops that ran out
+  // before the gaps, and the length of each example gap (same order as `because`).
+  IdleCause idle = IdleCause::kUnknown;
+  int count = 0;
+  TimeNs each = 0;
+  TimeNs op_time = 0;
+  std::vector<TimeNs> gap_lengths;
+};
+
+// One interval in which a device ran nothing though work was still to come.
+struct IdleGap {
+  int device = 0;
+  TimeNs from = 0;
+  TimeNs to = 0;
+  IdleCause cause = IdleCause::kUnknown;
+  int prev = -1;  // the op whose end began the gap
+  int next = -1;  // the op whose start ended the gap
+  int call = -1;  // the host call (or op) the cause points at, if any
 };
 
 struct LaneOverlap {
@@ -71,6 +105,14 @@ struct Figures {
   TimeNs host_blocked = 0;  // time the host spent in calls longer than the slack
   std::vector<LaneOverlap> overlaps;
   std::vector<int> critical_path;  // ops, first to last
+  // GPU idle time: per device, from its first kernel's start to its last kernel's end, the
+  // time no kernel or memset ran (copies run on the copy engines and leave the SMs idle),
+  // summed over devices, each gap with its cause.
+  TimeNs device_time = 0;
+  TimeNs gpu_idle = 0;
+  std::vector<IdleGap> idle_gaps;
+  TimeNs idle_by_cause[kIdleCauseCount] = {};
+  TimeNs launch_interval = 0;  // launch-bound gaps: mean time from one launch to the next
 };
 
 struct Analysis {
@@ -85,6 +127,7 @@ struct Analysis {
 Analysis Analyze(const Trace& trace);
 
 const char* ToString(Cause cause);
+const char* ToString(IdleCause cause);
 const char* ToString(FindingKind kind);
 const char* ToString(Severity severity);
 

@@ -47,7 +47,12 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path", "inferred"};
+      "wrong_result", "figures", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path", "inferred",
+      "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.other_device",
+      "idle.module_load", "idle.turnaround", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
+      "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
+      "idle.part.host_sync", "idle.part.host_call", "idle.part.host_work", "idle.part.launch_bound",
+      "idle.part.other_device", "idle.part.module_load", "idle.part.turnaround", "idle.part.unknown"};
   return keys;
 }
 
@@ -92,7 +97,8 @@ std::string FindingTexts::Fill(const std::string& key, const std::map<std::strin
 // captured): every inference behind the finding is said, so no guess reads as a fact.
 std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
   std::string text = RenderBody(t, f);
-  if (f.kind == FindingKind::kDataRace || f.kind == FindingKind::kOverlap || f.kind == FindingKind::kWrongResult)
+  if (f.kind == FindingKind::kDataRace || f.kind == FindingKind::kOverlap || f.kind == FindingKind::kWrongResult ||
+      f.kind == FindingKind::kGpuIdle)
     return text;
   std::vector<int> ops{f.op, f.marker};
   ops.insert(ops.end(), f.because.begin(), f.because.end());
@@ -229,6 +235,24 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
       v["n_before"] = std::to_string(f.because.size());
       v["n_after"] = std::to_string(f.also.size());
       return Fill("legacy", v);
+    case FindingKind::kGpuIdle: {
+      v["count"] = std::to_string(f.count);
+      v["gaps"] = Fill(f.count == 1 ? "idle.gap" : "idle.gaps", {{"n", std::to_string(f.count)}});
+      v["each"] = FormatDuration(f.each);
+      v["op_time"] = FormatDuration(f.op_time);
+      // Each example: the call (or op) behind the gap, or the op it came before, with the
+      // length of the gap.
+      std::string list;
+      for (size_t i = 0; i < f.because.size(); ++i) {
+        bool before = !IsStreamOp(s.ops[f.because[i]]) ? false : f.idle == IdleCause::kHostWork || f.idle == IdleCause::kLaunchBound ||
+                                                                     f.idle == IdleCause::kTurnaround || f.idle == IdleCause::kUnknown;
+        list += (i ? ", " : "") + Fill(before ? "idle.example_before" : "idle.example",
+                                       {{"name", DisplayName(s, f.because[i])},
+                                        {"idle", i < f.gap_lengths.size() ? FormatDuration(f.gap_lengths[i]) : "-"}});
+      }
+      v["list"] = list.empty() ? "-" : list;
+      return Fill(std::string("idle.") + ToString(f.idle), v);
+    }
     case FindingKind::kWrongResult: {
       const BufferCheck& c = t.checks[f.marker];
       v["buffer"] = c.buffer;
@@ -258,7 +282,27 @@ std::string FindingTexts::RenderFigures(const Trace& t, const Figures& fig) cons
                           {"speedup", speedup},
                           {"busy", busy},
                           {"host_blocked", FormatDuration(fig.host_blocked)}}) +
-         "\n" + Fill("critical_path", {{"path", path.empty() ? "-" : path}});
+         "\n" + RenderIdle(fig) + "\n" + Fill("critical_path", {{"path", path.empty() ? "-" : path}});
+}
+
+std::string FindingTexts::RenderIdle(const Figures& fig) const {
+  if (fig.device_time <= 0) return Fill("idle.none", {});
+  auto share = [&](TimeNs part) {
+    return FormatPercent(static_cast<double>(part) / static_cast<double>(fig.device_time));
+  };
+  if (fig.gpu_idle <= 0) return Fill("idle.none", {});
+  std::vector<int> causes;
+  // Causes under 0.5 % of the time are left to the findings (the line would say "0%").
+  for (int c = 0; c < kIdleCauseCount; ++c)
+    if (fig.idle_by_cause[c] * 200 >= fig.device_time) causes.push_back(c);
+  std::stable_sort(causes.begin(), causes.end(), [&](int a, int b) { return fig.idle_by_cause[a] > fig.idle_by_cause[b]; });
+  std::string split;
+  for (int c : causes)
+    split += (split.empty() ? "" : ", ") +
+             Fill(std::string("idle.part.") + ToString(static_cast<IdleCause>(c)),
+                  {{"share", share(fig.idle_by_cause[c])}, {"each", FormatDuration(fig.launch_interval)}});
+  if (split.empty()) split = Fill("idle.part.small", {});
+  return Fill("idle.summary", {{"share", share(fig.gpu_idle)}, {"split", split}});
 }
 
 }  // namespace streamlab

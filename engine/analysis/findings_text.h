@@ -27,6 +27,7 @@ class FindingTexts {
  private:
   std::string Fill(const std::string& key, const std::map<std::string, std::string>& vars) const;
   std::string RenderBody(const Trace& trace, const Finding& finding) const;
+  std::string RenderIdle(const Figures& figures) const;
   std::map<std::string, std::string> templates_;
   std::string lang_;
 };

@@ -1,0 +1,139 @@
+// GPU idle-time attribution: on simulator runs built for each cause, the idle time is
+// split between the causes it should be, and the findings name the calls behind them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engine/analysis/analyzer.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/scenario/scenario_builder.h"
+#include "tests/test_util.h"
+
+namespace streamlab {
+namespace {
+
+using testing::Simulate;
+
+double Share(const Figures& f, IdleCause cause) {
+  return f.device_time > 0 ? static_cast<double>(f.idle_by_cause[static_cast<int>(cause)]) / static_cast<double>(f.device_time) : 0;
+}
+
+const Finding* IdleFinding(const Analysis& a, IdleCause cause) {
+  for (const Finding& f : a.findings)
+    if (f.kind == FindingKind::kGpuIdle && f.idle == cause) return &f;
+  return nullptr;
+}
+
+std::string Summary(const Trace& t, const Analysis& a, const std::string& lang) {
+  return FindingTexts::Load(lang).RenderFigures(t, a.figures);
+}
+
+// 200 kernels of 2 us, launched one by one: the host (8 us per launch on the simulated
+// H200) cannot keep the GPU fed.
+TEST(IdleTime, LaunchBoundRunIsNamedWithItsLaunchRate) {
+  ScenarioBuilder b("launch-bound");
+  Stream s = b.CreateStream("s1");
+  for (int i = 0; i < 200; ++i) s.Launch("k" + std::to_string(i), Spin(Us(2), 1, 128));
+  b.host().SyncDevice();
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  const Figures& f = a.figures;
+  double idle = static_cast<double>(f.gpu_idle) / static_cast<double>(f.device_time);
+  EXPECT_GT(idle, 0.5);
+  EXPECT_GT(Share(f, IdleCause::kLaunchBound), 0.9 * idle) << Summary(t, a, "en");
+  const Finding* finding = IdleFinding(a, IdleCause::kLaunchBound);
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->severity, Severity::kNote);
+  EXPECT_EQ(finding->count, 199);
+  EXPECT_NEAR(static_cast<double>(finding->each), static_cast<double>(Us(8)), static_cast<double>(Us(1)));
+  EXPECT_LT(finding->op_time, Us(4));
+  EXPECT_NE(Summary(t, a, "en").find("launching op by op"), std::string::npos) << Summary(t, a, "en");
+  EXPECT_NE(Summary(t, a, "zh").find("逐个启动操作"), std::string::npos);
+}
+
+// Kernels, then a pageable upload the host stages for ~2.6 ms, then more kernels: the GPU
+// sits idle while the host is inside the copy.
+TEST(IdleTime, PageableCopyInTheMiddleIsTheBlockingCall) {
+  ScenarioBuilder b("pageable-middle");
+  Buffer h = b.PageableBuffer("h", 16 << 20), d = b.DeviceBuffer("d", 16 << 20);
+  Stream s = b.CreateStream("s1"), copy = b.CreateStream("copy");
+  for (int i = 0; i < 5; ++i) s.Launch("before" + std::to_string(i), Spin(Us(100)));
+  int upload = copy.Copy("upload", d, h, 16 << 20);
+  for (int i = 0; i < 5; ++i) s.Launch("after" + std::to_string(i), Spin(Us(100)));
+  b.host().SyncDevice();
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  const Figures& f = a.figures;
+  double idle = static_cast<double>(f.gpu_idle) / static_cast<double>(f.device_time);
+  EXPECT_GT(idle, 0.5);
+  EXPECT_GT(Share(f, IdleCause::kHostCall), 0.95 * idle);
+  const Finding* finding = IdleFinding(a, IdleCause::kHostCall);
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->count, 1);
+  EXPECT_EQ(finding->because, std::vector<int>{upload});
+  EXPECT_NE(FindingTexts::Load("en").Render(t, *finding).find("upload"), std::string::npos);
+}
+
+// A loop that reads a result back every step (.item(): a small D2H copy and a stream sync)
+// and then does host work: after each sync the GPU has nothing queued.
+TEST(IdleTime, HostSyncsStarveTheGpu) {
+  ScenarioBuilder b("sync-starved");
+  Buffer loss = b.DeviceBuffer("loss", 4), host_loss = b.PageableBuffer("host_loss", 4);
+  Stream s = b.CreateStream("s1");
+  std::vector<int> syncs;
+  for (int step = 0; step < 10; ++step) {
+    for (int k = 0; k < 3; ++k) s.Launch("step" + std::to_string(step) + ".k" + std::to_string(k), Spin(Us(50)));
+    // The copy into pageable memory waits for the step's kernels (the sync then returns at once).
+    syncs.push_back(s.Copy("loss.item() " + std::to_string(step), host_loss, loss, 4));
+    syncs.push_back(s.Synchronize());
+    b.host().Work("python " + std::to_string(step), Us(30));
+  }
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  const Figures& f = a.figures;
+  double idle = static_cast<double>(f.gpu_idle) / static_cast<double>(f.device_time);
+  EXPECT_GT(idle, 0.15);
+  EXPECT_GT(Share(f, IdleCause::kHostSync), 0.8 * idle) << Summary(t, a, "en");
+  const Finding* finding = IdleFinding(a, IdleCause::kHostSync);
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->count, 9);  // after each sync but the last
+  ASSERT_FALSE(finding->because.empty());
+  EXPECT_NE(std::find(syncs.begin(), syncs.end(), finding->because.front()), syncs.end());
+  EXPECT_NE(Summary(t, a, "en").find("host syncs"), std::string::npos) << Summary(t, a, "en");
+}
+
+// A kernel that needs the upload: while only the copy engine works the SMs are idle, and the
+// gap is "waiting for a copy", naming the copy.
+TEST(IdleTime, KernelWaitingForACopy) {
+  ScenarioBuilder b("copy-wait");
+  Buffer h = b.PinnedBuffer("h", 64 << 20), d = b.DeviceBuffer("d", 64 << 20);
+  Stream s = b.CreateStream("s1");
+  s.Launch("first", Spin(Us(50)));
+  int upload = s.Copy("upload", d, h, 64 << 20);
+  s.Launch("second", Spin(Us(50)));
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  const Finding* finding = IdleFinding(a, IdleCause::kCopyWait);
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->because, std::vector<int>{upload});
+  EXPECT_GT(Share(a.figures, IdleCause::kCopyWait), 0.8);
+}
+
+// Back-to-back kernels on one stream: only the GPU's turnaround, a small share, info only.
+TEST(IdleTime, QueuedWorkLeavesOnlyTurnaround) {
+  ScenarioBuilder b("queued");
+  Stream s = b.CreateStream("s1");
+  for (int i = 0; i < 20; ++i) s.Launch("k" + std::to_string(i), Spin(Us(200)));
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  double idle = static_cast<double>(a.figures.gpu_idle) / static_cast<double>(a.figures.device_time);
+  EXPECT_LT(idle, 0.02);
+  for (const Finding& f : a.findings)
+    if (f.kind == FindingKind::kGpuIdle) {
+      EXPECT_EQ(f.idle, IdleCause::kTurnaround);
+      EXPECT_EQ(f.severity, Severity::kInfo);
+    }
+}
+
+}  // namespace
+}  // namespace streamlab
