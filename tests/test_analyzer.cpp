@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine/analysis/analyzer.h"
+#include "engine/analysis/finding_groups.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/scenario/scenario_builder.h"
 #include "engine/scenario/scenario_json.h"
@@ -314,6 +315,10 @@ TEST(Analyzer, EveryOpIsExplainedInBothLanguages) {
         EXPECT_EQ(text.find('{'), std::string::npos) << lang << ": " << text;
       }
       EXPECT_EQ(texts.RenderFigures(t, a.figures).find('{'), std::string::npos);
+      for (const FindingGroup& g : GroupFindings(t, a, true)) {
+        EXPECT_EQ(RenderGroupHeader(texts, g).find('{'), std::string::npos) << lang << ": " << g.pattern;
+        EXPECT_EQ(RenderGroupMore(texts, g).find('{'), std::string::npos);
+      }
     }
   }
 }

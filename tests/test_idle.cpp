@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/analysis/analyzer.h"
+#include "engine/analysis/finding_groups.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/scenario/scenario_builder.h"
 #include "tests/test_util.h"
@@ -133,6 +134,34 @@ TEST(IdleTime, QueuedWorkLeavesOnlyTurnaround) {
       EXPECT_EQ(f.idle, IdleCause::kTurnaround);
       EXPECT_EQ(f.severity, Severity::kInfo);
     }
+}
+
+// 200 launches: the start delays and host blocks fold into groups, largest first, and the
+// group's header counts them.
+TEST(IdleTime, LongRunsFoldIntoGroups) {
+  ScenarioBuilder b("many");
+  Stream s1 = b.CreateStream("s1"), s2 = b.CreateStream("s2");
+  Event e = b.CreateEvent("e");
+  for (int i = 0; i < 100; ++i) {
+    s1.Launch("a" + std::to_string(i), Spin(Us(40 + i)));
+    s1.Record(e);
+    s2.Wait(e);
+    s2.Launch("b" + std::to_string(i), Spin(Us(20)));
+  }
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  std::vector<FindingGroup> groups = GroupFindings(t, a, false);
+  const FindingGroup* waits = nullptr;
+  for (const FindingGroup& g : groups)
+    if (g.pattern.rfind("start_delay/event_wait/", 0) == 0) waits = &g;
+  ASSERT_NE(waits, nullptr);
+  EXPECT_GT(waits->members.size(), kGroupShown);
+  for (size_t i = 1; i < waits->members.size(); ++i)
+    EXPECT_GE(a.findings[waits->members[i - 1]].amount, a.findings[waits->members[i]].amount);
+  FindingTexts en = FindingTexts::Load("en");
+  std::string header = RenderGroupHeader(en, *waits);
+  EXPECT_NE(header.find(std::to_string(waits->members.size()) + " ops started late because of event wait"), std::string::npos) << header;
+  EXPECT_NE(RenderGroupMore(en, *waits).find(std::to_string(waits->members.size() - kGroupShown) + " more"), std::string::npos);
 }
 
 }  // namespace

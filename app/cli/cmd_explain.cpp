@@ -8,6 +8,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/run_target.h"
 #include "engine/analysis/analyzer.h"
+#include "engine/analysis/finding_groups.h"
 #include "engine/util/errors.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/classroom/lab_texts.h"
@@ -39,6 +40,12 @@ Trace TraceFor(const ExplainCommand& cmd) {
 
 Json IdsToJson(const std::vector<int>& ids) { return Json(ids); }
 
+Json IdleByCause(const Figures& fig) {
+  Json out = Json::object();
+  for (int c = 0; c < kIdleCauseCount; ++c) out[ToString(static_cast<IdleCause>(c))] = fig.idle_by_cause[c];
+  return out;
+}
+
 }  // namespace
 
 int CmdExplain(const ExplainCommand& cmd) {
@@ -62,7 +69,20 @@ int CmdExplain(const ExplainCommand& cmd) {
                           {"other", f.other},
                           {"amount_ns", f.amount},
                           {"text", texts.Render(trace, f)}});
+      if (f.kind == FindingKind::kGpuIdle) {
+        findings.back()["idle_cause"] = ToString(f.idle);
+        findings.back()["gaps"] = f.count;
+        findings.back()["share"] = f.fraction;
+      }
     }
+    Json groups = Json::array();
+    for (const FindingGroup& g : GroupFindings(trace, analysis, true))
+      groups.push_back({{"pattern", g.pattern},
+                        {"kind", ToString(g.kind)},
+                        {"severity", ToString(g.severity)},
+                        {"count", g.members.size()},
+                        {"total_ns", g.total},
+                        {"findings", IdsToJson(g.members)}});
     const Figures& fig = analysis.figures;
     Json overlaps = Json::array();
     for (const LaneOverlap& o : fig.overlaps)
@@ -72,6 +92,7 @@ int CmdExplain(const ExplainCommand& cmd) {
                       {"backend", trace.backend},
                       {"language", lang},
                       {"findings", findings},
+                      {"groups", groups},
                       {"figures",
                        {{"makespan_ns", fig.makespan},
                         {"gpu_busy_ns", fig.gpu_busy},
@@ -80,6 +101,9 @@ int CmdExplain(const ExplainCommand& cmd) {
                         {"host_blocked_ns", fig.host_blocked},
                         {"overlaps", overlaps},
                         {"critical_path", IdsToJson(fig.critical_path)},
+                        {"device_time_ns", fig.device_time},
+                        {"gpu_idle_ns", fig.gpu_idle},
+                        {"idle_by_cause", IdleByCause(fig)},
                         {"text", texts.RenderFigures(trace, fig)}}}}
                      .dump(1)
               << "\n";
@@ -89,12 +113,21 @@ int CmdExplain(const ExplainCommand& cmd) {
   std::cout << (trace.lab.empty() ? trace.scenario.name : trace.lab);
   if (!trace.variant.empty()) std::cout << " [" << trace.variant << "]";
   std::cout << "  (" << trace.backend << ": " << trace.device_name << ")\n";
-  for (const Finding& f : analysis.findings) {
-    if (f.severity == Severity::kInfo && !cmd.all && f.kind == FindingKind::kStartDelay &&
-        f.cause == Cause::kPrompt)
-      continue;  // launch latency only: shown with --all
-    std::cout << "[" << texts.Get(std::string("severity.") + ToString(f.severity)) << "] "
+  // One line per finding; a long group of alike findings as a header and its largest few
+  // (--all lists every finding, prompt starts included).
+  auto line = [&](const Finding& f, const char* indent) {
+    std::cout << indent << "[" << texts.Get(std::string("severity.") + ToString(f.severity)) << "] "
               << texts.Render(trace, f) << "\n";
+  };
+  for (const FindingGroup& g : GroupFindings(trace, analysis, cmd.all)) {
+    if (cmd.all || g.members.size() <= kGroupShown) {
+      for (int i : g.members) line(analysis.findings[i], "");
+      continue;
+    }
+    std::cout << "[" << texts.Get(std::string("severity.") + ToString(g.severity)) << "] "
+              << RenderGroupHeader(texts, g) << "\n";
+    for (size_t k = 0; k < kGroupShown; ++k) line(analysis.findings[g.members[k]], "    ");
+    std::cout << "    " << RenderGroupMore(texts, g) << "\n";
   }
   if (analysis.summarised_only) std::cout << texts.RenderSummarised(trace) << "\n";
   std::cout << texts.RenderFigures(trace, analysis.figures) << "\n";

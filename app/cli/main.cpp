@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   explain_cmd->add_option("--variant", explain.variant, "Lab variant");
   explain_cmd->add_option("--param", explain.params, "Lab parameter name=value (repeatable)");
   explain_cmd->add_flag("--json", explain.json, "Findings as JSON");
-  explain_cmd->add_flag("--all", explain.all, "Also list ops that started promptly");
+  explain_cmd->add_flag("--all", explain.all, "List every finding: ops that started promptly, and each member of a long group");
 
   std::string probe_out;
   RecordCommand record;

@@ -20,15 +20,6 @@
 namespace streamlab {
 namespace {
 
-ImVec4 SeverityColor(Severity s) {
-  switch (s) {
-    case Severity::kWarning: return ImVec4(1.0f, 0.62f, 0.25f, 1.0f);
-    case Severity::kNote: return ImVec4(0.55f, 0.78f, 1.0f, 1.0f);
-    case Severity::kInfo: return ImVec4(0.7f, 0.72f, 0.75f, 1.0f);
-  }
-  return ImVec4(1, 1, 1, 1);
-}
-
 void TextSection(const char* heading, const std::string& body, bool open) {
   if (body.empty()) return;
   if (ImGui::CollapsingHeader(heading, open ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
@@ -206,6 +197,7 @@ void GuiApp::Accept(Trace trace, Analysis analysis) {
 
 void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis) {
   analysis_ = analysis ? std::move(*analysis) : Analyze(trace);
+  finding_groups_ = GroupFindings(trace, analysis_, false);
   trace_ = std::move(trace);
   view_ = GanttViewState{};
   view_.show_sms = options_.show_sms;
@@ -222,6 +214,7 @@ void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis) {
 
 void GuiApp::ShowTraceUnanalysed(Trace trace) {
   analysis_ = Analysis{};
+  finding_groups_.clear();
   trace_ = std::move(trace);
   view_ = GanttViewState{};
 }
@@ -468,47 +461,6 @@ void GuiApp::DrawTimeline() {
     selected_finding_ = -1;
   }
   DrawFindings(findings_h);
-}
-
-void GuiApp::DrawFindings(float height) {
-  ImGui::BeginChild("findings", ImVec2(0, height), true);
-  ImGui::TextUnformatted(ui_("findings"));
-  ImGui::PushTextWrapPos(0);
-  if (analysis_.summarised_only) ImGui::TextDisabled("%s", texts_.RenderSummarised(*trace_).c_str());
-  ImGui::TextDisabled("%s", texts_.RenderFigures(*trace_, analysis_.figures).c_str());
-  // The selected span's findings first, then warnings, notes and information (prompt
-  // starts are not listed).
-  const Severity order[] = {Severity::kWarning, Severity::kNote, Severity::kInfo};
-  for (int pass = 0; pass < 4; ++pass) {
-    for (size_t i = 0; i < analysis_.findings.size(); ++i) {
-      const Finding& f = analysis_.findings[i];
-      if (f.kind == FindingKind::kStartDelay && f.cause == Cause::kPrompt) continue;
-      // During a replay, only what has happened by the cursor is explained.
-      if (view_.replay_until >= 0 && f.op >= 0 && trace_->ops[f.op].start > view_.replay_until) continue;
-      bool about_selected = view_.selected_op >= 0 && f.op == view_.selected_op;
-      if (pass == 0 ? !about_selected : (about_selected || f.severity != order[pass - 1])) continue;
-      ImGui::PushID(static_cast<int>(i));
-      ImGui::PushStyleColor(ImGuiCol_Text, SeverityColor(f.severity));
-      std::string tag = std::string("[") + texts_.Get(std::string("severity.") + ToString(f.severity)) + "]";
-      if (ImGui::Selectable(tag.c_str(), selected_finding_ == static_cast<int>(i), 0, ImGui::CalcTextSize(tag.c_str()))) {
-        selected_finding_ = static_cast<int>(i);
-        view_.highlight.clear();
-        std::vector<int> ops{f.op};
-        ops.insert(ops.end(), f.because.begin(), f.because.end());
-        if (f.other >= 0) ops.push_back(f.other);
-        for (int op : ops)
-          if (op >= 0) view_.highlight.insert(op);
-        view_.zoom_to.assign(view_.highlight.begin(), view_.highlight.end());
-        view_.selected_op = -1;
-      }
-      ImGui::PopStyleColor();
-      ImGui::SameLine();
-      ImGui::TextUnformatted(texts_.Render(*trace_, f).c_str());
-      ImGui::PopID();
-    }
-  }
-  ImGui::PopTextWrapPos();
-  ImGui::EndChild();
 }
 
 void GuiApp::DrawCode() {

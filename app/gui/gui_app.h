@@ -17,6 +17,7 @@
 #include "app/gui/run_worker.h"
 #include "app/gui/ui_text.h"
 #include "engine/analysis/analyzer.h"
+#include "engine/analysis/finding_groups.h"
 #include "engine/classroom/compare.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/classroom/lab_texts.h"
@@ -105,6 +106,7 @@ class GuiApp {
   void DrawRunControls();
   void DrawTimeline();
   void DrawFindings(float height);
+  void DrawFinding(int index);
   void DrawCode();
   std::string ResolveBackend();
 
@@ -129,6 +131,7 @@ class GuiApp {
 
   std::optional<Trace> trace_;
   Analysis analysis_;
+  std::vector<FindingGroup> finding_groups_;  // of analysis_, prompt starts left out
   GanttViewState view_;
   std::vector<SpanRect> layout_;
   std::string banner_;

@@ -51,6 +51,9 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
+      "group.start_delay", "group.host_block", "group.scope_too_wide", "group.overlap",
+      "group.wait_captured_nothing", "group.data_race", "group.pageable_async_copy",
+      "group.legacy_next_to_blocking", "group.wrong_result", "group.gpu_idle", "group.more",
       "idle.part.host_sync", "idle.part.host_call", "idle.part.host_work", "idle.part.launch_bound",
       "idle.part.other_device", "idle.part.module_load", "idle.part.turnaround", "idle.part.unknown"};
   return keys;

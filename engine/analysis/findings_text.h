@@ -21,11 +21,12 @@ class FindingTexts {
   // The note shown when an analysis only has figures (a very large run).
   std::string RenderSummarised(const Trace& trace) const;
   const std::string& Get(const std::string& key) const;
+  // The template `key` with its {vars} filled.
+  std::string Fill(const std::string& key, const std::map<std::string, std::string>& vars) const;
   // Every template key the renderer uses (tests check both languages have them all).
   static const std::vector<std::string>& Keys();
 
  private:
-  std::string Fill(const std::string& key, const std::map<std::string, std::string>& vars) const;
   std::string RenderBody(const Trace& trace, const Finding& finding) const;
   std::string RenderIdle(const Figures& figures) const;
   std::map<std::string, std::string> templates_;

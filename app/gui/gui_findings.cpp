@@ -1,0 +1,91 @@
+// The findings panel under the chart: the figures, then the findings about the selected
+// span, then the groups of findings by severity. A long group (more than three alike, as
+// in a recorded program of thousands of ops) shows its header and opens into its members,
+// largest first, drawn with a clipper so only the visible lines are rendered.
+#include <imgui.h>
+
+#include "app/gui/gui_app.h"
+
+namespace streamlab {
+namespace {
+
+ImVec4 SeverityColor(Severity s) {
+  switch (s) {
+    case Severity::kWarning: return ImVec4(1.0f, 0.62f, 0.25f, 1.0f);
+    case Severity::kNote: return ImVec4(0.55f, 0.78f, 1.0f, 1.0f);
+    case Severity::kInfo: return ImVec4(0.7f, 0.72f, 0.75f, 1.0f);
+  }
+  return ImVec4(1, 1, 1, 1);
+}
+
+}  // namespace
+
+// One finding: its severity tag (click: highlight and zoom to its ops) and its sentence.
+void GuiApp::DrawFinding(int i) {
+  const Finding& f = analysis_.findings[i];
+  ImGui::PushID(i);
+  ImGui::PushStyleColor(ImGuiCol_Text, SeverityColor(f.severity));
+  std::string tag = std::string("[") + texts_.Get(std::string("severity.") + ToString(f.severity)) + "]";
+  if (ImGui::Selectable(tag.c_str(), selected_finding_ == i, 0, ImGui::CalcTextSize(tag.c_str()))) {
+    selected_finding_ = i;
+    view_.highlight.clear();
+    std::vector<int> ops{f.op};
+    ops.insert(ops.end(), f.because.begin(), f.because.end());
+    if (f.other >= 0) ops.push_back(f.other);
+    for (int op : ops)
+      if (op >= 0) view_.highlight.insert(op);
+    view_.zoom_to.assign(view_.highlight.begin(), view_.highlight.end());
+    view_.selected_op = -1;
+  }
+  ImGui::PopStyleColor();
+  ImGui::SameLine();
+  ImGui::TextUnformatted(texts_.Render(*trace_, f).c_str());
+  ImGui::PopID();
+}
+
+void GuiApp::DrawFindings(float height) {
+  ImGui::BeginChild("findings", ImVec2(0, height), true);
+  ImGui::TextUnformatted(ui_("findings"));
+  ImGui::PushTextWrapPos(0);
+  if (analysis_.summarised_only) ImGui::TextDisabled("%s", texts_.RenderSummarised(*trace_).c_str());
+  ImGui::TextDisabled("%s", texts_.RenderFigures(*trace_, analysis_.figures).c_str());
+  // During a replay, only what has happened by the cursor is explained.
+  auto shown = [&](const Finding& f) {
+    return view_.replay_until < 0 || f.op < 0 || trace_->ops[f.op].start <= view_.replay_until;
+  };
+  if (view_.selected_op >= 0) {
+    for (size_t i = 0; i < analysis_.findings.size(); ++i) {
+      const Finding& f = analysis_.findings[i];
+      if (f.op == view_.selected_op && !(f.kind == FindingKind::kStartDelay && f.cause == Cause::kPrompt) && shown(f))
+        DrawFinding(static_cast<int>(i));
+    }
+  }
+  const Severity order[] = {Severity::kWarning, Severity::kNote, Severity::kInfo};
+  for (Severity severity : order) {
+    for (size_t g = 0; g < finding_groups_.size(); ++g) {
+      const FindingGroup& group = finding_groups_[g];
+      if (group.severity != severity) continue;
+      if (group.members.size() <= kGroupShown) {
+        for (int i : group.members)
+          if (analysis_.findings[i].op != view_.selected_op && shown(analysis_.findings[i])) DrawFinding(i);
+        continue;
+      }
+      ImGui::PushID(static_cast<int>(g) + 1000000);
+      ImGui::PushStyleColor(ImGuiCol_Text, SeverityColor(severity));
+      bool open = ImGui::TreeNode("group", "%s", RenderGroupHeader(texts_, group).c_str());
+      ImGui::PopStyleColor();
+      if (open) {
+        ImGuiListClipper clipper;
+        clipper.Begin(static_cast<int>(group.members.size()));
+        while (clipper.Step())
+          for (int k = clipper.DisplayStart; k < clipper.DisplayEnd; ++k) DrawFinding(group.members[k]);
+        ImGui::TreePop();
+      }
+      ImGui::PopID();
+    }
+  }
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+}
+
+}  // namespace streamlab

@@ -1,0 +1,60 @@
+// Grouping findings by pattern and the group's header sentences.
+#include "engine/analysis/finding_groups.h"
+
+#include <algorithm>
+#include <map>
+
+#include "engine/util/format.h"
+
+namespace streamlab {
+
+std::vector<FindingGroup> GroupFindings(const Trace& t, const Analysis& a, bool with_prompt) {
+  std::vector<FindingGroup> groups;
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < a.findings.size(); ++i) {
+    const Finding& f = a.findings[i];
+    if (!with_prompt && f.kind == FindingKind::kStartDelay && f.cause == Cause::kPrompt) continue;
+    std::string pattern = ToString(f.kind);
+    if (f.kind == FindingKind::kStartDelay) pattern += std::string("/") + ToString(f.cause);
+    if (f.kind == FindingKind::kHostBlock) pattern += std::string("/") + ToString(t.scenario.ops[f.op].kind);
+    if (f.kind == FindingKind::kGpuIdle) pattern += std::string("/") + ToString(f.idle);
+    // Severity is part of the pattern: a warning is never folded under an info header.
+    pattern += std::string("/") + ToString(f.severity);
+    auto [it, fresh] = index.emplace(pattern, groups.size());
+    if (fresh) {
+      FindingGroup g;
+      g.kind = f.kind;
+      g.severity = f.severity;
+      g.pattern = pattern;
+      groups.push_back(g);
+    }
+    FindingGroup& g = groups[it->second];
+    g.members.push_back(static_cast<int>(i));
+    g.total += f.amount;
+  }
+  // Largest first; a group short enough to list whole keeps the analyzer's order (op order).
+  for (FindingGroup& g : groups)
+    if (g.members.size() > kGroupShown)
+      std::stable_sort(g.members.begin(), g.members.end(),
+                       [&](int x, int y) { return a.findings[x].amount > a.findings[y].amount; });
+  return groups;
+}
+
+std::string RenderGroupHeader(const FindingTexts& texts, const FindingGroup& g) {
+  std::string key = std::string("group.") + ToString(g.kind);
+  // The pattern's middle part: the start delay's cause, or the host call's kind.
+  size_t slash = g.pattern.find('/');
+  std::string middle = g.pattern.substr(slash + 1, g.pattern.find('/', slash + 1) - slash - 1);
+  std::string cause = g.kind == FindingKind::kStartDelay ? texts.Get("cause." + middle) : "";
+  return texts.Fill(key, {{"n", std::to_string(g.members.size())},
+                          {"total", FormatDuration(g.total)},
+                          {"cause", cause},
+                          {"call", g.kind == FindingKind::kHostBlock ? middle : ""},
+                          {"shown", std::to_string(kGroupShown)}});
+}
+
+std::string RenderGroupMore(const FindingTexts& texts, const FindingGroup& g) {
+  return texts.Fill("group.more", {{"n", std::to_string(g.members.size() - std::min(g.members.size(), kGroupShown))}});
+}
+
+}  // namespace streamlab

@@ -1,0 +1,34 @@
+// Findings grouped by pattern, so a run of 100 000 ops reads as a few lines: one group per
+// kind of finding and cause (a start delay's cause, a host block's call kind), with its
+// members largest first, and a header sentence when a group is too long to list whole.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/analysis/analyzer.h"
+#include "engine/analysis/findings_text.h"
+
+namespace streamlab {
+
+struct FindingGroup {
+  FindingKind kind = FindingKind::kStartDelay;
+  Severity severity = Severity::kInfo;
+  std::string pattern;       // e.g. "start_delay/event_wait", "host_block/sync_device"
+  std::vector<int> members;  // indices into Analysis::findings, largest amount first
+  TimeNs total = 0;          // sum of the members' amounts
+};
+
+// Groups in order of their first finding. Prompt starts (launch latency only) are left out
+// unless `with_prompt`.
+std::vector<FindingGroup> GroupFindings(const Trace& trace, const Analysis& analysis, bool with_prompt);
+
+// A group of more than this many findings is shown as a header and its largest members.
+constexpr size_t kGroupShown = 3;
+
+// "12 ops started late because of an event wait, 3.40 ms in all; the three longest:".
+std::string RenderGroupHeader(const FindingTexts& texts, const FindingGroup& group);
+// "... and 9 more like these."
+std::string RenderGroupMore(const FindingTexts& texts, const FindingGroup& group);
+
+}  // namespace streamlab
