@@ -120,7 +120,7 @@ struct Analysis {
   Figures figures;
   // Runs larger than this are summarised (figures only), so a huge trace cannot stall a
   // view: explaining each op looks at the others, which grows with the square of the size.
-  static constexpr size_t kMaxExplainedOps = 40000;
+  static constexpr size_t kMaxExplainedOps = 250000;
   bool summarised_only = false;
 };
 
