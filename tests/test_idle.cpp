@@ -8,6 +8,7 @@
 #include "engine/analysis/finding_groups.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/scenario/scenario_builder.h"
+#include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 
 namespace streamlab {
@@ -162,6 +163,43 @@ TEST(IdleTime, LongRunsFoldIntoGroups) {
   std::string header = RenderGroupHeader(en, *waits);
   EXPECT_NE(header.find(std::to_string(waits->members.size()) + " ops started late because of event wait"), std::string::npos) << header;
   EXPECT_NE(RenderGroupMore(en, *waits).find(std::to_string(waits->members.size() - kGroupShown) + " more"), std::string::npos);
+}
+
+// Real runs on an H100 (examples/pytorch/, scripts/gpu_idle_examples.sh). The profiled loop
+// of item_every_step.py: GPU-bound steps, each ending in loss.item() and 1 ms of Python.
+TEST(IdleTime, ItemEveryStepOnTheRealGpuIsHostSyncs) {
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/kineto/item_every_step.json"));
+  Analysis a = Analyze(t);
+  double idle = static_cast<double>(a.figures.gpu_idle) / static_cast<double>(a.figures.device_time);
+  EXPECT_GT(idle, 0.15);
+  EXPECT_GT(Share(a.figures, IdleCause::kHostSync), 0.8 * idle) << Summary(t, a, "en");
+  const Finding* syncs = IdleFinding(a, IdleCause::kHostSync);
+  ASSERT_NE(syncs, nullptr);
+  EXPECT_GE(syncs->count, 19);
+  EXPECT_EQ(t.scenario.ops[syncs->because.front()].kind, OpKind::kSyncStream);
+}
+
+// The recording covers the whole program (startup included); its 20 .item() syncs are found.
+TEST(IdleTime, ItemEveryStepRecordingFindsEachSync) {
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/item_every_step.json"));
+  Analysis a = Analyze(t);
+  const Finding* syncs = IdleFinding(a, IdleCause::kHostSync);
+  ASSERT_NE(syncs, nullptr);
+  EXPECT_EQ(syncs->count, 20);
+  EXPECT_GT(syncs->amount, Ms(15));
+}
+
+// 200 in-place multiplies on 256 floats, torch.profiler around the loop: launch-bound.
+TEST(IdleTime, LaunchBoundOnTheRealGpu) {
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/kineto/launch_bound.json"));
+  Analysis a = Analyze(t);
+  double idle = static_cast<double>(a.figures.gpu_idle) / static_cast<double>(a.figures.device_time);
+  EXPECT_GT(idle, 0.8);
+  EXPECT_GT(Share(a.figures, IdleCause::kLaunchBound), 0.85 * idle) << Summary(t, a, "en");
+  const Finding* launches = IdleFinding(a, IdleCause::kLaunchBound);
+  ASSERT_NE(launches, nullptr);
+  EXPECT_GT(launches->each, Us(5));
+  EXPECT_LT(launches->each, Us(50));
 }
 
 }  // namespace

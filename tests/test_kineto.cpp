@@ -62,7 +62,7 @@ TEST(Kineto, EveryFixtureLoadsAsAKinetoTrace) {
     EXPECT_NO_THROW(Analyze(t)) << e.path();
     ++n;
   }
-  EXPECT_EQ(n, 9);
+  EXPECT_EQ(n, 10);
 }
 
 TEST(Kineto, EventChainRecordsAreInferredOnTheRightStreamsAndSaySo) {
