@@ -145,6 +145,26 @@ TEST(Analyzer, BusySmsOnTheRealGpu) {
   EXPECT_EQ(f.because, std::vector<int>{OpId(t, "big1")});
 }
 
+// A recorded program has no block records: two 8192x8192 GEMMs on two streams (H100,
+// examples/pytorch/default_plus_side_stream.py) ran back to back because each grid fills
+// every SM at its occupancy. The second is held by busy SMs, said to be an estimate.
+TEST(Analyzer, BusySmsFromOccupancyInARecording) {
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/default_plus_side_stream.json"));
+  Analysis a = Analyze(t);
+  int busy = 0;
+  for (const Finding& f : a.findings) {
+    if (f.kind != FindingKind::kStartDelay || f.cause != Cause::kSmsBusy) continue;
+    ++busy;
+    EXPECT_TRUE(f.estimated);
+    ASSERT_EQ(f.because.size(), 1u);
+    EXPECT_EQ(t.scenario.ops[f.because.front()].kernel.function, t.scenario.ops[f.op].kernel.function);
+    EXPECT_NE(t.scenario.ops[f.because.front()].stream, t.scenario.ops[f.op].stream);
+    EXPECT_GT(f.amount, Ms(10));
+    EXPECT_NE(FindingTexts::Load("en").Render(t, f).find("Estimated"), std::string::npos);
+  }
+  EXPECT_EQ(busy, 1);
+}
+
 TEST(Analyzer, CopyEngineBusyNamesTheCopy) {
   ScenarioBuilder b("engine");
   Buffer h1 = b.PinnedBuffer("h1", 32 << 20), h2 = b.PinnedBuffer("h2", 32 << 20);

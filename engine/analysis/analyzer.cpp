@@ -160,6 +160,7 @@ const char* ToString(Cause cause) {
     case Cause::kCopyEngineBusy: return "copy_engine_busy";
     case Cause::kHardwareQueue: return "hardware_queue";
     case Cause::kModuleLoad: return "module_load";
+    case Cause::kUnexplained: return "unexplained";
   }
   return "?";
 }

@@ -25,6 +25,7 @@ enum class Cause {
   kHardwareQueue,   // held in a hardware queue shared with another stream (false dependency)
   kModuleLoad,      // lazy loading: a first launch's module load waited for running work,
                     // and work submitted after it waited for the load
+  kUnexplained,     // started well after anything in the trace let it go (said as unknown)
 };
 
 // Why a device had nothing running (see analyzer_idle.cpp for how each is decided).
@@ -69,6 +70,9 @@ struct Finding {
   TimeNs amount = 0;              // delay, blocked time, overlap time, time saved
   TimeNs at = 0;                  // when the deciding cause released it
   double fraction = 0;            // overlap fraction; kGpuIdle: share of the device time
+  // kSmsBusy decided from the running kernels' grids and occupancy (a recorded program has
+  // no per-block records), not measured: the text says it is an estimate.
+  bool estimated = false;
   // kGpuIdle: the cause, how many gaps, the typical time per gap (for launch-bound runs:
   // the mean time from one launch to the next), the mean GPU time of the ops that ran out
   // before the gaps, and the length of each example gap (same order as `because`).

@@ -66,17 +66,25 @@ std::vector<int> CopiesDuring(const AnalysisContext& ctx, int copy, TimeNs from,
 }
 
 // Kernels (other than `self`) on self's device with blocks resident at time `at`, and the
-// share of the GPU's thread slots they held then. Without block records a kernel counts
-// as holding all its blocks for its whole span.
-std::vector<int> ResidentAt(const AnalysisContext& ctx, int self, TimeNs at, double* share) {
+// share of the GPU they held then. With block records: their resident blocks' threads
+// against the GPU's thread slots. Without (a recorded program's kernels): each kernel's grid
+// against SMs x its max active blocks per SM (occupancy), holding all its blocks for its
+// whole span, which makes the share an estimate (*estimated is set).
+std::vector<int> ResidentAt(const AnalysisContext& ctx, int self, TimeNs at, double* share, bool* estimated) {
   const int sm_count = ctx.t.sm_count > 0 ? ctx.t.sm_count : 132;
   const double capacity = static_cast<double>(sm_count) * 2048.0;
-  double threads = 0;
+  double held = 0;
   std::vector<int> ops;
   ctx.ForEachRunning(ctx.device_of(self), at, at + 1, [&](int k) {
     const Op& o = ctx.op(k);
     if (k == self || o.kind != OpKind::kKernel) return;
     const OpRecord& r = ctx.rec(k);
+    if (r.blocks.empty() && o.kernel.kind == KernelKind::kForeign && o.kernel.max_blocks_per_sm > 0) {
+      held += std::min(1.0, static_cast<double>(o.kernel.grid) / (static_cast<double>(sm_count) * o.kernel.max_blocks_per_sm));
+      *estimated = true;
+      ops.push_back(k);
+      return;
+    }
     int resident = 0;
     if (r.blocks.empty()) {
       resident = o.kernel.grid;
@@ -84,11 +92,11 @@ std::vector<int> ResidentAt(const AnalysisContext& ctx, int self, TimeNs at, dou
       for (const BlockRecord& b : r.blocks) resident += b.start <= at && b.end > at;
     }
     if (resident == 0) return;
-    threads += static_cast<double>(resident) * o.kernel.block;
+    held += static_cast<double>(resident) * o.kernel.block / capacity;
     ops.push_back(k);
   });
   std::sort(ops.begin(), ops.end(), [&](int a, int b) { return ctx.rec(a).end > ctx.rec(b).end; });
-  *share = std::min(1.0, threads / capacity);
+  *share = std::min(1.0, held);
   return ops;
 }
 
@@ -164,11 +172,18 @@ Finding Explain(const AnalysisContext& ctx, int x) {
   // other kernels while it waited). Sampled mid-wait: on an H200 the next kernel's blocks
   // start ~64 ns after the last ones leave, so "just before the start" can be empty.
   const Op& op = ctx.op(x);
+  bool estimated = false;
+  TimeNs queued = 0;
   if (op.kind == OpKind::kKernel || op.kind == OpKind::kMemset) {
-    TimeNs queued = QueuedTime(ctx.t, r);
+    queued = QueuedTime(ctx.t, r);
+    // A recorded kernel has no *ready* time: it was ready once ordering and submission let
+    // it go, so a late start from then on is time it may have queued for SMs.
+    // (A slow launch call - a module load inside it - lets it go only when it returns.)
+    TimeNs let_go = std::max(explained, std::min(r.ret, r.start));
+    if (ctx.s.recorded && r.ready >= r.start && r.start - let_go > ctx.slack) queued = r.start - let_go;
     double share = 0;
     std::vector<int> resident =
-        queued > 0 ? ResidentAt(ctx, x, r.start - queued / 2, &share) : std::vector<int>{};
+        queued > 0 ? ResidentAt(ctx, x, r.start - queued / 2, &share, &estimated) : std::vector<int>{};
     if (queued > 0 && share >= 0.5) candidates.push_back({Cause::kSmsBusy, r.start, resident, -1});
     // Ready late with nothing in the scenario to explain it: a shared hardware queue.
     TimeNs ready = queued > 0 ? r.ready : r.start;
@@ -195,7 +210,10 @@ Finding Explain(const AnalysisContext& ctx, int x) {
   f.at = decided->release;
   f.amount = r.start - r.submit;
   if (f.cause == Cause::kHostLate) f.amount = HostCallTime(ctx.rec(f.because.front()));
-  if (f.cause == Cause::kSmsBusy) f.amount = QueuedTime(ctx.t, r);
+  if (f.cause == Cause::kSmsBusy) {
+    f.amount = queued;
+    f.estimated = estimated;
+  }
   // A delay within the slack of its release is launch latency: say so, not "it waited".
   if (f.cause != Cause::kHostLate && f.cause != Cause::kSmsBusy && f.cause != Cause::kHardwareQueue &&
       f.cause != Cause::kCopyEngineBusy && f.cause != Cause::kModuleLoad &&
@@ -203,6 +221,9 @@ Finding Explain(const AnalysisContext& ctx, int x) {
     f.cause = Cause::kPrompt;
     f.because.clear();
     f.marker = -1;
+    // Far later than launch latency with nothing to show for it: say it is not known why.
+    // A launch call that itself took long (a module load inside it) is its own finding.
+    if (r.start - std::max(explained, std::min(r.ret, r.start)) > 2 * ctx.slack) f.cause = Cause::kUnexplained;
   }
   for (const Candidate& c : candidates) {
     if (&c == &*decided || c.ops.empty() || c.release <= r.submit + ctx.slack) continue;
@@ -212,6 +233,7 @@ Finding Explain(const AnalysisContext& ctx, int x) {
   }
   switch (f.cause) {
     case Cause::kPrompt:
+    case Cause::kUnexplained:
     case Cause::kStreamOrder: f.severity = Severity::kInfo; break;
     case Cause::kLegacyBarrier:
     case Cause::kModuleLoad:

@@ -39,7 +39,8 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "delay.prompt", "delay.stream_order", "delay.event_wait", "delay.wait_stream",
       "delay.legacy_waits_blocking", "delay.blocking_waits_legacy", "delay.host_late",
       "delay.sms_busy", "delay.copy_engine_busy", "delay.hardware_queue", "delay.also",
-      "delay.module_load", "delay.module_load_self", "cause.module_load",
+      "delay.module_load", "delay.module_load_self", "cause.module_load", "delay.unexplained",
+      "cause.unexplained", "sms_estimated",
       "cause.prompt", "cause.stream_order", "cause.event_wait", "cause.wait_stream",
       "cause.legacy_barrier", "cause.host_late", "cause.sms_busy", "cause.copy_engine_busy",
       "cause.hardware_queue", "host.sync_device", "host.sync_stream", "host.sync_event",
@@ -146,10 +147,11 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
         v["call"] = Name(s, f.because.front());
         v["blocked"] = FormatDuration(f.amount);
       }
-      v["queued"] = FormatDuration(QueuedTime(t, t.ops[f.op]));
+      v["queued"] = FormatDuration(f.cause == Cause::kSmsBusy ? f.amount : QueuedTime(t, t.ops[f.op]));
       v["connections"] = std::to_string(s.settings.max_connections);
       v["nstreams"] = std::to_string(s.streams.size());
       std::string text = Fill(key, v);
+      if (f.estimated) text += " " + Fill("sms_estimated", v);
       if (!f.also.empty()) {
         std::string list;
         for (size_t i = 0; i < f.also.size(); ++i)
