@@ -125,6 +125,7 @@ Analysis Analyze(const Trace& trace) {
   ExplainStartDelays(ctx, a.findings);
   ExplainHostBlocks(ctx, a.findings);
   DetectMisconceptions(ctx, a.findings);
+  DetectPyTorchPatterns(ctx, a.findings);
   a.figures = ComputeFigures(ctx, a.findings);
   ExplainIdleTime(ctx, a.findings, a.figures);
   // Streams that ran side by side, as findings, so views can point at them.
@@ -177,6 +178,8 @@ const char* ToString(FindingKind kind) {
     case FindingKind::kLegacyNextToBlocking: return "legacy_next_to_blocking";
     case FindingKind::kWrongResult: return "wrong_result";
     case FindingKind::kGpuIdle: return "gpu_idle";
+    case FindingKind::kMallocMidRun: return "malloc_mid_run";
+    case FindingKind::kHiddenSync: return "hidden_sync";
   }
   return "?";
 }

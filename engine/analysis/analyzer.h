@@ -53,6 +53,8 @@ enum class FindingKind {
   kLegacyNextToBlocking,  // legacy default stream work serialised blocking streams
   kWrongResult,           // a checked buffer does not hold what program order gives
   kGpuIdle,               // GPU idle time with one cause, summed over the run
+  kMallocMidRun,          // cudaMalloc between GPU work: a caching allocator growing
+  kHiddenSync,            // a small device-to-host read the host waited for (.item())
 };
 
 enum class Severity { kInfo, kNote, kWarning };

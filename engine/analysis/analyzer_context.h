@@ -61,6 +61,7 @@ bool IsCopy(const Op& op);
 void ExplainStartDelays(const AnalysisContext& ctx, std::vector<Finding>& out);
 void ExplainHostBlocks(const AnalysisContext& ctx, std::vector<Finding>& out);
 void DetectMisconceptions(const AnalysisContext& ctx, std::vector<Finding>& out);
+void DetectPyTorchPatterns(const AnalysisContext& ctx, std::vector<Finding>& out);
 Figures ComputeFigures(const AnalysisContext& ctx, const std::vector<Finding>& findings);
 // Fills fig's idle figures and adds one kGpuIdle finding per cause (after the start delays).
 void ExplainIdleTime(const AnalysisContext& ctx, std::vector<Finding>& findings, Figures& fig);

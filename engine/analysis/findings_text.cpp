@@ -55,6 +55,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "group.start_delay", "group.host_block", "group.scope_too_wide", "group.overlap",
       "group.wait_captured_nothing", "group.data_race", "group.pageable_async_copy",
       "group.legacy_next_to_blocking", "group.wrong_result", "group.gpu_idle", "group.more",
+      "malloc_mid_run", "hidden_sync", "group.malloc_mid_run", "group.hidden_sync",
       "idle.part.host_sync", "idle.part.host_call", "idle.part.host_work", "idle.part.launch_bound",
       "idle.part.other_device", "idle.part.module_load", "idle.part.turnaround", "idle.part.unknown"};
   return keys;
@@ -258,6 +259,14 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
       v["list"] = list.empty() ? "-" : list;
       return Fill(std::string("idle.") + ToString(f.idle), v);
     }
+    case FindingKind::kMallocMidRun:
+      v["blocked"] = FormatDuration(f.amount);
+      v["n"] = std::to_string(f.count);
+      return Fill("malloc_mid_run", v);
+    case FindingKind::kHiddenSync:
+      v["blocked"] = FormatDuration(f.amount);
+      v["bytes"] = FormatBytes(s.ops[f.op].bytes);
+      return Fill("hidden_sync", v);
     case FindingKind::kWrongResult: {
       const BufferCheck& c = t.checks[f.marker];
       v["buffer"] = c.buffer;

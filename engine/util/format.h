@@ -1,6 +1,7 @@
 // Human-readable durations with units that adapt (ns / us / ms / s), shared by all views.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "engine/util/time.h"
@@ -12,5 +13,7 @@ std::string FormatDuration(TimeNs ns);
 // Same, to a fixed precision in microseconds, e.g. "1007.2 us" (for tables and checks).
 std::string FormatMicros(TimeNs ns);
 std::string FormatPercent(double fraction);
+// "4 B", "16 KB", "64 MB" (powers of 1024, rounded down to a whole number).
+std::string FormatBytes(uint64_t bytes);
 
 }  // namespace streamlab
