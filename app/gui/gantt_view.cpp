@@ -180,6 +180,38 @@ std::string TranslateFlags(const UiText& ui, const std::string& flags) {
 
 std::pair<TimeNs, TimeNs> GanttExtent(const Trace& trace) { return {TraceBegin(trace), TraceEnd(trace)}; }
 
+namespace {
+
+// Each device's idle intervals (no kernel running) as a band behind its stream lanes, tinted
+// by cause; returns the gap under the mouse, if any. Gaps under a pixel wide are skipped.
+const IdleGap* DrawIdleBands(ImDrawList* dl, const Geometry& g, const Figures& fig, const std::vector<Lane>& lanes,
+                             TimeNs cutoff, bool hovered) {
+  static const ImU32 kIdleColor[kIdleCauseCount] = {
+      IM_COL32(230, 90, 90, 45),   IM_COL32(230, 150, 60, 45),  IM_COL32(200, 200, 90, 40),
+      IM_COL32(120, 200, 120, 45), IM_COL32(90, 170, 230, 45),  IM_COL32(160, 120, 230, 45),
+      IM_COL32(200, 120, 200, 45), IM_COL32(150, 150, 150, 30), IM_COL32(120, 120, 120, 40)};
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const IdleGap* under = nullptr;
+  for (const IdleGap& gap : fig.idle_gaps) {
+    if (gap.to < g.begin || gap.from > g.end || gap.from > cutoff) continue;
+    float x0 = g.X(gap.from), x1 = g.X(std::min(gap.to, cutoff));
+    if (x1 - x0 < 1.0f) continue;
+    int first = -1, last = -1;
+    for (size_t i = 0; i < lanes.size(); ++i)
+      if (lanes[i].kind == LaneKind::kStream && lanes[i].device == gap.device) {
+        if (first < 0) first = static_cast<int>(i);
+        last = static_cast<int>(i);
+      }
+    if (first < 0) continue;
+    ImVec2 a(x0, g.LaneY(first)), b(x1, g.LaneY(last + 1));
+    dl->AddRectFilled(a, b, kIdleColor[static_cast<int>(gap.cause)]);
+    if (hovered && mouse.x >= a.x && mouse.x <= b.x && mouse.y >= a.y && mouse.y <= b.y) under = &gap;
+  }
+  return under;
+}
+
+}  // namespace
+
 int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vector<SpanRect>* layout) {
   const Trace& t = *in.trace;
   const Scenario& s = t.scenario;
@@ -268,6 +300,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
 
   std::vector<SpanRect> drawn;
   const TimeNs slack = ExplainSlack(t);
+  const IdleGap* idle_under = view.show_idle ? DrawIdleBands(dl, g, analysis.figures, lanes, cutoff, hovered) : nullptr;
 
   // [SECTION] lanes ------------------------------------------------------------------------
   for (size_t lane = 0; lane < lanes.size(); ++lane) {
@@ -466,6 +499,15 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
     for (const SpanRect& r : drawn)
       if (io.MousePos.x >= r.x0 - 1 && io.MousePos.x <= r.x1 + 1 && io.MousePos.y >= r.y0 && io.MousePos.y <= r.y1) under = &r;
   if (under && ImGui::IsItemClicked(ImGuiMouseButton_Left)) clicked = under->op;
+  if (!under && idle_under) {
+    ImGui::BeginTooltip();
+    ImGui::Text("%s", in.texts->Fill(std::string("idle.part.") + ToString(idle_under->cause),
+                                     {{"share", FormatDuration(idle_under->to - idle_under->from)},
+                                      {"each", FormatDuration(analysis.figures.launch_interval)}})
+                          .c_str());
+    if (idle_under->call >= 0) ImGui::Text("%s", DisplayName(s, idle_under->call).c_str());
+    ImGui::EndTooltip();
+  }
   if (under) {
     const OpRecord& r = t.ops[under->op];
     ImGui::BeginTooltip();

@@ -38,6 +38,7 @@ struct GanttViewState {
   std::set<int> highlight;  // ops a finding points at
   bool show_sms = false;
   bool show_arrows = true;
+  bool show_idle = true;  // shade the intervals a GPU ran no kernel, by cause
   bool measuring = false;
   TimeNs measure_from = 0;
   TimeNs measure_to = 0;

@@ -440,6 +440,8 @@ void GuiApp::DrawTimeline() {
   ImGui::SameLine();
   ImGui::Checkbox(ui_("show_arrows"), &view_.show_arrows);
   ImGui::SameLine();
+  ImGui::Checkbox(ui_("show_idle"), &view_.show_idle);
+  ImGui::SameLine();
   DrawReplayControls();
   if (!presenting_) {
     ImGui::SameLine();
