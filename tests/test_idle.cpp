@@ -8,6 +8,7 @@
 #include "engine/analysis/finding_groups.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/scenario/scenario_builder.h"
+#include "engine/scenario/scenario_json.h"
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 
@@ -163,6 +164,69 @@ TEST(IdleTime, LongRunsFoldIntoGroups) {
   std::string header = RenderGroupHeader(en, *waits);
   EXPECT_NE(header.find(std::to_string(waits->members.size()) + " ops started late because of event wait"), std::string::npos) << header;
   EXPECT_NE(RenderGroupMore(en, *waits).find(std::to_string(waits->members.size() - kGroupShown) + " more"), std::string::npos);
+}
+
+// The host computes for 500 us between two kernels with nothing queued: its own work.
+TEST(IdleTime, HostWorkBetweenKernels) {
+  ScenarioBuilder b("host-work");
+  Stream s = b.CreateStream("s1");
+  s.Launch("k1", Spin(Us(100)));
+  int work = b.host().Work("preprocess", Us(500));
+  s.Launch("k2", Spin(Us(100)));
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  const Finding* f = IdleFinding(a, IdleCause::kHostWork);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->because, std::vector<int>{work});
+  EXPECT_GT(Share(a.figures, IdleCause::kHostWork), 0.5);
+}
+
+// Lazy loading without a warm-up: a first launch waits for running work, then its module
+// loads while the GPU runs nothing.
+TEST(IdleTime, ModuleLoadOnFirstLaunch) {
+  Trace t = Simulate(LoadScenarioFile(testing::SourcePath("scenarios/gpu-facts/lazy-loading-lazy.json")));
+  Analysis a = Analyze(t);
+  const Finding* f = IdleFinding(a, IdleCause::kModuleLoad);
+  ASSERT_NE(f, nullptr) << Summary(t, a, "en");
+  EXPECT_GT(a.figures.idle_by_cause[static_cast<int>(IdleCause::kModuleLoad)], 0);
+}
+
+// GPU 1 has run its first kernel and waits for an event recorded after GPU 0's kernel.
+TEST(IdleTime, WaitingForAnotherGpu) {
+  ScenarioBuilder b("two-gpus", 2);
+  Stream s0 = b.CreateStream("s0"), s1 = b.CreateStream("s1", {.device = 1});
+  Event done = b.CreateEvent("done", 0);
+  int producer = s0.Launch("producer", Spin(Us(800)));
+  s0.Record(done);
+  s1.Launch("warm", Spin(Us(100)));
+  s1.Wait(done);
+  s1.Launch("consumer", Spin(Us(100)));
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  const Finding* f = IdleFinding(a, IdleCause::kOtherDevice);
+  ASSERT_NE(f, nullptr) << Summary(t, a, "en");
+  EXPECT_EQ(f->because, std::vector<int>{producer});
+  EXPECT_EQ(f->marker, 1);  // the device that waited
+}
+
+// A queued kernel that started 500 us late with nothing in the trace to hold it (a trace
+// edited to say so; the simulator always has a reason): unknown, said as unknown.
+TEST(IdleTime, NothingToExplainIsUnknown) {
+  ScenarioBuilder b("unknown");
+  Stream s = b.CreateStream("s1");
+  s.Launch("k1", Spin(Us(100)));
+  int late = s.Launch("k2", Spin(Us(100)));
+  Trace t = Simulate(b.Build());
+  OpRecord& r = t.ops[late];
+  r.ready += Us(500);
+  r.start += Us(500);
+  r.end += Us(500);
+  r.blocks.clear();
+  Analysis a = Analyze(t);
+  const Finding* f = IdleFinding(a, IdleCause::kUnknown);
+  ASSERT_NE(f, nullptr) << Summary(t, a, "en");
+  EXPECT_EQ(f->because, std::vector<int>{late});
+  EXPECT_NE(FindingTexts::Load("en").Render(t, *f).find("does not explain"), std::string::npos);
 }
 
 // Real runs on an H100 (examples/pytorch/, scripts/gpu_idle_examples.sh). The profiled loop
