@@ -83,14 +83,50 @@ bool IsWork(const Op& op) {
          op.kind == OpKind::kPeerCopy;
 }
 
+// The first position at or after `from` whose value is not below `value`, searched by
+// doubling steps from `from`: the answer is usually a few spans away, and a plain binary
+// search over the rest of a lane of a million spans would touch memory all over it, which
+// made a frame's cost grow with the trace.
+size_t GallopLowerBound(const std::vector<TimeNs>& v, size_t from, TimeNs value) {
+  size_t lo = from, step = 1, hi = from;
+  while (hi < v.size() && v[hi] < value) {
+    lo = hi + 1;
+    hi = from + step;
+    step *= 2;
+  }
+  hi = std::min(hi, v.size());
+  return static_cast<size_t>(std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(std::min(lo, hi)),
+                                              v.begin() + static_cast<std::ptrdiff_t>(hi), value) - v.begin());
+}
+
+// The start delays worth drawing (not prompt starts) of `analysis`, by start time.
+void IndexDelays(GanttIndex& x, const Trace& t, const Analysis& analysis) {
+  if (x.analysis == &analysis && x.findings == analysis.findings.size()) return;
+  x.analysis = &analysis;
+  x.findings = analysis.findings.size();
+  x.delays.clear();
+  x.delay_starts.clear();
+  for (size_t i = 0; i < analysis.findings.size(); ++i) {
+    const Finding& f = analysis.findings[i];
+    if (f.kind == FindingKind::kStartDelay && f.cause != Cause::kPrompt) x.delays.push_back(static_cast<int>(i));
+  }
+  auto start = [&](int i) { return t.ops[analysis.findings[i].op].start; };
+  std::stable_sort(x.delays.begin(), x.delays.end(), [&](int a, int b) { return start(a) < start(b); });
+  for (int i : x.delays) x.delay_starts.push_back(start(i));
+}
+
+}  // namespace
+
 // Builds (once per trace) the per-lane op lists the chart walks every frame.
-const GanttIndex& Index(GanttViewState& view, const Trace& t, const std::vector<Lane>& lanes) {
+const GanttIndex& GanttIndexOf(GanttViewState& view, const Trace& t) {
   GanttIndex& x = view.index;
   if (x.trace == &t && x.ops == t.ops.size()) return x;
   x = GanttIndex{};
   x.trace = &t;
   x.ops = t.ops.size();
   const Scenario& s = t.scenario;
+  x.lanes = LanesOf(s);
+  const std::vector<Lane>& lanes = x.lanes;
   x.lane_ops.resize(lanes.size());
   std::vector<int> lane_of_stream(s.streams.size(), 0);
   for (size_t l = 0; l < lanes.size(); ++l)
@@ -134,10 +170,8 @@ const GanttIndex& Index(GanttViewState& view, const Trace& t, const std::vector<
   return x;
 }
 
-}  // namespace
-
-float GanttContentHeight(const Trace& t, const GanttViewState& view, float scale) {
-  float lanes = static_cast<float>(LanesOf(t.scenario).size()) + (view.show_sms ? 6.0f : 0.0f);
+float GanttContentHeight(const Trace& t, GanttViewState& view, float scale) {
+  float lanes = static_cast<float>(GanttIndexOf(view, t).lanes.size()) + (view.show_sms ? 6.0f : 0.0f);
   float sm_rows = view.show_sms ? static_cast<float>(std::max(t.sm_count, 132)) * 3.0f * scale + 24 : 0.0f;
   return 24.0f * scale + lanes * 26.0f * scale + sm_rows + 8;
 }
@@ -180,6 +214,11 @@ std::string TranslateFlags(const UiText& ui, const std::string& flags) {
 
 std::pair<TimeNs, TimeNs> GanttExtent(const Trace& trace) { return {TraceBegin(trace), TraceEnd(trace)}; }
 
+std::pair<TimeNs, TimeNs> GanttExtent(GanttViewState& view, const Trace& trace) {
+  const GanttIndex& index = GanttIndexOf(view, trace);
+  return {index.begin, index.end};
+}
+
 namespace {
 
 // Each device's idle intervals (no kernel running) as a band behind its stream lanes, tinted
@@ -220,8 +259,10 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   const TimeNs cutoff = view.replay_until >= 0 ? view.replay_until : std::numeric_limits<TimeNs>::max();
   const Analysis& analysis = *in.analysis;
   const UiText& ui = *in.ui;
-  std::vector<Lane> lanes = LanesOf(s);
-  const GanttIndex& index = Index(view, t, lanes);
+  GanttIndex& index = view.index;
+  GanttIndexOf(view, t);
+  IndexDelays(index, t, *in.analysis);
+  const std::vector<Lane>& lanes = index.lanes;
   TimeNs trace_begin = index.begin, trace_end = index.end;
 
   // Fit requests (whole trace, or the ops a finding names).
@@ -332,7 +373,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
       if (x1 - x0 < 3.0f) {
         // Level of detail: everything that starts within the next 3 px becomes one "N ops"
         // block. Only the last op of such a run can be wide (the others end before it).
-        size_t j = std::lower_bound(starts.begin() + i, starts.end(), g.T(x0 + 3.0f)) - starts.begin();
+        size_t j = GallopLowerBound(starts, i, g.T(x0 + 3.0f));
         if (j > i + 1 && g.X(ends[j - 1]) - g.X(starts[j - 1]) >= 3.0f) --j;
         j = std::max(j, i + 1);
         float mx1 = std::max(g.X(ends[j - 1]), x0 + 1.0f);
@@ -408,8 +449,11 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
       dl->AddCircleFilled(b, 2.5f, kMarker);
     }
   }
-  for (const Finding& f : analysis.findings) {
-    if (f.kind != FindingKind::kStartDelay || f.cause == Cause::kPrompt) continue;
+  // Only the delays whose op starts in view: a frame's cost must not grow with the trace.
+  auto first_delay = std::lower_bound(index.delay_starts.begin(), index.delay_starts.end(), g.begin);
+  for (size_t d = static_cast<size_t>(first_delay - index.delay_starts.begin());
+       d < index.delays.size() && index.delay_starts[d] <= g.end; ++d) {
+    const Finding& f = analysis.findings[index.delays[d]];
     const OpRecord& r = t.ops[f.op];
     if (r.start > cutoff) continue;
     int lane = lane_of(f.op);

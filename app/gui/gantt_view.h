@@ -23,12 +23,19 @@ class UiText;
 struct GanttIndex {
   const Trace* trace = nullptr;
   size_t ops = 0;
+  std::vector<Lane> lanes;
   std::vector<std::vector<int>> lane_ops;
   std::vector<std::vector<TimeNs>> lane_starts, lane_ends;
   std::vector<TimeNs> gap_from;  // per op: previous work's end on its lane (or its submit)
   std::vector<int> syncs;        // host sync calls (drawn as lines where the host resumed)
   std::vector<std::pair<int, int>> record_to_wait;  // event / wait_stream edges: (from, to)
   TimeNs begin = 0, end = 1;     // the trace's extent
+  // Of the analysis drawn with it: the start delays worth a label (not prompt starts), by
+  // start time, so a frame looks only at those in view.
+  const Analysis* analysis = nullptr;
+  size_t findings = 0;
+  std::vector<int> delays;
+  std::vector<TimeNs> delay_starts;
 };
 
 struct GanttViewState {
@@ -72,11 +79,17 @@ struct GanttInputs {
 // frame (or -1). Fills `layout` when it is not null.
 int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vector<SpanRect>* layout);
 
-// The height the chart needs to show every lane at its smallest row height.
-float GanttContentHeight(const Trace& trace, const GanttViewState& view, float scale);
+// The chart's per-trace index, built on first use and kept in the view state (a frame
+// then costs about the number of pixels, not the number of spans).
+const GanttIndex& GanttIndexOf(GanttViewState& view, const Trace& trace);
 
-// The time span the chart shows for a trace (host calls and GPU work), for a shared axis.
+// The height the chart needs to show every lane at its smallest row height.
+float GanttContentHeight(const Trace& trace, GanttViewState& view, float scale);
+
+// The time span the chart shows for a trace (host calls and GPU work), for a shared axis;
+// the second form reads it from the view's index.
 std::pair<TimeNs, TimeNs> GanttExtent(const Trace& trace);
+std::pair<TimeNs, TimeNs> GanttExtent(GanttViewState& view, const Trace& trace);
 
 // The colour the chart gives an op (by kind; copies by direction).
 ImU32 OpColor(const Scenario& scenario, int op);

@@ -452,7 +452,7 @@ void GuiApp::DrawTimeline() {
   // Many lanes scroll vertically inside the chart's own region; the wheel zooms.
   ImVec2 chart(visible.x - ImGui::GetStyle().ScrollbarSize, std::max(visible.y, GanttContentHeight(*trace_, view_, 1.0f)));
   ImGui::BeginChild("chart", visible, false, ImGuiWindowFlags_NoScrollWithMouse);
-  auto [begin, end] = GanttExtent(*trace_);
+  auto [begin, end] = GanttExtent(view_, *trace_);
   view_.replay_until = replay_pos_ < 1.0 ? begin + static_cast<TimeNs>(replay_pos_ * static_cast<double>(end - begin)) : -1;
   GanttInputs in{&*trace_, &analysis_, &texts_, &ui_, presenting_ ? 1.4f : 1.0f, !options_.headless, presenting_};
   int clicked = DrawGantt(in, view_, chart, &layout_);

@@ -1,7 +1,9 @@
 // streamlab: the desktop app. Also a headless renderer for tests and docs:
 //   streamlab --lab ID [--variant V] [--backend sim] [--lang zh|en] --screenshot out.png [--size WxH]
 //   streamlab --open trace.json          (a trace captured elsewhere, e.g. on a GPU server)
-//   streamlab --bench-spans N [--size WxH] (CPU frame time with an N-span trace)
+//   streamlab --bench-spans N[,M...] [--size WxH] [--bench-max-ratio R]
+//            (CPU frame time with an N-span trace, then M...; with R, exit 1 when the last
+//            one's frame time exceeds R times the first's: a ratio measured in one run)
 //   classroom: --compare VARIANT|cuda  --present  --replay-at F  --predict [--predict-order a,b,c]
 //              --sandbox-script FILE  --chart-only (the chart alone, for slides)
 // Exit 77 when no display can be opened (tests mark that as skipped).
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "app/gui/bench_trace.h"
 #include "app/gui/gui_app.h"
@@ -28,13 +31,14 @@ struct Args {
   streamlab::GuiOptions options;
   std::string screenshot;
   int width = 1400, height = 860;
-  long bench_spans = 0;
+  std::vector<long> bench_spans;  // span counts to measure, in order
+  double bench_max_ratio = 0;
 };
 
 [[noreturn]] void Usage(const std::string& problem) {
   std::fprintf(stderr, "streamlab: %s\nusage: streamlab [--lab ID] [--variant V] [--param k=v] [--backend auto|sim|cuda]\n"
                        "                 [--lang en|zh] [--open trace.json] [--record COMMAND] [--screenshot out.png] [--size WxH]\n"
-                       "                 [--show-sms] [--bench-spans N] [--compare VARIANT|cuda] [--present]\n"
+                       "                 [--show-sms] [--bench-spans N[,M...]] [--bench-max-ratio R] [--compare VARIANT|cuda] [--present]\n"
                        "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--sandbox-script FILE]\n"
                        "                 [--chart-only]\n",
                problem.c_str());
@@ -76,7 +80,16 @@ Args Parse(int argc, char** argv) {
       a.options.replay_at = std::atof(value().c_str());
       if (a.options.replay_at < 0 || a.options.replay_at > 1) Usage("--replay-at expects a fraction 0..1");
     }
-    else if (k == "--bench-spans") a.bench_spans = std::atol(value().c_str());
+    else if (k == "--bench-spans") {
+      std::string list = value();
+      for (size_t at = 0; at < list.size();) {
+        size_t comma = list.find(',', at);
+        long n = std::atol(list.substr(at, comma - at).c_str());
+        if (n <= 0 || n > 5'000'000) Usage("--bench-spans takes counts from 1 to 5000000, comma-separated");
+        a.bench_spans.push_back(n);
+        at = comma == std::string::npos ? list.size() : comma + 1;
+      }
+    } else if (k == "--bench-max-ratio") a.bench_max_ratio = std::atof(value().c_str());
     else if (k == "--param") {
       std::string kv = value();
       size_t eq = kv.find('=');
@@ -115,7 +128,7 @@ Args Parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace streamlab;
   Args args = Parse(argc, argv);
-  args.options.headless = !args.screenshot.empty() || args.bench_spans > 0;
+  args.options.headless = !args.screenshot.empty() || !args.bench_spans.empty();
   glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "streamlab: GLFW error %d: %s\n", code, text); });
   if (!glfwInit()) {
     std::fprintf(stderr, "streamlab: no display could be opened (set DISPLAY, or use xvfb-run)\n");
@@ -124,7 +137,7 @@ int main(int argc, char** argv) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_RESIZABLE, args.screenshot.empty() && args.bench_spans == 0);
+  glfwWindowHint(GLFW_RESIZABLE, args.screenshot.empty() && args.bench_spans.empty());
   GLFWwindow* window = glfwCreateWindow(args.width, args.height, "StreamLab", nullptr, nullptr);
   if (!window) {
     std::fprintf(stderr, "streamlab: cannot create an OpenGL 3.3 window\n");
@@ -132,14 +145,14 @@ int main(int argc, char** argv) {
     return 77;
   }
   glfwMakeContextCurrent(window);
-  glfwSwapInterval(args.screenshot.empty() && args.bench_spans == 0 ? 1 : 0);
+  glfwSwapInterval(args.screenshot.empty() && args.bench_spans.empty() ? 1 : 0);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::StyleColorsDark();
   ProgressStore store;
   static std::string ini_path = store.LayoutFile();
-  ImGui::GetIO().IniFilename = args.screenshot.empty() && args.bench_spans == 0 ? ini_path.c_str() : nullptr;
+  ImGui::GetIO().IniFilename = args.screenshot.empty() && args.bench_spans.empty() ? ini_path.c_str() : nullptr;
   FontSetup fonts = LoadFonts(18.0f);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330");
@@ -147,7 +160,9 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   {
     GuiApp app(args.options, fonts);
-    if (args.bench_spans > 0) app.ShowTraceUnanalysed(MakeBenchTrace(args.bench_spans));
+    size_t bench_run = 0;
+    std::vector<double> bench_ms;
+    if (!args.bench_spans.empty()) app.ShowTraceUnanalysed(MakeBenchTrace(args.bench_spans[0]));
     auto started = std::chrono::steady_clock::now();
     int settled_frames = 0, bench_frames = 0;
     double bench_cpu_ms = 0;
@@ -167,12 +182,24 @@ int main(int argc, char** argv) {
       glClear(GL_COLOR_BUFFER_BIT);
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-      if (args.bench_spans > 0) {
+      if (!args.bench_spans.empty()) {
         if (++bench_frames > 10) bench_cpu_ms += cpu_ms;  // skip warm-up frames
         if (bench_frames == 70) {
-          std::printf("bench: %ld spans at %dx%d: CPU frame time %.2f ms (mean of 60 frames)\n", args.bench_spans, w, h,
-                      bench_cpu_ms / 60);
-          break;
+          std::printf("bench: %ld spans at %dx%d: CPU frame time %.2f ms (mean of 60 frames)\n", args.bench_spans[bench_run],
+                      w, h, bench_cpu_ms / 60);
+          bench_ms.push_back(bench_cpu_ms / 60);
+          if (++bench_run == args.bench_spans.size()) {
+            double ratio = bench_ms.back() / bench_ms.front();
+            if (bench_ms.size() > 1) std::printf("bench: frame time ratio last/first %.2f\n", ratio);
+            if (args.bench_max_ratio > 0 && ratio > args.bench_max_ratio) {
+              std::printf("bench: FAIL: ratio %.2f is above %.2f\n", ratio, args.bench_max_ratio);
+              exit_code = 1;
+            }
+            break;
+          }
+          app.ShowTraceUnanalysed(MakeBenchTrace(args.bench_spans[bench_run]));
+          bench_frames = 0;
+          bench_cpu_ms = 0;
         }
       } else if (!args.screenshot.empty()) {
         settled_frames = app.Settled() ? settled_frames + 1 : 0;
