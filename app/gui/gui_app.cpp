@@ -331,8 +331,21 @@ void GuiApp::DrawSidebar(float) {
       open = ImGui::TreeNode((heading + "##week" + std::to_string(week)).c_str());
     }
     if (!open) continue;
-    std::string label = (progress_.Done(lab.id) ? "\xE2\x9C\x93 " : "   ") + lab_titles_[lab.id] + "##" + lab.id;
-    if (ImGui::Selectable(label.c_str(), mode_ == Mode::kLab && lab.id == lab_id_)) {
+    // The whole title, wrapped to the panel: a selectable as tall as the wrapped text, with
+    // the text drawn over it.
+    std::string title = (progress_.Done(lab.id) ? "\xE2\x9C\x93 " : "   ") + lab_titles_[lab.id];
+    float wrap = ImGui::GetContentRegionAvail().x;
+    ImVec2 at = ImGui::GetCursorPos();
+    float height = ImGui::CalcTextSize(title.c_str(), nullptr, false, wrap).y;
+    bool chosen = ImGui::Selectable(("##" + lab.id).c_str(), mode_ == Mode::kLab && lab.id == lab_id_, 0, ImVec2(0, height));
+    bool hovered = ImGui::IsItemHovered();
+    ImVec2 after = ImGui::GetCursorPos();
+    ImGui::SetCursorPos(at);
+    ImGui::PushTextWrapPos(at.x + wrap);
+    ImGui::TextUnformatted(title.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::SetCursorPos(after);
+    if (chosen) {
       mode_ = Mode::kLab;
       SelectLab(lab.id);
       trace_.reset();
@@ -341,7 +354,7 @@ void GuiApp::DrawSidebar(float) {
       banner_.clear();
       ResetPrediction();
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", lab.id.c_str());
+    if (hovered) ImGui::SetTooltip("%s", lab.id.c_str());
   }
   if (open) ImGui::TreePop();
   ImGui::Separator();

@@ -1,7 +1,7 @@
 // The findings panel under the chart: the figures, then the findings about the selected
 // span, then the groups of findings by severity. A long group (more than three alike, as
-// in a recorded program of thousands of ops) shows its header and opens into its members,
-// largest first, drawn with a clipper so only the visible lines are rendered.
+// in a recorded program of thousands of ops) shows its header and its three largest, and
+// opens into the rest, drawn with a clipper so only the visible lines are rendered.
 #include <imgui.h>
 
 #include "app/gui/gui_app.h"
@@ -70,17 +70,21 @@ void GuiApp::DrawFindings(float height) {
           if (analysis_.findings[i].op != view_.selected_op && shown(analysis_.findings[i])) DrawFinding(i);
         continue;
       }
+      // Like explain: the header, the largest three, and the rest behind "... and N more".
       ImGui::PushID(static_cast<int>(g) + 1000000);
       ImGui::PushStyleColor(ImGuiCol_Text, SeverityColor(severity));
-      bool open = ImGui::TreeNode("group", "%s", RenderGroupHeader(texts_, group).c_str());
+      ImGui::TextUnformatted(RenderGroupHeader(texts_, group).c_str());
       ImGui::PopStyleColor();
-      if (open) {
+      ImGui::Indent();
+      for (size_t k = 0; k < kGroupShown; ++k) DrawFinding(group.members[k]);
+      if (ImGui::TreeNode("more", "%s", RenderGroupMore(texts_, group).c_str())) {
         ImGuiListClipper clipper;
-        clipper.Begin(static_cast<int>(group.members.size()));
+        clipper.Begin(static_cast<int>(group.members.size() - kGroupShown));
         while (clipper.Step())
-          for (int k = clipper.DisplayStart; k < clipper.DisplayEnd; ++k) DrawFinding(group.members[k]);
+          for (int k = clipper.DisplayStart; k < clipper.DisplayEnd; ++k) DrawFinding(group.members[kGroupShown + k]);
         ImGui::TreePop();
       }
+      ImGui::Unindent();
       ImGui::PopID();
     }
   }

@@ -10,6 +10,15 @@
 #include "engine/trace/trace_query.h"
 
 namespace streamlab {
+namespace {
+// A number as a person writes it: 20, 0.5, 1e+06 (not 20.000000).
+std::string ShortNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+}  // namespace
+
 
 LabArgs ResolveLabArgs(const Lab& lab, const std::string& variant,
                        const std::map<std::string, double>& overrides) {
@@ -35,8 +44,8 @@ LabArgs ResolveLabArgs(const Lab& lab, const std::string& variant,
                        (list.empty() ? "none" : list) + ")");
     }
     if (!(value >= param->min && value <= param->max))
-      throw InputError("parameter " + name + " must be in " + std::to_string(param->min) + ".." +
-                       std::to_string(param->max));
+      throw InputError("parameter " + name + " must be in " + ShortNumber(param->min) + ".." + ShortNumber(param->max) +
+                       " (got " + ShortNumber(value) + ")");
     args.params[name] = value;
   }
   return args;
