@@ -3,10 +3,14 @@
 // host sync, host work) repeated until the scenario has N ops. It is run on the simulator,
 // then analysed, grouped and rendered. Prints the times and the ratio analysis / simulation,
 // the measure that stays put on a noisy machine; exits 1 if a limit given is exceeded.
-//   analyze_scale [--ops N] [--max-seconds S] [--max-ratio R]
+//   analyze_scale [--ops N] [--max-seconds S] [--max-ratio R] [--out trace.json] [--no-sync]
+// (--out saves the simulated trace, e.g. for the GUI test that opens a large run; --no-sync
+// leaves out the per-step loss read, so one chain of work - the critical path - runs
+// through the whole run.)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "engine/analysis/analyzer.h"
@@ -14,11 +18,12 @@
 #include "engine/analysis/findings_text.h"
 #include "engine/scenario/scenario_builder.h"
 #include "engine/sim/sim_executor.h"
+#include "engine/trace/trace_json.h"
 
 namespace streamlab {
 namespace {
 
-Scenario TrainingLoop(size_t max_ops) {
+Scenario TrainingLoop(size_t max_ops, bool sync) {
   ScenarioBuilder b("analyze-scale");
   Stream copy = b.CreateStream("copy", {.non_blocking = true});
   Stream compute = b.CreateStream("compute");
@@ -41,8 +46,13 @@ Scenario TrainingLoop(size_t max_ops) {
     comm.Launch(s + ".allreduce", Spin(Us(60)), {grad}, {grad});
     comm.Record(reduced);
     compute.Launch(s + ".loss", Spin(Us(5)), {act}, {loss});
-    compute.Copy(s + ".loss.item()", host_loss, loss, 4);
-    compute.Synchronize();
+    if (sync) {
+      compute.Copy(s + ".loss.item()", host_loss, loss, 4);
+      compute.Synchronize();
+    } else {
+      compute.Launch(s + ".metrics", Spin(Us(5)), {loss}, {loss});
+      compute.Launch(s + ".log", Spin(Us(5)), {loss}, {loss});
+    }
     b.host().Work(s + ".python", Us(30));
   }
   return b.Build();
@@ -55,17 +65,29 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 int Main(int argc, char** argv) {
   size_t ops = 100000;
   double max_seconds = 0, max_ratio = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  std::string out;
+  bool sync = true;
+  for (int i = 1; i < argc; i += 2) {
     std::string flag = argv[i];
+    if (flag == "--no-sync") {
+      sync = false;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "analyze_scale: %s needs a value\n", argv[i]);
+      return 2;
+    }
     if (flag == "--ops") ops = std::strtoul(argv[i + 1], nullptr, 10);
     else if (flag == "--max-seconds") max_seconds = std::atof(argv[i + 1]);
     else if (flag == "--max-ratio") max_ratio = std::atof(argv[i + 1]);
+    else if (flag == "--out") out = argv[i + 1];
     else {
       std::fprintf(stderr, "analyze_scale: unknown flag %s\n", argv[i]);
       return 2;
     }
   }
-  Scenario scenario = TrainingLoop(ops);
+  Scenario scenario = TrainingLoop(ops, sync);
   auto t0 = std::chrono::steady_clock::now();
   Trace trace = SimExecutor(DeviceProfile{}).Run(scenario, RunOptions{});
   double sim = Seconds(t0);
@@ -92,6 +114,11 @@ int Main(int argc, char** argv) {
   for (const FindingGroup& g : groups)
     std::printf("  %zu x %s: %s\n", g.members.size(), g.pattern.c_str(), texts.Render(trace, analysis.findings[g.members.front()]).substr(0, 160).c_str());
   bool ok = !analysis.summarised_only;
+  if (!out.empty()) {
+    std::ofstream file(out);
+    file << TraceToJson(trace).dump();
+    ok = ok && static_cast<bool>(file);
+  }
   if (max_seconds > 0 && analyze + render > max_seconds) {
     std::printf("FAIL: analysis took %.3f s, more than %.3f s\n", analyze + render, max_seconds);
     ok = false;

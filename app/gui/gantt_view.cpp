@@ -450,9 +450,15 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
     }
   }
   // Only the delays whose op starts in view: a frame's cost must not grow with the trace.
-  auto first_delay = std::lower_bound(index.delay_starts.begin(), index.delay_starts.end(), g.begin);
-  for (size_t d = static_cast<size_t>(first_delay - index.delay_starts.begin());
-       d < index.delays.size() && index.delay_starts[d] <= g.end; ++d) {
+  // More than a few hundred labels and arrows at once cannot be read: then none are drawn
+  // until the view is zoomed in (the findings panel still lists them).
+  constexpr size_t kMaxDelaysDrawn = 400;
+  size_t first_delay = static_cast<size_t>(
+      std::lower_bound(index.delay_starts.begin(), index.delay_starts.end(), g.begin) - index.delay_starts.begin());
+  size_t end_delay = static_cast<size_t>(
+      std::upper_bound(index.delay_starts.begin(), index.delay_starts.end(), g.end) - index.delay_starts.begin());
+  if (end_delay - first_delay > kMaxDelaysDrawn) end_delay = first_delay;
+  for (size_t d = first_delay; d < end_delay; ++d) {
     const Finding& f = analysis.findings[index.delays[d]];
     const OpRecord& r = t.ops[f.op];
     if (r.start > cutoff) continue;

@@ -82,8 +82,10 @@ void DataRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
   for (size_t b = 0; b < by_buffer.size(); ++b) {
     const std::vector<Access>& acc = by_buffer[b];
     // Accesses are in op order. For each access, walk back along every other stream's
-    // earlier accesses until one is ordered before it: stream order then orders all earlier
-    // ones too, so this finds every racing pair without comparing all pairs.
+    // earlier accesses to the nearest one it conflicts with and is not ordered after: that
+    // pair is the race. Earlier accesses on that stream are the same race again (a loop that
+    // overwrites a buffer every step would otherwise report steps^2 pairs), and once one is
+    // ordered before it, stream order orders all earlier ones too.
     std::map<int, std::vector<size_t>> on_stream;  // stream -> positions in acc
     std::vector<std::pair<size_t, size_t>> pairs;
     for (size_t y = 0; y < acc.size(); ++y) {
@@ -95,7 +97,10 @@ void DataRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
           const Access& a = acc[positions[k]];
           if (a.op == c.op) continue;
           if (ctx.hb.Ordered(a.op, c.op)) break;
-          if (a.write || c.write) pairs.emplace_back(positions[k], y);
+          if (a.write || c.write) {
+            pairs.emplace_back(positions[k], y);
+            break;
+          }
         }
       }
       on_stream[stream].push_back(y);

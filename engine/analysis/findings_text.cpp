@@ -48,7 +48,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path", "inferred",
+      "wrong_result", "figures", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "inferred",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
@@ -285,9 +285,19 @@ std::string FindingTexts::RenderSummarised(const Trace& t) const {
 std::string FindingTexts::RenderFigures(const Trace& t, const Figures& fig) const {
   char speedup[32];
   std::snprintf(speedup, sizeof speedup, "%.2fx", fig.speedup);
+  // A long path (thousands of ops in a recorded program) is shown by its ends and a count:
+  // one line of text must stay readable (and drawable: the GUI draws a text in one go).
+  constexpr size_t kPathEnds = 6;
+  const std::vector<int>& ops = fig.critical_path;
   std::string path;
-  for (size_t i = 0; i < fig.critical_path.size(); ++i)
-    path += (i ? " -> " : "") + DisplayName(t.scenario, fig.critical_path[i]);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops.size() > 2 * kPathEnds + 1 && i == kPathEnds) {
+      path += " -> " + Fill("critical_path.more", {{"n", std::to_string(ops.size() - 2 * kPathEnds)}});
+      i = ops.size() - kPathEnds - 1;
+      continue;
+    }
+    path += (i ? " -> " : "") + DisplayName(t.scenario, ops[i]);
+  }
   std::string busy = fig.makespan > 0 ? FormatPercent(static_cast<double>(fig.gpu_busy) /
                                                       static_cast<double>(fig.makespan))
                                       : "-";
