@@ -21,19 +21,9 @@ namespace {
 
 Trace Fixture(const std::string& name) { return LoadTraceFile(testing::SourcePath("tests/fixtures/kineto/" + name)); }
 
-std::vector<int> Spins(const Trace& t) {
-  std::vector<int> out;
-  for (size_t i = 0; i < t.scenario.ops.size(); ++i)
-    if (t.scenario.ops[i].name == "at::cuda::spin_kernel" && t.ops[i].gpu) out.push_back(static_cast<int>(i));
-  return out;
-}
+std::vector<int> Spins(const Trace& t) { return testing::GpuOpsNamed(t, "at::cuda::spin_kernel"); }
 
-std::vector<const Finding*> Of(const Analysis& a, FindingKind kind) {
-  std::vector<const Finding*> out;
-  for (const Finding& f : a.findings)
-    if (f.kind == kind) out.push_back(&f);
-  return out;
-}
+std::vector<const Finding*> Of(const Analysis& a, FindingKind kind) { return testing::FindingsOfKind(a, kind); }
 
 // The record op a wait captured, as the stream it was put on.
 std::string RecordStreamOfWait(const Trace& t, int wait) {

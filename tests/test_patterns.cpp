@@ -14,10 +14,10 @@ namespace {
 
 using testing::Simulate;
 
+// Copies, so a finding outlives the Analysis it came from.
 std::vector<Finding> OfKind(const Analysis& a, FindingKind kind) {
   std::vector<Finding> out;
-  for (const Finding& f : a.findings)
-    if (f.kind == kind) out.push_back(f);
+  for (const Finding* f : testing::FindingsOfKind(a, kind)) out.push_back(*f);
   return out;
 }
 

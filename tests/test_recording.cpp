@@ -21,18 +21,10 @@ Trace Fixture(const std::string& name) {
   return LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/" + name));
 }
 
-// The GPU ops named `name`, in submission order.
-std::vector<int> OpsNamed(const Trace& t, const std::string& name) {
-  std::vector<int> out;
-  for (size_t i = 0; i < t.scenario.ops.size(); ++i)
-    if (t.scenario.ops[i].name == name && t.ops[i].gpu) out.push_back(static_cast<int>(i));
-  return out;
-}
+using testing::FindingsOfKind;
+using testing::GpuOpsNamed;
 
-int Count(const Analysis& a, FindingKind kind) {
-  return static_cast<int>(std::count_if(a.findings.begin(), a.findings.end(),
-                                        [&](const Finding& f) { return f.kind == kind; }));
-}
+int Count(const Analysis& a, FindingKind kind) { return static_cast<int>(FindingsOfKind(a, kind).size()); }
 
 const Finding* DelayOf(const Analysis& a, int op) {
   for (const Finding& f : a.findings)
@@ -58,7 +50,7 @@ TEST(Recording, WaitStreamBeforeWorkCapturedNothingAndKernelsRanInSubmissionOrde
   Trace t = Fixture("wait_stream_before_work.json");
   Analysis a = Analyze(t);
   EXPECT_EQ(Count(a, FindingKind::kWaitCapturedNothing), 2);  // b.wait_stream(a), c.wait_stream(b)
-  std::vector<int> spins = OpsNamed(t, "at::cuda::spin_kernel");
+  std::vector<int> spins = GpuOpsNamed(t, "at::cuda::spin_kernel");
   ASSERT_GE(spins.size(), 3u);
   int c = spins[spins.size() - 3], b = spins[spins.size() - 2], x = spins.back();  // submitted c, b, a
   EXPECT_LT(t.ops[c].start, t.ops[b].start);
@@ -69,7 +61,7 @@ TEST(Recording, WaitStreamBeforeWorkCapturedNothingAndKernelsRanInSubmissionOrde
 TEST(Recording, EventChainEachStageWaitsForTheEventBeforeIt) {
   Trace t = Fixture("event_chain.json");
   Analysis a = Analyze(t);
-  std::vector<int> spins = OpsNamed(t, "at::cuda::spin_kernel");
+  std::vector<int> spins = GpuOpsNamed(t, "at::cuda::spin_kernel");
   ASSERT_GE(spins.size(), 3u);
   int s1 = spins[spins.size() - 3], s2 = spins[spins.size() - 2], s3 = spins.back();
   EXPECT_GE(t.ops[s2].start, t.ops[s1].end);
@@ -96,7 +88,7 @@ TEST(Recording, LegacyStreamBetweenBlockingStreamsSerialises) {
     for (const Finding& f : a.findings)
       legacy += f.kind == FindingKind::kStartDelay && f.cause == Cause::kLegacyBarrier;
     EXPECT_EQ(legacy, 2) << name;  // the legacy kernel after s1, s2's kernel after it
-    std::vector<int> spins = OpsNamed(t, "Spin");
+    std::vector<int> spins = GpuOpsNamed(t, "Spin");
     ASSERT_EQ(spins.size(), 6u) << name;
     EXPECT_GE(t.ops[spins[2]].start, t.ops[spins[1]].end) << name;
     EXPECT_GE(t.ops[spins[3]].start, t.ops[spins[2]].end) << name;
@@ -106,7 +98,7 @@ TEST(Recording, LegacyStreamBetweenBlockingStreamsSerialises) {
 TEST(Recording, ACrashedProgramStillLeavesItsWork) {
   Trace t = Fixture("crash_midway.json");
   EXPECT_NE(t.notes.front().find("killed by signal"), std::string::npos);
-  EXPECT_GE(OpsNamed(t, "at::cuda::spin_kernel").size(), 3u);  // warm-up + the two before abort()
+  EXPECT_GE(GpuOpsNamed(t, "at::cuda::spin_kernel").size(), 3u);  // warm-up + the two before abort()
 }
 
 TEST(Recording, StreamsKeepTheirKinds) {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "engine/analysis/analyzer.h"
 #include "engine/scenario/scenario.h"
 #include "engine/sim/sim_executor.h"
 #include "engine/trace/trace.h"
@@ -16,6 +18,22 @@ inline Trace Simulate(const Scenario& s, DeviceProfile profile = {}) {
 
 inline std::string SourcePath(const std::string& relative) {
   return std::string(STREAMLAB_SOURCE_DIR) + "/" + relative;
+}
+
+// The GPU ops named `name` (that ran on the GPU), in submission order.
+inline std::vector<int> GpuOpsNamed(const Trace& t, const std::string& name) {
+  std::vector<int> out;
+  for (size_t i = 0; i < t.scenario.ops.size(); ++i)
+    if (t.scenario.ops[i].name == name && t.ops[i].gpu) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+// The findings of one kind, in the analyzer's order.
+inline std::vector<const Finding*> FindingsOfKind(const Analysis& a, FindingKind kind) {
+  std::vector<const Finding*> out;
+  for (const Finding& f : a.findings)
+    if (f.kind == kind) out.push_back(&f);
+  return out;
 }
 
 }  // namespace streamlab::testing
