@@ -7,6 +7,8 @@
 #include <string>
 
 #include "engine/analysis/analyzer.h"
+#include "engine/analysis/finding_groups.h"
+#include "engine/analysis/findings_text.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/scenario/code_gen.h"
 #include "engine/sim/device_profile.h"
@@ -22,12 +24,22 @@ namespace {
 
 using namespace streamlab;
 
-// Everything a view does with a trace.
+const FindingTexts& Texts() {
+  static const FindingTexts texts = FindingTexts::Load("en");
+  return texts;
+}
+
+// Everything a view does with a trace: the charts, the analysis and every sentence of it.
 void Exercise(const Trace& t) {
   (void)RenderTextGantt(t, 80);
   (void)ChromeTraceJson(t).dump();
   Analysis a = Analyze(t);
-  (void)a.figures.speedup;
+  for (const Finding& f : a.findings) (void)Texts().Render(t, f);
+  (void)Texts().RenderFigures(t, a.figures);
+  for (const FindingGroup& g : GroupFindings(t, a, true)) {
+    (void)RenderGroupHeader(Texts(), g);
+    (void)RenderGroupMore(Texts(), g);
+  }
   (void)ScenarioAsCuda(t.scenario);
   (void)ScenarioAsPyTorch(t.scenario);
 }
