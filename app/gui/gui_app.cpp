@@ -78,6 +78,7 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
       ResetPrediction();
       run_pending_ = !predict_first_;
       if (!options_.predict_order.empty()) ApplyPredictedOrder(options_.predict_order);
+      if (!options_.predict_answer.empty()) ApplyPredictedAnswer(options_.predict_answer);
     } catch (const std::exception& e) {
       error_ = e.what();
     }
@@ -178,10 +179,7 @@ void GuiApp::PollRun() {
 void GuiApp::Accept(Trace trace, Analysis analysis) {
   if (!comparing_) {
     ShowTrace(std::move(trace), std::move(analysis));
-    if (predict_first_ && !predicted_.empty() && mode_ == Mode::kLab) {
-      verdict_ = CheckPredictedOrder(*trace_, predicted_);
-      progress_.MarkPredicted(lab_id_, verdict_->held);
-    }
+    if (predict_first_ && mode_ == Mode::kLab) CheckPrediction();
     return;
   }
   if (++compare_results_ == 1) {
@@ -221,7 +219,8 @@ void GuiApp::ShowTraceUnanalysed(Trace trace) {
 
 bool GuiApp::Settled() const {
   if (worker_.Busy() || run_pending_ || !queue_.empty() || comparing_) return false;
-  if (predict_first_ && mode_ == Mode::kLab && !trace_) return error_.empty() ? options_.predict_order.empty() : true;
+  if (predict_first_ && mode_ == Mode::kLab && !trace_)
+    return error_.empty() ? options_.predict_order.empty() && options_.predict_answer.empty() : true;
   return trace_.has_value() || !error_.empty() || (lab_id_.empty() && mode_ == Mode::kLab);
 }
 
@@ -332,16 +331,22 @@ void GuiApp::DrawSidebar(float) {
     }
     if (!open) continue;
     // The whole title, wrapped to the panel: a selectable as tall as the wrapped text, with
-    // the text drawn over it.
-    std::string title = (progress_.Done(lab.id) ? "\xE2\x9C\x93 " : "   ") + lab_titles_[lab.id];
-    float wrap = ImGui::GetContentRegionAvail().x;
+    // the text drawn over it beside the "done" mark (no leading blanks: a title without
+    // spaces, as Chinese ones are, would otherwise wrap after the blanks).
+    const std::string& title = lab_titles_[lab.id];
+    float mark = ImGui::CalcTextSize("\xE2\x9C\x93 ").x;
+    float wrap = ImGui::GetContentRegionAvail().x - mark;
     ImVec2 at = ImGui::GetCursorPos();
     float height = ImGui::CalcTextSize(title.c_str(), nullptr, false, wrap).y;
     bool chosen = ImGui::Selectable(("##" + lab.id).c_str(), mode_ == Mode::kLab && lab.id == lab_id_, 0, ImVec2(0, height));
     bool hovered = ImGui::IsItemHovered();
     ImVec2 after = ImGui::GetCursorPos();
-    ImGui::SetCursorPos(at);
-    ImGui::PushTextWrapPos(at.x + wrap);
+    if (progress_.Done(lab.id)) {
+      ImGui::SetCursorPos(at);
+      ImGui::TextUnformatted("\xE2\x9C\x93");
+    }
+    ImGui::SetCursorPos(ImVec2(at.x + mark, at.y));
+    ImGui::PushTextWrapPos(at.x + mark + wrap);
     ImGui::TextUnformatted(title.c_str());
     ImGui::PopTextWrapPos();
     ImGui::SetCursorPos(after);
@@ -446,7 +451,7 @@ void GuiApp::DrawRunControls() {
 void GuiApp::DrawTimeline() {
   if (predict_first_ && !trace_ && mode_ == Mode::kLab) return DrawPrediction();
   if (!trace_) return;
-  if (verdict_) DrawPredictionVerdict();
+  if (verdict_ || answer_verdict_ || !answer_error_.empty()) DrawPredictionVerdict();
   if (ImGui::Button(ui_("fit"))) view_.fit_requested = true;
   ImGui::SameLine();
   ImGui::Checkbox(ui_("show_sms"), &view_.show_sms);

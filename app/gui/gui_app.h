@@ -21,6 +21,7 @@
 #include "engine/classroom/compare.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/classroom/lab_texts.h"
+#include "engine/classroom/answer_form.h"
 #include "engine/classroom/prediction.h"
 #include "engine/classroom/sandbox_model.h"
 
@@ -42,6 +43,7 @@ struct GuiOptions {
   std::string sandbox_script;    // open the sandbox and apply these edits (one per line)
   bool predict = false;          // start with predict-then-reveal on (no automatic run)
   std::vector<std::string> predict_order;  // answer with this order of op names, then reveal
+  std::string predict_answer;  // answer the lab's number or choice question with this, then reveal
   std::string record_command;    // record this program (a command line) and show it
 };
 
@@ -55,6 +57,8 @@ class GuiApp {
   const std::string& error() const { return error_; }
   const std::vector<SpanRect>& layout() const { return layout_; }
   const Trace* trace() const { return trace_ ? &*trace_ : nullptr; }
+  // The verdict on a number or choice prediction and the analyzer's reason ("" if none).
+  std::string PredictionReport() const;
   double run_seconds() const { return run_seconds_; }
   // Shows a trace without analysing it (the frame-time bench's synthetic traces).
   void ShowTraceUnanalysed(Trace trace);
@@ -106,6 +110,10 @@ class GuiApp {
   void DrawRunControls();
   void DrawTimeline();
   void DrawFindings(float height);
+  void ApplyPredictedAnswer(const std::string& answer);
+  void CheckPrediction();
+  void DrawAnswerForm();
+  std::string AnswerVerdictText() const;
   void DrawFinding(int index);
   void DrawCode();
   std::string ResolveBackend();
@@ -150,6 +158,11 @@ class GuiApp {
   std::optional<Scenario> predict_scenario_;  // the lab's program for the current settings
   std::vector<int> predicted_;     // the student's order (op indices of predict_scenario_)
   std::optional<PredictionCheck> verdict_;
+  AnswerForm answer_form_;               // the lab's question form for the current variant
+  std::string answer_;                   // the student's number or choice id
+  char answer_text_[32] = {};            // the number as typed
+  std::optional<AnswerCheck> answer_verdict_;
+  std::string answer_error_;
   bool presenting_ = false;
   bool style_presenting_ = false;  // the style currently applied
   bool replaying_ = false;

@@ -6,6 +6,7 @@
 //            one's frame time exceeds R times the first's: a ratio measured in one run)
 //   streamlab --open trace.json --bench-frames  (CPU frame time once the trace is shown)
 //   classroom: --compare VARIANT|cuda  --present  --replay-at F  --predict [--predict-order a,b,c]
+//              [--predict-answer NUMBER|CHOICE]
 //              --sandbox-script FILE  --chart-only (the chart alone, for slides)
 // Exit 77 when no display can be opened (tests mark that as skipped).
 #include <GLFW/glfw3.h>
@@ -41,7 +42,7 @@ struct Args {
   std::fprintf(stderr, "streamlab: %s\nusage: streamlab [--lab ID] [--variant V] [--param k=v] [--backend auto|sim|cuda]\n"
                        "                 [--lang en|zh] [--open trace.json] [--record COMMAND] [--screenshot out.png] [--size WxH]\n"
                        "                 [--show-sms] [--bench-spans N[,M...]] [--bench-max-ratio R] [--compare VARIANT|cuda] [--present]\n"
-                       "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--sandbox-script FILE]\n"
+                       "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--predict-answer X] [--sandbox-script FILE]\n"
                        "                 [--chart-only] [--bench-frames]\n",
                problem.c_str());
   std::exit(2);
@@ -66,6 +67,10 @@ Args Parse(int argc, char** argv) {
     else if (k == "--compare") a.options.compare = value();
     else if (k == "--present") a.options.present = true;
     else if (k == "--predict") a.options.predict = true;
+    else if (k == "--predict-answer") {
+      a.options.predict = true;
+      a.options.predict_answer = value();
+    }
     else if (k == "--predict-order") {
       a.options.predict = true;
       std::string list = value();
@@ -238,6 +243,8 @@ int main(int argc, char** argv) {
           } else if (app.trace()) {
             WriteLayout(args.screenshot + ".layout.json", *app.trace(), app.layout(), w, h);
             std::printf("run to chart: %.1f ms\n", app.run_seconds() * 1e3);
+            std::string report = app.PredictionReport();
+            if (!report.empty()) std::printf("prediction: %s\n", report.c_str());
           }
           break;
         }
