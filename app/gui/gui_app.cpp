@@ -59,8 +59,17 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
     } catch (const std::exception& e) {
       error_ = e.what();
     }
-  } else if (!options_.sandbox_script.empty()) {
+  } else if (!options_.exercise.empty() || !options_.sandbox_script.empty()) {
     mode_ = Mode::kSandbox;
+    if (!options_.exercise.empty()) {
+      try {
+        OpenExercise(options_.exercise);
+      } catch (const std::exception& e) {
+        error_ = e.what();
+      }
+      if (!error_.empty() || options_.sandbox_script.empty()) return;
+      exercise_check_pending_ = true;
+    }
     std::ifstream script(options_.sandbox_script);
     if (!script) error_ = options_.sandbox_script + ": cannot read the sandbox script";
     std::string line;
@@ -179,6 +188,7 @@ void GuiApp::PollRun() {
 void GuiApp::Accept(Trace trace, Analysis analysis) {
   if (!comparing_) {
     ShowTrace(std::move(trace), std::move(analysis));
+    if (mode_ == Mode::kSandbox && exercise_check_pending_) CheckExerciseRun();
     if (predict_first_ && mode_ == Mode::kLab) CheckPrediction();
     return;
   }
@@ -327,6 +337,11 @@ void GuiApp::DrawSidebar(float) {
       if (int made = progress_.PredictionsMade(week))
         heading += "  " + ui_.Fill("predictions", {{"held", std::to_string(progress_.PredictionsHeld(week))},
                                                    {"made", std::to_string(made)}});
+      int exercises = 0;
+      for (const Lab& other : AllLabs()) exercises += other.week == week && HasExercise(other.id);
+      if (exercises > 0)
+        heading += "  " + ui_.Fill("exercises", {{"passed", std::to_string(progress_.ExercisesPassed(week))},
+                                                 {"n", std::to_string(exercises)}});
       open = ImGui::TreeNode((heading + "##week" + std::to_string(week)).c_str());
     }
     if (!open) continue;
@@ -386,6 +401,7 @@ void GuiApp::DrawLabHeader() {
       TextSection(ui_("observe"), lab_text_->observe, false);
       TextSection(ui_("explanation"), lab_text_->explanation, false);
       TextSection(ui_("exercise"), lab_text_->exercise, false);
+      DrawExerciseButton();
       TextSection(ui_("myth"), lab_text_->myth, false);
     }
   }

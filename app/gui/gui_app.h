@@ -22,6 +22,7 @@
 #include "engine/analysis/findings_text.h"
 #include "engine/classroom/lab_texts.h"
 #include "engine/classroom/answer_form.h"
+#include "engine/classroom/exercise.h"
 #include "engine/classroom/prediction.h"
 #include "engine/classroom/sandbox_model.h"
 
@@ -44,6 +45,7 @@ struct GuiOptions {
   bool predict = false;          // start with predict-then-reveal on (no automatic run)
   std::vector<std::string> predict_order;  // answer with this order of op names, then reveal
   std::string predict_answer;  // answer the lab's number or choice question with this, then reveal
+  std::string exercise;        // open this lab's exercise in the sandbox (with sandbox_script: edit, then check)
   std::string record_command;    // record this program (a command line) and show it
 };
 
@@ -59,6 +61,8 @@ class GuiApp {
   const Trace* trace() const { return trace_ ? &*trace_ : nullptr; }
   // The verdict on a number or choice prediction and the analyzer's reason ("" if none).
   std::string PredictionReport() const;
+  // The latest exercise check, goal by goal ("" if none).
+  std::string ExerciseReport() const;
   double run_seconds() const { return run_seconds_; }
   // Shows a trace without analysing it (the frame-time bench's synthetic traces).
   void ShowTraceUnanalysed(Trace trace);
@@ -113,6 +117,12 @@ class GuiApp {
   void ApplyPredictedAnswer(const std::string& answer);
   void CheckPrediction();
   void DrawAnswerForm();
+  // gui_exercise.cpp
+  bool HasExercise(const std::string& lab);
+  void OpenExercise(const std::string& lab);
+  void DrawExerciseButton();
+  void DrawExercisePanel();
+  void CheckExerciseRun();
   std::string AnswerVerdictText() const;
   void DrawFinding(int index);
   void DrawCode();
@@ -169,6 +179,11 @@ class GuiApp {
   float replay_speed_ = 1.0f;      // 1 = the whole run in 6 s
   double replay_pos_ = 1.0;        // fraction of the run shown
   SandboxModel sandbox_;
+  std::map<std::string, bool> has_exercise_;  // lab -> has a checked exercise (read once)
+  std::string exercise_lab_;                  // the lab whose exercise the sandbox holds
+  std::optional<Exercise> exercise_;
+  std::optional<ExerciseResult> exercise_result_;
+  bool exercise_check_pending_ = false;
   int export_size_[2] = {1600, 600};
   std::string export_status_;
   char record_command_[512] = {};  // the Record panel's command line

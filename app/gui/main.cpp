@@ -6,7 +6,7 @@
 //            one's frame time exceeds R times the first's: a ratio measured in one run)
 //   streamlab --open trace.json --bench-frames  (CPU frame time once the trace is shown)
 //   classroom: --compare VARIANT|cuda  --present  --replay-at F  --predict [--predict-order a,b,c]
-//              [--predict-answer NUMBER|CHOICE]
+//              [--predict-answer NUMBER|CHOICE]  --exercise LAB [--sandbox-script FILE] (edit, then Check)
 //              --sandbox-script FILE  --chart-only (the chart alone, for slides)
 // Exit 77 when no display can be opened (tests mark that as skipped).
 #include <GLFW/glfw3.h>
@@ -43,6 +43,7 @@ struct Args {
                        "                 [--lang en|zh] [--open trace.json] [--record COMMAND] [--screenshot out.png] [--size WxH]\n"
                        "                 [--show-sms] [--bench-spans N[,M...]] [--bench-max-ratio R] [--compare VARIANT|cuda] [--present]\n"
                        "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--predict-answer X] [--sandbox-script FILE]\n"
+                       "                 [--exercise LAB [--sandbox-script FILE]]\n"
                        "                 [--chart-only] [--bench-frames]\n",
                problem.c_str());
   std::exit(2);
@@ -67,6 +68,7 @@ Args Parse(int argc, char** argv) {
     else if (k == "--compare") a.options.compare = value();
     else if (k == "--present") a.options.present = true;
     else if (k == "--predict") a.options.predict = true;
+    else if (k == "--exercise") a.options.exercise = value();
     else if (k == "--predict-answer") {
       a.options.predict = true;
       a.options.predict_answer = value();
@@ -245,6 +247,8 @@ int main(int argc, char** argv) {
             std::printf("run to chart: %.1f ms\n", app.run_seconds() * 1e3);
             std::string report = app.PredictionReport();
             if (!report.empty()) std::printf("prediction: %s\n", report.c_str());
+            report = app.ExerciseReport();
+            if (!report.empty()) std::printf("%s\n", report.c_str());
           }
           break;
         }

@@ -22,6 +22,9 @@ ProgressStore::ProgressStore() {
     if (j.contains("predicted") && j["predicted"].is_object())
       for (auto it = j["predicted"].begin(); it != j["predicted"].end(); ++it)
         if (it->is_boolean()) predicted_[it.key()] = it->get<bool>();
+    if (j.contains("exercises") && j["exercises"].is_object())
+      for (auto it = j["exercises"].begin(); it != j["exercises"].end(); ++it)
+        if (it->is_boolean()) exercises_[it.key()] = it->get<bool>();
   } catch (const std::exception&) {
     // First start, or an unreadable file: start fresh rather than refuse to open.
   }
@@ -33,6 +36,11 @@ void ProgressStore::MarkDone(const std::string& lab) {
 
 void ProgressStore::MarkPredicted(const std::string& lab, bool held) {
   predicted_[lab] = held;
+  Save();
+}
+
+void ProgressStore::MarkExercise(const std::string& lab, bool passed) {
+  exercises_[lab] = passed;
   Save();
 }
 
@@ -53,9 +61,15 @@ int ProgressStore::PredictionsMade(int week) const {
   return n;
 }
 
+int ProgressStore::ExercisesPassed(int week) const {
+  int n = 0;
+  for (const auto& [lab, passed] : exercises_) n += InWeek(lab, week) && passed;
+  return n;
+}
+
 void ProgressStore::Save() const {
   try {
-    SaveJsonFile(Json{{"done", done_}, {"predicted", predicted_}}, dir_ + "/progress.json");
+    SaveJsonFile(Json{{"done", done_}, {"predicted", predicted_}, {"exercises", exercises_}}, dir_ + "/progress.json");
   } catch (const std::exception&) {
     // Read-only home: progress is kept for this session only.
   }

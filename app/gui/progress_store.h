@@ -17,6 +17,9 @@ class ProgressStore {
   void MarkPredicted(const std::string& lab, bool held);
   int PredictionsHeld(int week) const;
   int PredictionsMade(int week) const;
+  // A checked exercise: did the latest check pass?
+  void MarkExercise(const std::string& lab, bool passed);
+  int ExercisesPassed(int week) const;
   const std::string& dir() const { return dir_; }
   std::string LayoutFile() const { return dir_ + "/imgui.ini"; }
 
@@ -25,6 +28,7 @@ class ProgressStore {
   std::string dir_;
   std::set<std::string> done_;
   std::map<std::string, bool> predicted_;  // lab -> did the latest prediction hold
+  std::map<std::string, bool> exercises_;  // lab -> did the latest exercise check pass
 };
 
 }  // namespace streamlab

@@ -59,6 +59,7 @@ void GuiApp::DrawSandbox() {
   static int priority = 0, stream = 0, other = 0, event = 0, grid = 4;
   static float us = 200, megabytes = 8;
 
+  DrawExercisePanel();
   ImGui::TextUnformatted(ui_("sandbox"));
   ImGui::SameLine();
   ImGui::TextDisabled("%s", ui_("sandbox.hint"));
@@ -80,6 +81,8 @@ void GuiApp::DrawSandbox() {
     const StreamDesc& st = s.streams[i];
     ImGui::BulletText("%s  %s%s", st.name.c_str(), st.non_blocking ? "non-blocking" : "blocking",
                       st.priority ? (", prio " + std::to_string(st.priority)).c_str() : "");
+    ImGui::SameLine();
+    if (ImGui::SmallButton(ui_("sandbox.toggle_blocking"))) sandbox_.SetStream(static_cast<int>(i), !st.non_blocking, st.priority);
     ImGui::SameLine();
     if (ImGui::SmallButton("x")) sandbox_.RemoveStream(static_cast<int>(i));
     ImGui::PopID();

@@ -110,6 +110,17 @@ std::string ChoiceLabel(const AnswerChoice& c, const std::string& lang) {
 
 }  // namespace
 
+bool IsKnownMeasure(const std::string& measure) {
+  static const char* kWhole[] = {"gpu_time", "host_blocked", "host_in_copies", "host_in_calls", "blocked_before_last_sync",
+                                 "max_overlap", "checks_ok"};
+  static const char* kNamed[] = {"host_in:", "delay:", "start:", "host_span:", "gap:"};
+  for (const char* m : kWhole)
+    if (measure == m) return true;
+  for (const char* m : kNamed)
+    if (measure.rfind(m, 0) == 0 && measure.size() > std::string(m).size()) return true;
+  return false;
+}
+
 AnswerForm LoadAnswerForm(const std::string& lab_id, const std::string& variant) {
   std::string path = AssetsDir() + "/labs/" + lab_id + ".json";
   Json json = ParseJson(ReadTextFile(path), path);
@@ -123,12 +134,7 @@ AnswerForm LoadAnswerForm(const std::string& lab_id, const std::string& variant)
     if (variants.Has(variant.c_str())) ReadFields(variants.Object(variant.c_str()), form);
   }
   if (form.kind == AnswerForm::Kind::kOrder) return form;
-  static const char* kMeasures[] = {"gpu_time", "host_blocked", "host_in_copies", "blocked_before_last_sync",
-                                    "host_in_calls", "host_in:", "delay:", "start:", "host_span:", "gap:", "max_overlap",
-                                    "checks_ok"};
-  bool known = false;
-  for (const char* m : kMeasures) known = known || form.measure.rfind(m, 0) == 0;
-  if (!known) r.Fail("unknown measure \"" + form.measure + "\"");
+  if (!IsKnownMeasure(form.measure)) r.Fail("unknown measure \"" + form.measure + "\"");
   if (form.kind == AnswerForm::Kind::kNumber && form.unit != "us" && form.unit != "ms" && form.unit != "%")
     r.Fail("a number answer needs unit us, ms or %");
   if (form.kind == AnswerForm::Kind::kChoice && form.choices.size() < 2) r.Fail("a choice answer needs two choices");

@@ -51,6 +51,9 @@ struct AnswerForm {
   std::map<std::string, std::string> prompt;  // per language: what to enter for this variant
 };
 
+// Is `measure` one of the measures above?
+bool IsKnownMeasure(const std::string& measure);
+
 // The lab's form for a variant (its "variants" override applied). Throws InputError when
 // the section is malformed; a lab without one gets the order form.
 AnswerForm LoadAnswerForm(const std::string& lab_id, const std::string& variant);

@@ -223,6 +223,13 @@ bool SandboxModel::Apply(const std::string& line) {
     in >> a >> flag >> priority;
     return AddStream(a, flag == "non_blocking", priority);
   }
+  if (cmd == "set_stream") {
+    std::string flag;
+    int priority = 0;
+    in >> a >> flag >> priority;
+    int s = stream(a);
+    return s >= 0 && SetStream(s, flag == "non_blocking", priority);
+  }
   if (cmd == "event") return in >> a, AddEvent(a);
   if (cmd == "kernel") {
     double us = 100;

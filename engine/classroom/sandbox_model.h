@@ -35,10 +35,12 @@ class SandboxModel {
   bool MoveOp(int op, int delta);  // -1 earlier, +1 later
   bool RemoveOp(int op);
   void Clear();
+  // Starts from a whole scenario (a lab's, for its exercise); refused if it is invalid.
+  bool Open(Scenario scenario) { return Commit(std::move(scenario)); }
   bool Save(const std::string& path);
   bool Load(const std::string& path);
 
-  // Runs one script line, e.g. "stream s1 non_blocking", "kernel s1 k1 500 4",
+  // Runs one script line, e.g. "stream s1 non_blocking", "set_stream s1 blocking", "kernel s1 k1 500 4",
   // "record s1 e1", "wait s2 e1", "sync_device", "move 3 -1", "save out.json".
   // Unknown names or commands are refused like any other bad edit.
   bool Apply(const std::string& line);

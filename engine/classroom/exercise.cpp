@@ -1,0 +1,87 @@
+// Checked exercises: reading the goals and checking a run against them.
+#include "engine/classroom/exercise.h"
+
+#include <cstdio>
+
+#include "engine/classroom/answer_form.h"
+#include "engine/util/assets.h"
+#include "engine/util/errors.h"
+#include "engine/util/json_reader.h"
+
+namespace streamlab {
+namespace {
+
+bool KnownFinding(const std::string& kind) {
+  for (int k = 0; k <= static_cast<int>(FindingKind::kHiddenSync); ++k)
+    if (kind == ToString(static_cast<FindingKind>(k))) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<Exercise> LoadExercise(const std::string& lab_id) {
+  std::string path = AssetsDir() + "/labs/" + lab_id + ".json";
+  Json json = ParseJson(ReadTextFile(path), path);
+  JsonReader root(json, path, "");
+  if (!root.Has("check")) return std::nullopt;
+  Exercise exercise;
+  for (const JsonReader& g : root.Object("check").Array("goals")) {
+    ExerciseGoal goal;
+    goal.measure = g.String("measure", "");
+    goal.unit = g.String("unit", goal.unit);
+    goal.min = g.Number("min", goal.min);
+    goal.max = g.Number("max", goal.max);
+    goal.finding = g.String("finding", "");
+    goal.present = g.Bool("present", true);
+    for (const char* lang : {"en", "zh"}) goal.text[lang] = g.String(lang);
+    if (goal.measure.empty() == goal.finding.empty()) g.Fail("a goal has either a measure or a finding");
+    if (!goal.finding.empty() && !KnownFinding(goal.finding)) g.Fail("unknown finding kind \"" + goal.finding + "\"");
+    if (!goal.measure.empty() && !IsKnownMeasure(goal.measure)) g.Fail("unknown measure \"" + goal.measure + "\"");
+    if (goal.unit != "us" && goal.unit != "ms" && goal.unit != "%") g.Fail("unit must be us, ms or %");
+    exercise.goals.push_back(goal);
+  }
+  if (exercise.goals.empty()) root.Fail("check: no goals");
+  return exercise;
+}
+
+ExerciseResult CheckExercise(const Exercise& exercise, const Trace& t, const Analysis& a, const FindingTexts& texts,
+                             const std::string& lang) {
+  ExerciseResult result;
+  result.passed = true;
+  for (const ExerciseGoal& goal : exercise.goals) {
+    GoalResult r;
+    auto text = goal.text.find(lang);
+    r.goal = text != goal.text.end() ? text->second : "";
+    if (!goal.finding.empty()) {
+      const Finding* first = nullptr;
+      int count = 0;
+      for (const Finding& f : a.findings)
+        if (ToString(f.kind) == goal.finding) {
+          ++count;
+          if (!first) first = &f;
+        }
+      r.met = (count > 0) == goal.present;
+      r.measured = std::to_string(count);
+      if (!r.met && first) r.reason = texts.Render(t, *first);
+    } else {
+      AnswerForm form;
+      form.kind = AnswerForm::Kind::kNumber;
+      form.measure = goal.measure;
+      form.unit = goal.unit;
+      std::optional<double> value = MeasureAnswer(form, t, a, {});
+      char shown[48] = "-";
+      // checks_ok is 1 (every checked buffer right) or 0: no unit.
+      if (value) std::snprintf(shown, sizeof shown, "%.4g%s%s", *value, goal.measure == "checks_ok" ? "" : " ",
+                               goal.measure == "checks_ok" ? "" : goal.unit.c_str());
+      r.measured = shown;
+      r.met = value && *value >= goal.min && *value <= goal.max;
+      if (!r.met)
+        if (const Finding* why = AnswerReason(form, t, a)) r.reason = texts.Render(t, *why);
+    }
+    result.passed = result.passed && r.met;
+    result.goals.push_back(r);
+  }
+  return result;
+}
+
+}  // namespace streamlab
