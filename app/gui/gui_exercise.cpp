@@ -28,7 +28,8 @@ void GuiApp::OpenExercise(const std::string& lab_id) {
   const Lab& lab = FindLab(lab_id);
   if (lab_id_ != lab_id) SelectLab(lab_id);
   std::map<std::string, double> p(params_.begin(), params_.end());
-  std::string variant = variant_.empty() ? lab.variants.front() : variant_;
+  std::string variant = !exercise->variant.empty() ? exercise->variant : variant_.empty() ? lab.variants.front() : variant_;
+  variant_ = variant;
   if (!sandbox_.Open(lab.build(ResolveLabArgs(lab, variant, p))))
     throw InputError("the lab's program does not open in the sandbox: " + sandbox_.refusal());
   exercise_lab_ = lab_id;

@@ -25,6 +25,7 @@ std::optional<Exercise> LoadExercise(const std::string& lab_id) {
   JsonReader root(json, path, "");
   if (!root.Has("check")) return std::nullopt;
   Exercise exercise;
+  exercise.variant = root.Object("check").String("variant", "");
   for (const JsonReader& g : root.Object("check").Array("goals")) {
     ExerciseGoal goal;
     goal.measure = g.String("measure", "");

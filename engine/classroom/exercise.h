@@ -4,7 +4,7 @@
 // must not, appear. "Check" runs the scenario and says pass or fail, goal by goal, with
 // the figure measured and the analyzer's sentence for a goal that failed.
 //
-//   "check": {"goals": [
+//   "check": {"variant": "legacy", "goals": [
 //     {"measure": "max_overlap", "min": 80, "en": "s2 overlaps s1 by at least 80 %", "zh": "..."},
 //     {"finding": "data_race", "present": false, "en": "no race is flagged", "zh": "..."}]}
 #pragma once
@@ -29,6 +29,7 @@ struct ExerciseGoal {
 };
 
 struct Exercise {
+  std::string variant;  // the lab variant the exercise starts from (empty: the first)
   std::vector<ExerciseGoal> goals;
 };
 
