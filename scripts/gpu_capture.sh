@@ -5,13 +5,8 @@
 set -euo pipefail
 out=${1:?usage: gpu_capture.sh OUT_DIR [LAB...]}; shift
 mkdir -p "$out/fixtures"
-build=${BUILD_DIR:-/tmp/streamlab-build}
-deps=()
-[ -d .deps ] && deps=(-DSTREAMLAB_DEPS_DIR="$PWD/.deps")
-cmake -S . -B "$build" -G Ninja -DSTREAMLAB_TESTS=OFF -DSTREAMLAB_GUI=OFF "${deps[@]}" \
-  -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/cmake.log" 2>&1
-cmake --build "$build" -j "$(nproc)" >>"$out/cmake.log" 2>&1
-cli="$build/app/cli/streamlab-cli"
+. "$(dirname "$0")/gpu_build.sh"
+gpu_build "$out" all
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" || true
 "$cli" verify --all --backend cuda >"$out/verify.txt" 2>&1 || true
 labs=("$@")

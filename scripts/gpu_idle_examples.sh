@@ -9,14 +9,8 @@ shift
 examples=("$@")
 [ ${#examples[@]} -gt 0 ] || examples=(item_every_step launch_bound)
 mkdir -p "$out/idle"
-build=${BUILD_DIR:-/tmp/streamlab-build}
-deps=()
-[ -d .deps ] && deps=(-DSTREAMLAB_DEPS_DIR="$PWD/.deps")
-export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
-cmake -S . -B "$build" -G Ninja -DSTREAMLAB_TESTS=OFF -DSTREAMLAB_GUI=OFF "${deps[@]}" \
-  -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/cmake.log" 2>&1
-cmake --build "$build" -j "$(nproc)" --target streamlab-cli analyze_scale >>"$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
-cli="$build/app/cli/streamlab-cli"
+. "$(dirname "$0")/gpu_build.sh"
+gpu_build "$out" analyze_scale || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/idle/gpu.txt"
 for ex in "${examples[@]}"; do
   "$cli" record --out "$out/idle/$ex.json" -- python3 "examples/pytorch/$ex.py" >"$out/idle/$ex.log" 2>&1

@@ -8,14 +8,8 @@ set -uo pipefail
 out=${1:?usage: gpu_record_examples.sh OUT_DIR [ROUNDS]}
 rounds=${2:-3}
 mkdir -p "$out/rec" "$out/kineto"
-build=${BUILD_DIR:-/tmp/streamlab-build}
-deps=()
-[ -d .deps ] && deps=(-DSTREAMLAB_DEPS_DIR="$PWD/.deps")
-export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
-cmake -S . -B "$build" -G Ninja -DSTREAMLAB_TESTS=OFF -DSTREAMLAB_GUI=OFF "${deps[@]}" \
-  -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/cmake.log" 2>&1
-cmake --build "$build" -j "$(nproc)" --target streamlab-cli streamlab_example_legacy_stall >>"$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
-cli="$build/app/cli/streamlab-cli"
+. "$(dirname "$0")/gpu_build.sh"
+gpu_build "$out" streamlab_example_legacy_stall || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt"
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" >>"$out/gpu.txt" 2>&1
 for ex in event_chain wait_stream_before_work default_plus_side_stream one_tensor_two_streams pageable_vs_pinned \
