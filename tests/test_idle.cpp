@@ -27,6 +27,16 @@ const Finding* IdleFinding(const Analysis& a, IdleCause cause) {
   return nullptr;
 }
 
+// The run's idle time has `cause`, its longest gap points at `example`, and it is more than
+// `min_share` of the device time.
+void ExpectCauseWithExample(const Trace& t, IdleCause cause, int example, double min_share) {
+  Analysis a = Analyze(t);
+  const Finding* finding = IdleFinding(a, cause);
+  ASSERT_NE(finding, nullptr) << ToString(cause);
+  EXPECT_EQ(finding->because, std::vector<int>{example});
+  EXPECT_GT(Share(a.figures, cause), min_share);
+}
+
 std::string Summary(const Trace& t, const Analysis& a, const std::string& lang) {
   return FindingTexts::Load(lang).RenderFigures(t, a.figures);
 }
@@ -114,12 +124,7 @@ TEST(IdleTime, KernelWaitingForACopy) {
   s.Launch("first", Spin(Us(50)));
   int upload = s.Copy("upload", d, h, 64 << 20);
   s.Launch("second", Spin(Us(50)));
-  Trace t = Simulate(b.Build());
-  Analysis a = Analyze(t);
-  const Finding* finding = IdleFinding(a, IdleCause::kCopyWait);
-  ASSERT_NE(finding, nullptr);
-  EXPECT_EQ(finding->because, std::vector<int>{upload});
-  EXPECT_GT(Share(a.figures, IdleCause::kCopyWait), 0.8);
+  ExpectCauseWithExample(Simulate(b.Build()), IdleCause::kCopyWait, upload, 0.8);
 }
 
 // Back-to-back kernels on one stream: only the GPU's turnaround, a small share, info only.
@@ -173,12 +178,7 @@ TEST(IdleTime, HostWorkBetweenKernels) {
   s.Launch("k1", Spin(Us(100)));
   int work = b.host().Work("preprocess", Us(500));
   s.Launch("k2", Spin(Us(100)));
-  Trace t = Simulate(b.Build());
-  Analysis a = Analyze(t);
-  const Finding* f = IdleFinding(a, IdleCause::kHostWork);
-  ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->because, std::vector<int>{work});
-  EXPECT_GT(Share(a.figures, IdleCause::kHostWork), 0.5);
+  ExpectCauseWithExample(Simulate(b.Build()), IdleCause::kHostWork, work, 0.5);
 }
 
 // Lazy loading without a warm-up: a first launch waits for running work, then its module
