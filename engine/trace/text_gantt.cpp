@@ -94,7 +94,8 @@ std::string RenderTextGantt(const Trace& t, int width) {
   for (int k = 0; k < 4; ++k) {
     int c = k * bar / 4;
     ticks[c] = '+';
-    std::string label = FormatDuration(span * k / 4);
+    // In double: spans near the top of TimeNs (malformed inputs) would overflow span * k.
+    std::string label = FormatDuration(static_cast<TimeNs>(static_cast<double>(span) * k / 4));
     for (size_t j = 0; j < label.size() && c + j < axis.size(); ++j) axis[c + j] = label[j];
   }
   out << std::string(kLabelWidth, ' ') << " " << axis << "\n";
