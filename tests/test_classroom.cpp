@@ -85,7 +85,33 @@ TEST(Sandbox, InvalidEditsAreRefusedWithAReasonAndChangeNothing) {
   EXPECT_FALSE(m.RemoveStream(0));  // still used
   EXPECT_FALSE(m.Apply("move 0 -1"));
   EXPECT_FALSE(m.Apply("frobnicate"));
+  EXPECT_FALSE(m.Apply("set_kernel nope 100"));
+  EXPECT_NE(m.refusal().find("no op named"), std::string::npos);
+  EXPECT_FALSE(m.Apply("set_kernel k1 0"));
+  EXPECT_FALSE(m.Apply("duplicate 7 x"));
   EXPECT_EQ(ScenarioToJson(m.scenario()), ScenarioToJson(before));
+  EXPECT_TRUE(m.Apply("sync_device"));
+  EXPECT_FALSE(m.SetKernel(1, 100, 4));  // not a kernel
+  EXPECT_NE(m.refusal().find("is not a kernel"), std::string::npos);
+}
+
+TEST(Sandbox, KernelEditsDuplicatesAndMovesKeepWhatTheOpIs) {
+  SandboxModel m;
+  for (const char* line : {"stream s1", "kernel s1 a 100 4", "kernel s1 b 100 4", "sync_device", "set_kernel a 300 132",
+                           "duplicate 0 warm", "move 3 -3"})
+    ASSERT_TRUE(m.Apply(line)) << line << ": " << m.refusal();
+  const std::vector<Op>& ops = m.scenario().ops;
+  ASSERT_EQ(ops.size(), 4u);
+  EXPECT_EQ(ops[0].name, "warm");  // moved three places up, the rest kept their order
+  EXPECT_EQ(ops[1].name, "a");
+  EXPECT_EQ(ops[2].name, "b");
+  EXPECT_EQ(ops[3].kind, OpKind::kSyncDevice);
+  EXPECT_EQ(ops[1].kernel.grid, 132);
+  EXPECT_EQ(ops[1].kernel.work, 300000);
+  EXPECT_EQ(ops[0].kernel.grid, 132);  // a copy of the edited kernel
+  EXPECT_TRUE(m.Apply("set_kernel b 50"));  // no grid given: kept
+  EXPECT_EQ(m.scenario().ops[2].kernel.grid, 4);
+  EXPECT_EQ(m.scenario().ops[2].kernel.work, 50000);
 }
 
 TEST(Sandbox, SavedScenarioLoadsAndRunsUnchanged) {

@@ -132,6 +132,16 @@ void GuiApp::DrawSandbox() {
     ImGui::SameLine();
     if (ImGui::SmallButton("x")) sandbox_.RemoveOp(static_cast<int>(i));
     ImGui::SameLine();
+    // Copies keep what the op is (a kernel's function, so a warm-up can load its module).
+    if (ImGui::SmallButton(ui_("sandbox.duplicate")))
+      sandbox_.DuplicateOp(static_cast<int>(i), s.ops[i].name.empty() ? "" : s.ops[i].name + "_copy");
+    if (s.ops[i].kind == OpKind::kKernel && s.ops[i].kernel.kind == KernelKind::kSpin) {
+      ImGui::SameLine();
+      // The time and blocks typed in the row above, so one pair of fields edits any kernel.
+      if (ImGui::SmallButton(ui_("sandbox.set_kernel"))) sandbox_.SetKernel(static_cast<int>(i), us, grid);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui_("sandbox.set_kernel_tip"));
+    }
+    ImGui::SameLine();
     ImGui::Text("%zu. %s", i + 1, OpSummary(s, static_cast<int>(i)).c_str());
     ImGui::PopID();
   }

@@ -154,12 +154,33 @@ bool SandboxModel::RemoveStream(int stream) {
   return Commit(std::move(next));
 }
 
+bool SandboxModel::SetKernel(int op, double us, int grid) {
+  if (op < 0 || op >= static_cast<int>(scenario_.ops.size())) return Refuse("no such op");
+  if (scenario_.ops[op].kind != OpKind::kKernel) return Refuse("op " + std::to_string(op) + " is not a kernel");
+  if (scenario_.ops[op].kernel.kind != KernelKind::kSpin) return Refuse("only a spin kernel's time can be set");
+  if (us <= 0) return Refuse("a kernel needs a duration above 0 us");
+  Scenario next = scenario_;
+  next.ops[op].kernel.work = static_cast<int64_t>(us * 1000);
+  if (grid > 0) next.ops[op].kernel.grid = grid;
+  return Commit(std::move(next));
+}
+
+bool SandboxModel::DuplicateOp(int op, const std::string& name) {
+  if (op < 0 || op >= static_cast<int>(scenario_.ops.size())) return Refuse("no such op");
+  Op copy = scenario_.ops[op];
+  if (copy.graph >= 0 || copy.kind == OpKind::kGraphLaunch) return Refuse("a graph's ops cannot be duplicated");
+  if (!name.empty()) copy.name = name;
+  return AddOp(copy);
+}
+
 bool SandboxModel::MoveOp(int op, int delta) {
   int to = op + delta;
   int n = static_cast<int>(scenario_.ops.size());
   if (op < 0 || op >= n || to < 0 || to >= n) return Refuse("cannot move that op further");
   Scenario next = scenario_;
-  std::swap(next.ops[op], next.ops[to]);
+  Op moved = next.ops[op];
+  next.ops.erase(next.ops.begin() + op);
+  next.ops.insert(next.ops.begin() + to, std::move(moved));
   return Commit(std::move(next));
 }
 
@@ -193,6 +214,12 @@ bool SandboxModel::Load(const std::string& path) {
 int SandboxModel::StreamNamed(const std::string& name) const {
   for (size_t i = 0; i < scenario_.streams.size(); ++i)
     if (scenario_.streams[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+int SandboxModel::OpNamed(const std::string& name) const {
+  for (size_t i = 0; i < scenario_.ops.size(); ++i)
+    if (scenario_.ops[i].name == name) return static_cast<int>(i);
   return -1;
 }
 
@@ -265,6 +292,19 @@ bool SandboxModel::Apply(const std::string& line) {
     double us = 0;
     in >> us;
     return AddHostWork(us);
+  }
+  if (cmd == "set_kernel") {
+    double us = 0;
+    int grid = 0;
+    in >> a >> us >> grid;
+    int op = OpNamed(a);
+    if (op < 0) return Refuse("no op named \"" + a + "\"");
+    return SetKernel(op, us, grid);
+  }
+  if (cmd == "duplicate") {
+    int op = -1;
+    in >> op >> a;
+    return DuplicateOp(op, a);
   }
   if (cmd == "move") {
     int op = -1, delta = 0;

@@ -32,7 +32,11 @@ class SandboxModel {
   bool AddHostWork(double us);
   bool SetStream(int stream, bool non_blocking, int priority);
   bool RemoveStream(int stream);
-  bool MoveOp(int op, int delta);  // -1 earlier, +1 later
+  // A kernel's time per block (spin kernels; for a grid that fits on the GPU at once, the
+  // kernel's time) and grid; grid <= 0 keeps it. Refused for an op that is not a kernel.
+  bool SetKernel(int op, double us, int grid);
+  bool DuplicateOp(int op, const std::string& name);  // a copy of the op, at the end
+  bool MoveOp(int op, int delta);  // moves the op by delta places (-1 earlier, +1 later)
   bool RemoveOp(int op);
   void Clear();
   // Starts from a whole scenario (a lab's, for its exercise); refused if it is invalid.
@@ -41,7 +45,8 @@ class SandboxModel {
   bool Load(const std::string& path);
 
   // Runs one script line, e.g. "stream s1 non_blocking", "set_stream s1 blocking", "kernel s1 k1 500 4",
-  // "record s1 e1", "wait s2 e1", "sync_device", "move 3 -1", "save out.json".
+  // "record s1 e1", "wait s2 e1", "sync_device", "move 3 -1", "set_kernel k1 300 132",
+  // "duplicate 0 warm_a", "save out.json".
   // Unknown names or commands are refused like any other bad edit.
   bool Apply(const std::string& line);
 
@@ -51,6 +56,7 @@ class SandboxModel {
   bool Refuse(const std::string& reason);
   int StreamNamed(const std::string& name) const;
   int EventNamed(const std::string& name) const;
+  int OpNamed(const std::string& name) const;
   Scenario scenario_;
   std::string refusal_;
 };
