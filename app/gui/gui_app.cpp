@@ -64,6 +64,11 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
     if (!options_.exercise.empty()) {
       try {
         OpenExercise(options_.exercise);
+        if (exercise_->on_params) {
+          for (const auto& [k, v] : options_.params) params_[k] = static_cast<float>(v);
+          StartParamsExerciseCheck();
+          return;
+        }
       } catch (const std::exception& e) {
         error_ = e.what();
       }
@@ -188,7 +193,7 @@ void GuiApp::PollRun() {
 void GuiApp::Accept(Trace trace, Analysis analysis) {
   if (!comparing_) {
     ShowTrace(std::move(trace), std::move(analysis));
-    if (mode_ == Mode::kSandbox && exercise_check_pending_) CheckExerciseRun();
+    if (exercise_check_pending_) return CheckExerciseRun();
     if (predict_first_ && mode_ == Mode::kLab) CheckPrediction();
     return;
   }

@@ -45,7 +45,8 @@ struct GuiOptions {
   bool predict = false;          // start with predict-then-reveal on (no automatic run)
   std::vector<std::string> predict_order;  // answer with this order of op names, then reveal
   std::string predict_answer;  // answer the lab's number or choice question with this, then reveal
-  std::string exercise;        // open this lab's exercise in the sandbox (with sandbox_script: edit, then check)
+  std::string exercise;        // open this lab's exercise in the sandbox (with sandbox_script: edit, then check);
+                               // an exercise on parameters is checked at once with `params`
   std::string record_command;    // record this program (a command line) and show it
 };
 
@@ -122,6 +123,7 @@ class GuiApp {
   void OpenExercise(const std::string& lab);
   void DrawExerciseButton();
   void DrawExercisePanel();
+  void StartParamsExerciseCheck();  // an exercise on the lab's parameters: run its variant
   void CheckExerciseRun();
   std::string AnswerVerdictText() const;
   void DrawFinding(int index);
@@ -180,10 +182,12 @@ class GuiApp {
   double replay_pos_ = 1.0;        // fraction of the run shown
   SandboxModel sandbox_;
   std::map<std::string, bool> has_exercise_;  // lab -> has a checked exercise (read once)
+  std::map<std::string, bool> exercise_on_params_;  // lab -> its exercise is on the lab's parameters
   std::string exercise_lab_;                  // the lab whose exercise the sandbox holds
   std::optional<Exercise> exercise_;
   std::optional<ExerciseResult> exercise_result_;
   bool exercise_check_pending_ = false;
+  std::map<std::string, double> exercise_params_;  // the parameters of a params exercise's check run
   int export_size_[2] = {1600, 600};
   std::string export_status_;
   char record_command_[512] = {};  // the Record panel's command line

@@ -1,7 +1,9 @@
 // Checked exercises in the app: "Open in sandbox" puts the lab's program (its current
 // variant and parameters) into the sandbox; the sandbox then shows the exercise and its
 // goals, and "Check" runs the edited program and says, goal by goal, what was measured and,
-// for a goal not met, the analyzer's sentence. The result is kept in the progress file.
+// for a goal not met, the analyzer's sentence. An exercise on the lab's parameters stays on
+// the lab page: its "Check" runs the exercise's variant with the parameters the student set.
+// The result is kept in the progress file.
 #include <imgui.h>
 
 #include "app/gui/gui_app.h"
@@ -15,7 +17,9 @@ bool GuiApp::HasExercise(const std::string& lab) {
   if (it != has_exercise_.end()) return it->second;
   bool has = false;
   try {
-    has = LoadExercise(lab).has_value();
+    std::optional<Exercise> exercise = LoadExercise(lab);
+    has = exercise.has_value();
+    exercise_on_params_[lab] = has && exercise->on_params;
   } catch (const InputError&) {
     has = false;  // a broken check section: the exercise stays text only
   }
@@ -30,6 +34,13 @@ void GuiApp::OpenExercise(const std::string& lab_id) {
   std::map<std::string, double> p(params_.begin(), params_.end());
   std::string variant = !exercise->variant.empty() ? exercise->variant : variant_.empty() ? lab.variants.front() : variant_;
   variant_ = variant;
+  if (exercise->on_params) {
+    exercise_lab_ = lab_id;
+    exercise_ = std::move(exercise);
+    exercise_result_.reset();
+    mode_ = Mode::kLab;
+    return;
+  }
   if (!sandbox_.Open(lab.build(ResolveLabArgs(lab, variant, p))))
     throw InputError("the lab's program does not open in the sandbox: " + sandbox_.refusal());
   exercise_lab_ = lab_id;
@@ -42,19 +53,33 @@ void GuiApp::OpenExercise(const std::string& lab_id) {
 
 void GuiApp::DrawExerciseButton() {
   if (lab_id_.empty() || !HasExercise(lab_id_)) return;
-  if (ImGui::Button(ui_("exercise.open"))) {
+  bool open = exercise_ && exercise_lab_ == lab_id_ && exercise_->on_params;
+  bool on_params = exercise_on_params_[lab_id_];
+  if (!open && ImGui::Button(ui_(on_params ? "exercise.start" : "exercise.open"))) {
     try {
       OpenExercise(lab_id_);
     } catch (const std::exception& e) {
       error_ = e.what();
     }
   }
+  if (open) DrawExercisePanel();
+}
+
+void GuiApp::StartParamsExerciseCheck() {
+  const Lab& lab = FindLab(exercise_lab_);
+  variant_ = !exercise_->variant.empty() ? exercise_->variant : lab.variants.front();
+  // The parameters as the run uses them (defaults filled in), read when the run returns.
+  std::map<std::string, double> p(params_.begin(), params_.end());
+  exercise_params_ = ResolveLabArgs(lab, variant_, p).params;
+  exercise_check_pending_ = true;
+  StartRun();
 }
 
 void GuiApp::CheckExerciseRun() {
   exercise_check_pending_ = false;
   if (!exercise_ || !trace_) return;
-  exercise_result_ = CheckExercise(*exercise_, *trace_, analysis_, texts_, lang_);
+  exercise_result_ = CheckExercise(*exercise_, *trace_, analysis_, texts_, lang_,
+                                   exercise_->on_params ? exercise_params_ : std::map<std::string, double>{});
   progress_.MarkExercise(exercise_lab_, exercise_result_->passed);
 }
 
@@ -81,9 +106,14 @@ void GuiApp::DrawExercisePanel() {
   ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.4f, 1.0f), "%s",
                      ui_.Fill("exercise.heading", {{"title", lab_titles_[exercise_lab_]}}).c_str());
   if (lab_text_ && lab_id_ == exercise_lab_) ImGui::TextUnformatted(lab_text_->exercise.c_str());
+  if (exercise_->on_params) ImGui::TextDisabled("%s", ui_("exercise.on_params"));
   if (!worker_.Busy() && ImGui::Button(ui_("exercise.check"))) {
-    exercise_check_pending_ = true;
-    RunSandbox();
+    if (exercise_->on_params) {
+      StartParamsExerciseCheck();
+    } else {
+      exercise_check_pending_ = true;
+      RunSandbox();
+    }
   }
   if (exercise_result_) {
     const ExerciseResult& r = *exercise_result_;

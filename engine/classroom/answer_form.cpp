@@ -75,6 +75,16 @@ std::optional<TimeNs> MeasureNs(const std::string& measure, const Trace& t, cons
       if (t.scenario.ops[i].kind == OpKind::kMemcpy) total += HostCallTime(t.ops[i]);
     return total;
   }
+  if (name == "launch_span") {
+    int first = -1, last = -1;
+    for (size_t i = 0; i < t.ops.size(); ++i)
+      if (t.scenario.ops[i].kind == OpKind::kKernel) {
+        if (first < 0) first = static_cast<int>(i);
+        last = static_cast<int>(i);
+      }
+    if (first < 0) return std::nullopt;
+    return t.ops[last].ret - t.ops[first].submit;
+  }
   if (name == "blocked_before_last_sync") {
     int last = -1;
     for (size_t i = 0; i < t.ops.size(); ++i) {
@@ -99,6 +109,7 @@ std::optional<TimeNs> MeasureNs(const std::string& measure, const Trace& t, cons
   }
   if (y < 0) return std::nullopt;
   if (name == "host_span") return t.ops[y].ret - t.ops[x].submit;
+  if (name == "gpu_span") return t.ops[y].end - t.ops[x].start;
   if (name == "gap") return t.ops[y].start - t.ops[x].end;
   return std::nullopt;
 }
@@ -112,8 +123,8 @@ std::string ChoiceLabel(const AnswerChoice& c, const std::string& lang) {
 
 bool IsKnownMeasure(const std::string& measure) {
   static const char* kWhole[] = {"gpu_time", "host_blocked", "host_in_copies", "host_in_calls", "blocked_before_last_sync",
-                                 "max_overlap", "checks_ok"};
-  static const char* kNamed[] = {"host_in:", "delay:", "start:", "host_span:", "gap:"};
+                                 "max_overlap", "checks_ok", "launch_span", "kernel_count", "gpu_idle"};
+  static const char* kNamed[] = {"host_in:", "delay:", "start:", "host_span:", "gap:", "gpu_span:"};
   for (const char* m : kWhole)
     if (measure == m) return true;
   for (const char* m : kNamed)
@@ -147,6 +158,11 @@ std::optional<double> MeasureAnswer(const AnswerForm& f, const Trace& t, const A
   double value = 0;
   if (f.measure == "max_overlap") {
     for (const LaneOverlap& o : a.figures.overlaps) value = std::max(value, o.fraction * 100.0);
+  } else if (f.measure == "kernel_count") {
+    for (const Op& op : t.scenario.ops) value += op.kind == OpKind::kKernel;
+  } else if (f.measure == "gpu_idle") {
+    if (a.figures.device_time <= 0) return std::nullopt;
+    value = 100.0 * static_cast<double>(a.figures.gpu_idle) / static_cast<double>(a.figures.device_time);
   } else if (f.measure == "checks_ok") {
     value = 1;
     for (const BufferCheck& c : t.checks) value = c.ok ? value : 0;

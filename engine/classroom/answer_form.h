@@ -18,6 +18,12 @@
 //   start:NAME      NAME's start after the first GPU start
 //   delay:NAME      NAME's start after its submission
 //   gap:A,B         B's start after A's end
+//   gpu_span:A,B    from A's GPU start to B's GPU end
+//   launch_span     from the first kernel launch call's start to the last one's return: what
+//                   a host timer around a launch loop without a synchronize measures
+//   kernel_count    how many kernels ran (a count: no unit)
+//   gpu_idle        % of the GPU's time (first kernel to last, summed over GPUs) with no
+//                   kernel running
 //   max_overlap     the largest overlap of two streams, in % of the shorter one's busy time
 //   checks_ok       1 if every checked buffer holds the right contents, else 0
 //   blocked_before_last_sync  host blocked time before the last synchronising call

@@ -26,19 +26,26 @@ std::optional<Exercise> LoadExercise(const std::string& lab_id) {
   if (!root.Has("check")) return std::nullopt;
   Exercise exercise;
   exercise.variant = root.Object("check").String("variant", "");
+  std::string edit = root.Object("check").String("edit", "sandbox");
+  if (edit != "sandbox" && edit != "params") root.Object("check").Fail("edit must be sandbox or params");
+  exercise.on_params = edit == "params";
   for (const JsonReader& g : root.Object("check").Array("goals")) {
     ExerciseGoal goal;
     goal.measure = g.String("measure", "");
-    goal.unit = g.String("unit", goal.unit);
+    goal.param = g.String("param", "");
+    goal.unit = g.String("unit", goal.param.empty() ? "us" : "");  // a parameter: the lab's own unit, if given
     goal.min = g.Number("min", goal.min);
     goal.max = g.Number("max", goal.max);
     goal.finding = g.String("finding", "");
     goal.present = g.Bool("present", true);
     for (const char* lang : {"en", "zh"}) goal.text[lang] = g.String(lang);
-    if (goal.measure.empty() == goal.finding.empty()) g.Fail("a goal has either a measure or a finding");
+    if (goal.measure.empty() + goal.finding.empty() + goal.param.empty() != 2)
+      g.Fail("a goal has exactly one of a measure, a finding or a param");
+    if (!goal.param.empty() && !exercise.on_params) g.Fail("a param goal needs \"edit\": \"params\"");
     if (!goal.finding.empty() && !KnownFinding(goal.finding)) g.Fail("unknown finding kind \"" + goal.finding + "\"");
     if (!goal.measure.empty() && !IsKnownMeasure(goal.measure)) g.Fail("unknown measure \"" + goal.measure + "\"");
-    if (goal.unit != "us" && goal.unit != "ms" && goal.unit != "%") g.Fail("unit must be us, ms or %");
+    if (goal.param.empty() && goal.unit != "us" && goal.unit != "ms" && goal.unit != "%")
+      g.Fail("unit must be us, ms or %");
     exercise.goals.push_back(goal);
   }
   if (exercise.goals.empty()) root.Fail("check: no goals");
@@ -46,14 +53,22 @@ std::optional<Exercise> LoadExercise(const std::string& lab_id) {
 }
 
 ExerciseResult CheckExercise(const Exercise& exercise, const Trace& t, const Analysis& a, const FindingTexts& texts,
-                             const std::string& lang) {
+                             const std::string& lang, const std::map<std::string, double>& params) {
   ExerciseResult result;
   result.passed = true;
   for (const ExerciseGoal& goal : exercise.goals) {
     GoalResult r;
     auto text = goal.text.find(lang);
     r.goal = text != goal.text.end() ? text->second : "";
-    if (!goal.finding.empty()) {
+    if (!goal.param.empty()) {
+      auto value = params.find(goal.param);
+      char shown[48] = "-";
+      if (value != params.end())
+        std::snprintf(shown, sizeof shown, "%s=%g%s%s", goal.param.c_str(), value->second, goal.unit.empty() ? "" : " ",
+                      goal.unit.c_str());
+      r.measured = shown;
+      r.met = value != params.end() && value->second >= goal.min && value->second <= goal.max;
+    } else if (!goal.finding.empty()) {
       const Finding* first = nullptr;
       int count = 0;
       for (const Finding& f : a.findings)
@@ -71,9 +86,9 @@ ExerciseResult CheckExercise(const Exercise& exercise, const Trace& t, const Ana
       form.unit = goal.unit;
       std::optional<double> value = MeasureAnswer(form, t, a, {});
       char shown[48] = "-";
-      // checks_ok is 1 (every checked buffer right) or 0: no unit.
-      if (value) std::snprintf(shown, sizeof shown, "%.4g%s%s", *value, goal.measure == "checks_ok" ? "" : " ",
-                               goal.measure == "checks_ok" ? "" : goal.unit.c_str());
+      // checks_ok (1 or 0) and kernel_count are counts: no unit.
+      bool count = goal.measure == "checks_ok" || goal.measure == "kernel_count";
+      if (value) std::snprintf(shown, sizeof shown, "%.4g%s%s", *value, count ? "" : " ", count ? "" : goal.unit.c_str());
       r.measured = shown;
       r.met = value && *value >= goal.min && *value <= goal.max;
       if (!r.met)

@@ -4,6 +4,11 @@
 // must not, appear. "Check" runs the scenario and says pass or fail, goal by goal, with
 // the figure measured and the analyzer's sentence for a goal that failed.
 //
+// Most exercises edit the program in the sandbox. An exercise about the lab's parameters
+// ("raise block_us to 500") says "edit": "params": it is done on the lab page, and Check runs
+// the exercise's variant with the parameters the student set; a goal may then name a
+// parameter ({"param": "block_us", "min": 500}) as well as measures of the run.
+//
 //   "check": {"variant": "legacy", "goals": [
 //     {"measure": "max_overlap", "min": 80, "en": "s2 overlaps s1 by at least 80 %", "zh": "..."},
 //     {"finding": "data_race", "present": false, "en": "no race is flagged", "zh": "..."}]}
@@ -20,16 +25,18 @@
 namespace streamlab {
 
 struct ExerciseGoal {
-  std::string measure;   // a measure (answer_form.h), or empty for a finding goal
+  std::string measure;   // a measure (answer_form.h), or empty for a finding or parameter goal
   std::string unit = "us";
   double min = -1e300, max = 1e300;
   std::string finding;   // a finding kind ("data_race"), or empty for a measure goal
   bool present = true;   // finding goals: must it appear?
+  std::string param;     // a lab parameter whose value must lie in [min, max], or empty
   std::map<std::string, std::string> text;  // per language
 };
 
 struct Exercise {
   std::string variant;  // the lab variant the exercise starts from (empty: the first)
+  bool on_params = false;  // done by setting the lab's parameters, not in the sandbox
   std::vector<ExerciseGoal> goals;
 };
 
@@ -48,7 +55,9 @@ struct ExerciseResult {
   std::vector<GoalResult> goals;
 };
 
+// `params`: the lab parameters the run used (parameter goals read them).
 ExerciseResult CheckExercise(const Exercise& exercise, const Trace& trace, const Analysis& analysis,
-                             const FindingTexts& texts, const std::string& lang);
+                             const FindingTexts& texts, const std::string& lang,
+                             const std::map<std::string, double>& params = {});
 
 }  // namespace streamlab
