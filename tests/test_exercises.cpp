@@ -5,11 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "engine/analysis/analyzer.h"
 #include "engine/classroom/exercise.h"
-#include "engine/classroom/sandbox_model.h"
+#include "engine/util/errors.h"
 #include "labs/catalogue.h"
 #include "tests/test_util.h"
 
@@ -23,31 +22,13 @@ ExerciseResult Check(const Exercise& e, const Scenario& s, const std::map<std::s
   return CheckExercise(e, t, Analyze(t), FindingTexts::Load("en"), "en", params);
 }
 
-// The reference solution: sandbox edits, or for an exercise on parameters "param NAME VALUE"
-// lines. Returns the scenario (and the parameters) after the solution.
-Scenario Solve(const Lab& lab, const Exercise& exercise, std::map<std::string, double>& params) {
-  std::ifstream script(testing::SourcePath("tests/exercises/" + lab.id + ".txt"));
-  EXPECT_TRUE(script) << lab.id << ": no reference solution";
-  std::string variant = exercise.variant.empty() ? lab.variants.front() : exercise.variant;
-  SandboxModel sandbox;
-  EXPECT_TRUE(sandbox.Open(lab.build(ResolveLabArgs(lab, variant, {})))) << lab.id << sandbox.refusal();
-  std::string line;
-  while (std::getline(script, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (exercise.on_params) {
-      std::istringstream in(line);
-      std::string word, name;
-      double value = 0;
-      EXPECT_TRUE(in >> word >> name >> value && word == "param") << lab.id << ": " << line;
-      params[name] = value;
-    } else {
-      EXPECT_TRUE(sandbox.Apply(line)) << lab.id << ": " << line << ": " << sandbox.refusal();
-    }
-  }
-  if (!exercise.on_params) return sandbox.scenario();
-  LabArgs args = ResolveLabArgs(lab, variant, params);
-  params = args.params;
-  return lab.build(args);
+// The reference solution in tests/exercises/<lab>.txt, applied.
+ExerciseProgram Solve(const Lab& lab, const Exercise& exercise) {
+  std::ifstream file(testing::SourcePath("tests/exercises/" + lab.id + ".txt"));
+  EXPECT_TRUE(file) << lab.id << ": no reference solution";
+  std::vector<std::string> script;
+  for (std::string line; std::getline(file, line);) script.push_back(line);
+  return BuildExerciseProgram(lab, exercise, script);
 }
 
 TEST(Exercises, EachFailsOnTheLabsProgramAndPassesWithItsSolution) {
@@ -65,13 +46,26 @@ TEST(Exercises, EachFailsOnTheLabsProgramAndPassesWithItsSolution) {
     bool reason = false;
     for (const GoalResult& g : before.goals) reason = reason || (!g.met && !g.goal.empty() && !g.measured.empty());
     EXPECT_TRUE(reason) << lab.id;
-    std::map<std::string, double> params;
-    Scenario solved = Solve(lab, *exercise, params);
-    ExerciseResult after = Check(*exercise, solved, params);
+    ExerciseProgram solved = Solve(lab, *exercise);
+    ExerciseResult after = Check(*exercise, solved.scenario, solved.params);
     for (const GoalResult& g : after.goals) EXPECT_TRUE(g.met) << lab.id << ": " << g.goal << " (measured " << g.measured << ")";
     EXPECT_TRUE(after.passed) << lab.id;
   }
   EXPECT_EQ(checked, static_cast<int>(AllLabs().size()));
+}
+
+TEST(Exercises, AScriptThatDoesNotFitTheExerciseIsRefusedWithItsLine) {
+  const Lab& priority = FindLab("w2-priority");
+  EXPECT_THROW(BuildExerciseProgram(priority, *LoadExercise(priority.id), {"stream s9"}), InputError);
+  EXPECT_THROW(BuildExerciseProgram(priority, *LoadExercise(priority.id), {"param block_us"}), InputError);
+  EXPECT_THROW(BuildExerciseProgram(priority, *LoadExercise(priority.id), {"param block_us 5"}), InputError);  // < 20
+  const Lab& chain = FindLab("w2-event-chain");
+  try {
+    BuildExerciseProgram(chain, *LoadExercise(chain.id), {"# a comment", "", "wait s3 nope"});
+    ADD_FAILURE() << "a wait on an unknown event was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("script line 3 (wait s3 nope): no event named"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Exercises, AFailedGoalSaysWhy) {

@@ -50,6 +50,18 @@ struct RecordCommand {
   std::string raw_dir;            // keep the recorder's raw logs here (default: a temp folder)
 };
 
+struct ExerciseCommand {
+  std::string lab;
+  std::string script;                // sandbox edits or "param NAME VALUE" lines
+  std::vector<std::string> params;   // name=value, set before the script
+  bool all = false;                  // every lab, each with solutions/<lab>.txt
+  std::string solutions;
+  std::string backend = "sim";
+  std::string lang;                  // en / zh; default from the locale
+  double timeout_s = 10;
+  std::string self;                  // path of this executable, for GPU runs in child processes
+};
+
 struct SoakCommand {
   std::vector<std::string> labs;
   int runs = 1000;
@@ -66,5 +78,6 @@ int CmdImport(const std::string& path, const std::string& out_path);
 int CmdRun(const RunCommand& cmd);
 int CmdShow(const std::string& path, int width);
 int CmdVerify(const VerifyCommand& cmd);
+int CmdExercise(const ExerciseCommand& cmd);
 
 }  // namespace streamlab

@@ -1,5 +1,5 @@
 // streamlab-cli: the headless front end. Parses the command line and maps errors to exit
-// codes: 0 ok, 1 a verify check failed, 2 bad input, 3 no usable backend, 4 run failed.
+// codes: 0 ok, 1 a verify check (or an exercise goal) failed, 2 bad input, 3 no usable backend, 4 run failed.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -97,6 +97,18 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("--profile", verify.profile, "Simulator device profile JSON");
   verify_cmd->add_option("--timeout", verify.timeout_s, "GPU watchdog per run, seconds");
 
+  ExerciseCommand exercise;
+  CLI::App* exercise_cmd = app.add_subcommand("exercise", "Check a lab's exercise: its program edited by a sandbox script, or with parameters set");
+  exercise_cmd->add_option("lab", exercise.lab, "Lab id");
+  exercise_cmd->add_option("--script", exercise.script, "Sandbox edits, one per line (or param NAME VALUE lines)");
+  exercise_cmd->add_option("--param", exercise.params, "Lab parameter name=value (repeatable)");
+  exercise_cmd->add_flag("--all", exercise.all, "Every lab, each with its script from --solutions");
+  exercise_cmd->add_option("--solutions", exercise.solutions, "Folder of <lab>.txt scripts (e.g. tests/exercises)");
+  exercise_cmd->add_option("--backend", exercise.backend, "sim, cuda or auto")->capture_default_str();
+  exercise_cmd->add_option("--lang", exercise.lang, "en or zh (default: from the locale)");
+  exercise_cmd->add_option("--timeout", exercise.timeout_s, "GPU watchdog per run, seconds");
+  exercise_cmd->footer("Example: streamlab-cli exercise w2-priority --param block_us=500");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -120,6 +132,10 @@ int main(int argc, char** argv) {
     if (verify_cmd->parsed()) {
       verify.self = SelfPath(argv[0]);
       return CmdVerify(verify);
+    }
+    if (exercise_cmd->parsed()) {
+      exercise.self = SelfPath(argv[0]);
+      return CmdExercise(exercise);
     }
   } catch (const InputError& e) {
     std::cerr << "streamlab-cli: " << e.what() << "\n";

@@ -2,8 +2,10 @@
 #include "engine/classroom/exercise.h"
 
 #include <cstdio>
+#include <sstream>
 
 #include "engine/classroom/answer_form.h"
+#include "engine/classroom/sandbox_model.h"
 #include "engine/util/assets.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_reader.h"
@@ -50,6 +52,33 @@ std::optional<Exercise> LoadExercise(const std::string& lab_id) {
   }
   if (exercise.goals.empty()) root.Fail("check: no goals");
   return exercise;
+}
+
+ExerciseProgram BuildExerciseProgram(const Lab& lab, const Exercise& exercise, const std::vector<std::string>& script,
+                                     std::map<std::string, double> params) {
+  std::string variant = exercise.variant.empty() ? lab.variants.front() : exercise.variant;
+  SandboxModel sandbox;
+  bool edits = false;
+  for (size_t n = 0; n < script.size(); ++n) {
+    const std::string& line = script[n];
+    std::istringstream in(line);
+    std::string word, name;
+    if (!(in >> word) || word[0] == '#') continue;
+    std::string where = "script line " + std::to_string(n + 1) + " (" + line + "): ";
+    if (word == "param") {
+      double value = 0;
+      if (!(in >> name >> value)) throw InputError(where + "expected param NAME VALUE");
+      params[name] = value;
+      continue;
+    }
+    if (exercise.on_params) throw InputError(where + "this exercise is on the lab's parameters: use param NAME VALUE");
+    if (!edits && !sandbox.Open(lab.build(ResolveLabArgs(lab, variant, params))))
+      throw InputError("the lab's program does not open in the sandbox: " + sandbox.refusal());
+    edits = true;
+    if (!sandbox.Apply(line)) throw InputError(where + sandbox.refusal());
+  }
+  LabArgs args = ResolveLabArgs(lab, variant, params);
+  return {edits ? sandbox.scenario() : lab.build(args), args.params};
 }
 
 ExerciseResult CheckExercise(const Exercise& exercise, const Trace& t, const Analysis& a, const FindingTexts& texts,

@@ -21,6 +21,7 @@
 
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/findings_text.h"
+#include "engine/classroom/lab.h"
 
 namespace streamlab {
 
@@ -42,6 +43,17 @@ struct Exercise {
 
 // The lab's checked exercise, or nullopt if it has none. Throws InputError if malformed.
 std::optional<Exercise> LoadExercise(const std::string& lab_id);
+
+// The program an exercise's Check runs: the lab's program (the exercise's variant, with
+// `params`) edited by `script` - sandbox edit lines (sandbox_model.h), or for an exercise on
+// parameters "param NAME VALUE" lines - and the parameters it ran with (defaults filled in).
+// Blank lines and "#" comments are skipped. Throws InputError naming a refused line.
+struct ExerciseProgram {
+  Scenario scenario;
+  std::map<std::string, double> params;
+};
+ExerciseProgram BuildExerciseProgram(const Lab& lab, const Exercise& exercise, const std::vector<std::string>& script,
+                                     std::map<std::string, double> params = {});
 
 struct GoalResult {
   bool met = false;

@@ -1,0 +1,114 @@
+// `streamlab-cli exercise LAB [--script FILE] [--param k=v]`: checks a lab's exercise - the
+// lab's program edited by a script of sandbox edits (or with the parameters set) - on the
+// simulator or a GPU, goal by goal, as the app's Check does. `--all --solutions DIR` checks
+// every lab with DIR/<lab>.txt (tests/exercises holds the reference solutions), which is how
+// the exercises' goals are confirmed on a real GPU.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+#include "app/cli/backend_choice.h"
+#include "app/cli/child_run.h"
+#include "app/cli/commands.h"
+#include "app/cli/run_target.h"
+#include "engine/analysis/analyzer.h"
+#include "engine/classroom/exercise.h"
+#include "engine/scenario/scenario_json.h"
+#include "engine/util/errors.h"
+#include "engine/util/assets.h"
+#include "kernels/cuda_backend.h"
+#include "labs/catalogue.h"
+
+namespace streamlab {
+namespace {
+
+std::vector<std::string> ReadScript(const std::string& path) {
+  std::vector<std::string> lines;
+  if (path.empty()) return lines;
+  std::ifstream file(path);
+  if (!file) throw InputError(path + ": cannot read the script");
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  return lines;
+}
+
+// On the simulator in this process; on a GPU in a child process (its own CUDA settings,
+// and a crash or hang ends only the child), through a scenario file.
+Trace RunProgram(const ExerciseCommand& cmd, const Scenario& scenario) {
+  if (cmd.backend == "sim") {
+    BackendChoice backend = ChooseBackend("sim", scenario, "");
+    return backend.executor->Run(scenario, RunOptions{});
+  }
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("streamlab-exercise-" + std::to_string(getpid()) + ".json")).string();
+  SaveJsonFile(ScenarioToJson(scenario), path);
+  ChildRunResult child = RunChild(cmd.self, {path, "--backend", cmd.backend, "--timeout", std::to_string(cmd.timeout_s)},
+                                  cmd.timeout_s + 30);
+  std::remove(path.c_str());
+  if (child.exit_code == kExitNoBackend) throw BackendError(child.error);
+  if (child.exit_code != 0) throw RunError(child.error.empty() ? "the run failed" : child.error);
+  return child.trace;
+}
+
+// Checks one lab's exercise and prints the report; true if every goal is met.
+bool CheckOne(const ExerciseCommand& cmd, const Lab& lab, const std::vector<std::string>& script,
+              const std::map<std::string, double>& params, const FindingTexts& texts, const std::string& lang) {
+  std::optional<Exercise> exercise = LoadExercise(lab.id);
+  if (!exercise) throw InputError("lab " + lab.id + " has no checked exercise");
+  ExerciseProgram program = BuildExerciseProgram(lab, *exercise, script, params);
+  Trace trace = RunProgram(cmd, program.scenario);
+  ExerciseResult result = CheckExercise(*exercise, trace, Analyze(trace), texts, lang, program.params);
+  std::cout << (result.passed ? "PASS  " : "FAIL  ") << lab.id << " ["
+            << (exercise->variant.empty() ? lab.variants.front() : exercise->variant) << ", "
+            << (exercise->on_params ? "parameters" : "sandbox") << ", " << trace.backend << "]\n";
+  for (const GoalResult& g : result.goals) {
+    std::cout << "  [" << (g.met ? "met" : "not met") << "] " << g.goal << " (measured " << g.measured << ")\n";
+    if (!g.reason.empty()) std::cout << "      why: " << g.reason << "\n";
+  }
+  return result.passed;
+}
+
+}  // namespace
+
+int CmdExercise(const ExerciseCommand& cmd) {
+  if (cmd.backend != "sim" && cmd.backend != "cuda" && cmd.backend != "auto")
+    throw InputError("--backend must be sim, cuda or auto");
+  if (cmd.all == !cmd.lab.empty()) throw InputError("name one lab, or pass --all with --solutions DIR");
+  if (cmd.all && cmd.solutions.empty()) throw InputError("--all needs --solutions DIR (e.g. tests/exercises)");
+  std::string lang = cmd.lang.empty() ? DefaultLanguage() : cmd.lang;
+  if (lang != "en" && lang != "zh") throw InputError("--lang must be en or zh");
+  FindingTexts texts = FindingTexts::Load(lang);
+  std::map<std::string, double> params = ParseParams(cmd.params);
+  if (!cmd.all) {
+    const Lab& lab = FindLab(cmd.lab);
+    return CheckOne(cmd, lab, ReadScript(cmd.script), params, texts, lang) ? kExitOk : kExitFailed;
+  }
+  int gpus = 1 << 20;
+  if (cmd.backend == "cuda") {
+    CudaProbe probe = ProbeCuda();
+    if (!probe.usable) throw BackendError("no usable GPU: " + probe.reason);
+    gpus = probe.device_count;
+  }
+  int passed = 0, failed = 0, skipped = 0;
+  for (const Lab& lab : AllLabs()) {
+    if (lab.devices > gpus) {
+      std::cout << "SKIP  " << lab.id << ": needs " << lab.devices << " GPUs; " << gpus << " here\n";
+      ++skipped;
+      continue;
+    }
+    try {
+      bool ok = CheckOne(cmd, lab, ReadScript(cmd.solutions + "/" + lab.id + ".txt"), params, texts, lang);
+      (ok ? passed : failed)++;
+    } catch (const std::exception& e) {
+      std::cout << "FAIL  " << lab.id << ": " << e.what() << "\n";
+      ++failed;
+    }
+  }
+  std::cout << passed << " passed, " << failed << " failed";
+  if (skipped) std::cout << ", " << skipped << " skipped";
+  std::cout << "\n";
+  return failed ? kExitFailed : kExitOk;
+}
+
+}  // namespace streamlab
