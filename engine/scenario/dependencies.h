@@ -28,7 +28,26 @@ struct StreamDependencies {
   std::vector<int> last_on_stream_before;  // for wait_stream/sync_stream: that stream's last op, or -1
 };
 
+// The edges in submission (index) order: the order of the calls of a one-thread program.
 StreamDependencies ComputeDependencies(const Scenario& scenario);
+
+// The same rules, op by op, in the order the calls are made. With several host threads the
+// calls interleave in time, not in index order, and the simulator feeds them as it issues
+// them: a stream's FIFO follows the call that reached it first.
+class DependencyTracker {
+ public:
+  explicit DependencyTracker(const Scenario& scenario);
+  struct OpDeps {
+    std::vector<DepEdge> into;
+    int last_record_before = -1;
+    int last_on_stream_before = -1;
+  };
+  OpDeps Add(int op);
+
+ private:
+  const Scenario& s_;
+  std::vector<int> last_on_stream_, last_legacy_, last_record_;
+};
 
 const char* ToString(EdgeKind kind);
 

@@ -35,7 +35,7 @@ class SimRun {
       : p_(p),
         s_(s),
         gpu_(p, s.device_count, s.settings.max_connections),
-        deps_(ComputeDependencies(s)),
+        tracker_(s),
         last_item_on_stream_(s.streams.size(), -1),
         load_barrier_(s.device_count, -1),
         queue_of_stream_(s.streams.size(), 0),
@@ -54,6 +54,10 @@ class SimRun {
     trace.ops.resize(s_.ops.size());
     threads_.resize(ThreadCount(s_));
     for (size_t i = 0; i < s_.ops.size(); ++i) threads_[s_.ops[i].thread].ops.push_back(static_cast<int>(i));
+    // With several host threads, the program spawns them one after another: each starts
+    // (its first call) a little after the one before it.
+    if (threads_.size() > 1)
+      for (size_t t = 0; t < threads_.size(); ++t) threads_[t].clock = static_cast<TimeNs>(t) * p_.thread_spawn;
     // Host threads interleave in time order: the one whose clock is earliest calls next, and
     // a blocked thread wakes when what it waits for is done.
     while (true) {
@@ -149,6 +153,7 @@ class SimRun {
 
   void Issue(int index, OpRecord& rec) {
     const Op& op = s_.ops[index];
+    deps_ = tracker_.Add(index);
     switch (op.kind) {
       case OpKind::kKernel: return IssueKernel(index, rec);
       case OpKind::kMemcpy: return IssueCopy(index, rec);
@@ -181,16 +186,16 @@ class SimRun {
       case OpKind::kSyncDevice:
         return Block([&, d = device_] { return gpu_.DeviceIdle(d); });
       case OpKind::kSyncStream: {
-        int last = ItemOf(deps_.last_on_stream_before[index]);
+        int last = ItemOf(deps_.last_on_stream_before);
         return Block([&, last] { return last < 0 || gpu_.item(last).done; });
       }
       case OpKind::kSyncEvent: {
-        int last = ItemOf(deps_.last_record_before[index]);
+        int last = ItemOf(deps_.last_record_before);
         return Block([&, last] { return last < 0 || gpu_.item(last).done; });
       }
       case OpKind::kQuery: {
         gpu_.AdvanceTo(host_);
-        int last = ItemOf(deps_.last_record_before[index]);
+        int last = ItemOf(deps_.last_record_before);
         rec.note = (last < 0 || gpu_.item(last).done) ? "ready" : "not ready";
         host_ += p_.query_host;
         return;
@@ -304,7 +309,7 @@ class SimRun {
     it.queue = queue_of_stream_[op.stream];
     it.visible_at = host_ + p_.submit_latency;
     it.graph_node = op.graph >= 0;
-    for (const DepEdge& e : deps_.into[index]) it.deps.push_back(item_of_op_[e.from]);
+    for (const DepEdge& e : deps_.into) it.deps.push_back(item_of_op_[e.from]);
     if (load_barrier_[it.device] >= 0) it.deps.push_back(load_barrier_[it.device]);
     return it;
   }
@@ -336,7 +341,10 @@ class SimRun {
   SimGpu gpu_;
   TimeNs host_ = 0;
   int device_ = 0;
-  StreamDependencies deps_;
+  // Edges of the op being issued, from the calls made so far (in time order, which is index
+  // order for one host thread).
+  DependencyTracker tracker_;
+  DependencyTracker::OpDeps deps_;
   std::vector<int> last_item_on_stream_;
   std::vector<int> load_barrier_;  // per device: the latest module load, which later work waits for
   std::vector<int> queue_of_stream_;
