@@ -20,7 +20,7 @@ BackendChoice ChooseBackend(const std::string& backend, const Scenario& scenario
                             const std::string& profile_path) {
   if (backend != "sim" && backend != "cuda" && backend != "auto")
     throw InputError("--backend must be sim, cuda or auto (got \"" + backend + "\")");
-  DeviceProfile profile = profile_path.empty() ? DeviceProfile{} : LoadProfileFile(profile_path);
+  DeviceProfile profile = ResolveProfile(profile_path);
   BackendChoice choice;
   if (backend != "sim") {
     ApplyProcessSettings(scenario.settings);

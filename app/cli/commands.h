@@ -62,6 +62,13 @@ struct ExerciseCommand {
   std::string self;                  // path of this executable, for GPU runs in child processes
 };
 
+struct CalibrateCommand {
+  std::string backend = "cuda";
+  std::string out;      // profile JSON to write
+  std::string profile;  // the base profile (and, on the simulator, the one it runs with)
+  std::string self;     // path of this executable, for GPU runs in child processes
+};
+
 struct SoakCommand {
   std::vector<std::string> labs;
   int runs = 1000;
@@ -79,5 +86,6 @@ int CmdRun(const RunCommand& cmd);
 int CmdShow(const std::string& path, int width);
 int CmdVerify(const VerifyCommand& cmd);
 int CmdExercise(const ExerciseCommand& cmd);
+int CmdCalibrate(const CalibrateCommand& cmd);
 
 }  // namespace streamlab

@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--param", run.params, "Lab parameter name=value (repeatable)");
   run_cmd->add_option("--out", run.out, "Write the trace JSON here");
   run_cmd->add_option("--chrome", run.chrome, "Write a Chrome-trace JSON here (Perfetto)");
-  run_cmd->add_option("--profile", run.profile, "Simulator device profile JSON");
+  run_cmd->add_option("--profile", run.profile, "Simulator device profile: h100, h200 or a JSON file");
   run_cmd->add_option("--save-scenario", run.save_scenario, "Write the scenario JSON here");
   run_cmd->add_option("--timeout", run.timeout_s, "GPU watchdog in seconds")->capture_default_str();
   run_cmd->add_option("--repeat", run.repeat, "GPU: measured runs, keep the median")->capture_default_str();
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   verify_cmd->add_flag("--all", verify.all, "Every lab");
   verify_cmd->add_option("--backend", verify.backend, "sim, cuda or auto")->capture_default_str();
   verify_cmd->add_option("--out-dir", verify.out_dir, "Keep each run's trace in this folder");
-  verify_cmd->add_option("--profile", verify.profile, "Simulator device profile JSON");
+  verify_cmd->add_option("--profile", verify.profile, "Simulator device profile: h100, h200 or a JSON file");
   verify_cmd->add_option("--timeout", verify.timeout_s, "GPU watchdog per run, seconds");
 
   ExerciseCommand exercise;
@@ -108,6 +108,13 @@ int main(int argc, char** argv) {
   exercise_cmd->add_option("--lang", exercise.lang, "en or zh (default: from the locale)");
   exercise_cmd->add_option("--timeout", exercise.timeout_s, "GPU watchdog per run, seconds");
   exercise_cmd->footer("Example: streamlab-cli exercise w2-priority --param block_us=500");
+
+  CalibrateCommand calibrate;
+  CLI::App* calibrate_cmd = app.add_subcommand("calibrate", "Measure the simulator's device profile on this GPU");
+  calibrate_cmd->add_option("--out", calibrate.out, "Write the profile JSON here");
+  calibrate_cmd->add_option("--backend", calibrate.backend, "cuda, or sim to calibrate the simulator itself")->capture_default_str();
+  calibrate_cmd->add_option("--profile", calibrate.profile, "Base profile (h100, h200 or a file)");
+  calibrate_cmd->footer("Example: streamlab-cli calibrate --out my-gpu.json, then streamlab-cli run LAB --profile my-gpu.json");
 
   try {
     app.parse(argc, argv);
@@ -132,6 +139,10 @@ int main(int argc, char** argv) {
     if (verify_cmd->parsed()) {
       verify.self = SelfPath(argv[0]);
       return CmdVerify(verify);
+    }
+    if (calibrate_cmd->parsed()) {
+      calibrate.self = SelfPath(argv[0]);
+      return CmdCalibrate(calibrate);
     }
     if (exercise_cmd->parsed()) {
       exercise.self = SelfPath(argv[0]);

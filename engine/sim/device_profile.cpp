@@ -1,8 +1,11 @@
 // Device profile JSON and the simulator's per-block and per-transfer cost model.
 #include "engine/sim/device_profile.h"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 
+#include "engine/util/assets.h"
 #include "engine/util/errors.h"
 
 namespace streamlab {
@@ -27,6 +30,7 @@ void ForEachField(DeviceProfile& p, Fn&& fn) {
   fn("malloc_host_per_mb_ns", p.malloc_host_per_mb);
   fn("malloc_host_syncs_device", p.malloc_host_syncs_device);
   fn("set_device_host_ns", p.set_device_host);
+  fn("thread_spawn_ns", p.thread_spawn);
   fn("module_load_ns", p.module_load);
   fn("module_load_host_ns", p.module_load_host);
   fn("graph_launch_host_ns", p.graph_launch_host);
@@ -54,6 +58,9 @@ void ForEachField(DeviceProfile& p, Fn&& fn) {
 Json ProfileToJson(const DeviceProfile& profile) {
   DeviceProfile copy = profile;
   Json j{{"kind", "streamlab.profile"}, {"schema", 1}, {"name", profile.name}};
+  if (!profile.device.empty()) j["device"] = profile.device;
+  if (!profile.driver.empty()) j["driver"] = profile.driver;
+  if (!profile.calibrated_at.empty()) j["calibrated_at"] = profile.calibrated_at;
   ForEachField(copy, [&](const char* key, auto& field) { j[key] = field; });
   return j;
 }
@@ -66,6 +73,9 @@ DeviceProfile ProfileFromJson(const Json& json, const std::string& source) {
   if (r.Int("schema", 1) != 1) r.FailAt("schema", "only schema 1 is supported");
   DeviceProfile p;
   p.name = r.String("name", p.name);
+  p.device = r.String("device", "");
+  p.driver = r.String("driver", "");
+  p.calibrated_at = r.String("calibrated_at", "");
   ForEachField(p, [&](const char* key, auto& field) {
     using T = std::decay_t<decltype(field)>;
     if (!r.Has(key)) return;
@@ -93,6 +103,25 @@ DeviceProfile ProfileFromJson(const Json& json, const std::string& source) {
 
 DeviceProfile LoadProfileFile(const std::string& path) {
   return ProfileFromJson(ParseJson(ReadTextFile(path), path), path);
+}
+
+std::vector<std::string> ShippedProfiles() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(AssetsDir() + "/profiles", ec))
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+DeviceProfile ResolveProfile(const std::string& name_or_path) {
+  if (name_or_path.empty()) return DeviceProfile{};
+  if (std::filesystem::exists(name_or_path)) return LoadProfileFile(name_or_path);
+  std::string shipped = AssetsDir() + "/profiles/" + name_or_path + ".json";
+  if (name_or_path.find('/') == std::string::npos && std::filesystem::exists(shipped)) return LoadProfileFile(shipped);
+  std::string names;
+  for (const std::string& n : ShippedProfiles()) names += (names.empty() ? "" : ", ") + n;
+  throw InputError("no profile \"" + name_or_path + "\": give a profile file or one of: " + names);
 }
 
 TimeNs BlockDuration(const DeviceProfile& p, const KernelSpec& k) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "engine/util/json_reader.h"
 #include "engine/scenario/scenario.h"
@@ -11,6 +12,8 @@ namespace streamlab {
 
 struct DeviceProfile {
   std::string name = "NVIDIA H200 (simulated, GPU-FACTS profile)";
+  // Where a calibrated profile came from (empty for the built-in one).
+  std::string device, driver, calibrated_at;
   // Streaming multiprocessors and what fits on one at a time.
   int sm_count = 132;
   int max_threads_per_sm = 2048;
@@ -35,6 +38,10 @@ struct DeviceProfile {
   TimeNs set_device_host = Us(0.3);
   TimeNs graph_launch_host = Us(2);   // cudaGraphLaunch of an uploaded 11-node graph: 2.2 us on the H200 ...
   TimeNs graph_node_host = Ns(20);    // ... plus this per node
+  // A program's host threads start one after another: each one's first call comes this
+  // long after the previous thread's (std::thread start-up; 23-56 us apart on the H200 and
+  // H100 machines here, in any order).
+  TimeNs thread_spawn = Us(30);
   TimeNs module_load = Us(20);        // lazy loading of one function: GPU-side barrier time
   TimeNs module_load_host = Us(20);   // ... and the launch call's extra host time
   // GPU-side latencies.
@@ -65,6 +72,11 @@ Json ProfileToJson(const DeviceProfile& profile);
 // Fields not present keep their default. Throws InputError on a bad value.
 DeviceProfile ProfileFromJson(const Json& json, const std::string& source);
 DeviceProfile LoadProfileFile(const std::string& path);
+// A profile by file path, or by the name of one shipped in assets/profiles ("h100",
+// "h200"); empty: the built-in profile. Throws InputError naming the shipped ones.
+DeviceProfile ResolveProfile(const std::string& name_or_path);
+// The shipped profiles' names.
+std::vector<std::string> ShippedProfiles();
 
 // How long one block of this kernel runs on this profile.
 TimeNs BlockDuration(const DeviceProfile& profile, const KernelSpec& kernel);
