@@ -16,19 +16,32 @@ namespace {
 constexpr uint64_t kMB = 1 << 20;
 
 CalibrationRun Calls() {
-  // A 2 ms kernel holds the stream, so the short kernels behind it queue: their launches
-  // are pure host cost and their gaps are the GPU's own turnaround.
+  // Steps shaped like a program's: short kernels on two streams ordered by events, which the
+  // GPU keeps up with, so each call's cost is what a program pays (a launch onto a busy,
+  // backed-up queue is cheaper, and no lab is like that).
   CalibrationRun r{"calls", {}, {}};
   ScenarioBuilder b("calibrate-calls");
-  Stream s = b.CreateStream("s"), s2 = b.CreateStream("s2");
-  Event e = b.CreateEvent("e");
-  s.Launch("hold", Spin(Ms(2), 1));
-  for (int i = 0; i < 30; ++i) r.roles["launch"].push_back(s.Launch("k" + std::to_string(i), Spin(Us(5), 1)));
-  for (int i = 0; i < 20; ++i) r.roles["record"].push_back(s.Record(e));
-  for (int i = 0; i < 20; ++i) r.roles["wait"].push_back(s2.Wait(e));
-  for (int i = 0; i < 10; ++i) r.roles["query"].push_back(b.host().Query(e));
+  Stream s1 = b.CreateStream("s1"), s2 = b.CreateStream("s2"), s3 = b.CreateStream("s3");
+  Event e1 = b.CreateEvent("e1"), e2 = b.CreateEvent("e2");
+  for (int i = 0; i < 12; ++i) {
+    std::string n = std::to_string(i);
+    r.roles["launch"].push_back(s1.Launch("a" + n, Spin(Us(5), 1)));
+    r.roles["record"].push_back(s1.Record(e1));
+    r.roles["wait"].push_back(s2.Wait(e1));
+    r.roles["launch"].push_back(s2.Launch("b" + n, Spin(Us(5), 1)));
+    r.roles["record"].push_back(s2.Record(e2));
+    r.roles["wait"].push_back(s1.Wait(e2));
+  }
+  // The sync waits for a last kernel still running: how long after the GPU's end it returns.
+  s1.Launch("tail", Spin(Us(300), 1));
+  s1.Record(e1);
+  for (int i = 0; i < 10; ++i) r.roles["query"].push_back(b.host().Query(e1));
   r.roles["sync"].push_back(b.host().SyncDevice());
   for (int i = 0; i < 5; ++i) r.roles["set_device"].push_back(b.host().SetDevice(0));
+  // The GPU's turnaround: short kernels queued behind a long one on one stream.
+  s3.Launch("hold", Spin(Ms(1), 1));
+  for (int i = 0; i < 20; ++i) r.roles["queued"].push_back(s3.Launch("q" + std::to_string(i), Spin(Us(5), 1)));
+  b.host().SyncDevice();
   r.scenario = b.Build();
   return r;
 }
@@ -57,10 +70,13 @@ CalibrationRun Copies() {
   CalibrationRun r{"copies", {}, {}};
   ScenarioBuilder b("calibrate-copies");
   Stream s = b.CreateStream("s");
-  Buffer pinned = b.PinnedBuffer("pinned", 64 * kMB), pageable = b.PageableBuffer("pageable", 64 * kMB);
+  Buffer pinned = b.PinnedBuffer("pinned", 64 * kMB);
   Buffer a = b.DeviceBuffer("a", 256 * kMB), c = b.DeviceBuffer("c", 256 * kMB);
   Buffer small_host = b.PinnedBuffer("small_host", 4096), small_dev = b.DeviceBuffer("small_dev", 4096);
   for (int i = 0; i < 3; ++i) {
+    // A fresh pageable buffer each time, as a program copies a new host tensor: staging it
+    // also faults its pages in, which a second copy of the same buffer would not show.
+    Buffer pageable = b.PageableBuffer("pageable" + std::to_string(i), 64 * kMB);
     auto timed = [&](const char* role, int op) {
       r.roles[role].push_back(op);
       s.Synchronize();
@@ -83,11 +99,11 @@ CalibrationRun Allocations() {
   ScenarioBuilder b("calibrate-allocations");
   for (int i = 0; i < 3; ++i) {
     std::string n = std::to_string(i);
-    Buffer d8 = b.DeviceBuffer("d8_" + n, 8 * kMB), d256 = b.DeviceBuffer("d256_" + n, 256 * kMB);
+    Buffer d64 = b.DeviceBuffer("d64_" + n, 64 * kMB), d256 = b.DeviceBuffer("d256_" + n, 256 * kMB);
     Buffer p8 = b.PinnedBuffer("p8_" + n, 8 * kMB), p64 = b.PinnedBuffer("p64_" + n, 64 * kMB);
-    r.roles["malloc8"].push_back(b.host().Malloc(d8));
+    r.roles["malloc64"].push_back(b.host().Malloc(d64));
     r.roles["malloc256"].push_back(b.host().Malloc(d256));
-    r.roles["free"].push_back(b.host().Free(d8));
+    r.roles["free"].push_back(b.host().Free(d64));
     r.roles["free"].push_back(b.host().Free(d256));
     r.roles["malloc_host8"].push_back(b.host().MallocHost(p8));
     r.roles["malloc_host64"].push_back(b.host().MallocHost(p64));
@@ -130,10 +146,10 @@ CalibrationRun Graphs() {
 }
 
 CalibrationRun Threads() {
-  // Four host threads, each launching one kernel: when each thread's first call comes.
+  // Eight host threads, each launching one kernel: when each thread's first call comes.
   CalibrationRun r{"threads", {}, {}};
   ScenarioBuilder b("calibrate-threads");
-  for (int t = 0; t < 4; ++t) {
+  for (int t = 0; t < 8; ++t) {
     b.OnThread(t);
     Stream s = b.PerThreadDefaultStream(0, t);
     r.roles["first_call"].push_back(s.Launch("t" + std::to_string(t), Spin(Us(5), 1)));
@@ -194,20 +210,29 @@ class Fit {
 
   bool Has(const std::string& run) const { return Find(run) >= 0; }
 
-  // The median over a role's ops of f(op record, trace).
+  // The median over a role's ops of f(trace, op index).
   template <typename F>
   double Median(const std::string& run, const std::string& role, F f) const {
     int i = Find(run);
     if (i < 0) throw RunError("calibration: no run " + run);
     std::vector<double> values;
-    for (int op : runs_[i].roles.at(role)) values.push_back(static_cast<double>(f(traces_[i].ops.at(op), traces_[i])));
+    for (int op : runs_[i].roles.at(role)) values.push_back(static_cast<double>(f(traces_[i], op)));
     return streamlab::Median(values);
   }
+  // What an op costs the host thread: from its call to the thread's next call. The
+  // simulator advances a thread's clock by this much per call, so this - not the time inside
+  // the call alone - is the figure (it includes the timing event a run records per op).
   double HostTime(const std::string& run, const std::string& role) const {
-    return Median(run, role, [](const OpRecord& r, const Trace&) { return HostCallTime(r); });
+    return Median(run, role, [](const Trace& t, int op) { return NextCall(t, op) - t.ops[op].submit; });
   }
   double Duration(const std::string& run, const std::string& role) const {
-    return Median(run, role, [](const OpRecord& r, const Trace&) { return r.end - r.start; });
+    return Median(run, role, [](const Trace& t, int op) { return t.ops[op].end - t.ops[op].start; });
+  }
+  // When the thread that made call `op` made its next one (the call's return if none).
+  static TimeNs NextCall(const Trace& t, int op) {
+    for (size_t i = static_cast<size_t>(op) + 1; i < t.ops.size(); ++i)
+      if (t.scenario.ops[i].thread == t.scenario.ops[op].thread && t.scenario.ops[i].graph < 0) return t.ops[i].submit;
+    return t.ops[op].ret;
   }
   const Trace& TraceOf(const std::string& run) const { return traces_[Find(run)]; }
   const CalibrationRun& RunOf(const std::string& run) const { return runs_[Find(run)]; }
@@ -262,15 +287,16 @@ Calibration FitProfile(const std::vector<CalibrationRun>& runs, const std::vecto
   set_ns("query_host_ns", p.query_host, fit.HostTime("calls", "query"), "host time of cudaEventQuery");
   set_ns("set_device_host_ns", p.set_device_host, fit.HostTime("calls", "set_device"), "host time of cudaSetDevice");
   {
-    const std::vector<int>& k = fit.RunOf("calls").roles.at("launch");
+    const std::vector<int>& k = fit.RunOf("calls").roles.at("queued");
     std::vector<double> gaps;
     for (size_t i = 1; i < k.size(); ++i) gaps.push_back(static_cast<double>(calls.ops[k[i]].start - calls.ops[k[i - 1]].end));
     set_ns("same_stream_gap_ns", p.same_stream_gap, Median(gaps), "gap between queued kernels on one stream");
+    int sync = fit.RunOf("calls").roles.at("sync").front();
     TimeNs last_end = 0;
-    for (const OpRecord& r : calls.ops)
-      if (r.gpu) last_end = std::max(last_end, r.end);
-    const OpRecord& sync = calls.ops[fit.RunOf("calls").roles.at("sync").front()];
-    set_ns("sync_wake_ns", p.sync_wake, static_cast<double>(sync.ret - last_end), "sync's return after the GPU's last end");
+    for (int i = 0; i < sync; ++i)
+      if (calls.ops[i].gpu) last_end = std::max(last_end, calls.ops[i].end);
+    set_ns("sync_wake_ns", p.sync_wake, static_cast<double>(Fit::NextCall(calls, sync) - last_end),
+           "the host's next call after a sync, from the GPU's last end");
   }
   const Trace& latency = fit.TraceOf("latency");
   {
@@ -281,8 +307,8 @@ Calibration FitProfile(const std::vector<CalibrationRun>& runs, const std::vecto
                                          latency.ops[run.roles.at("cross_from")[i]].end));
     set_ns("cross_stream_gap_ns", p.cross_stream_gap, Median(gaps), "start of a kernel released by another stream's event");
     set_ns("submit_latency_ns", p.submit_latency,
-           fit.Median("latency", "idle_launch", [](const OpRecord& r, const Trace&) { return r.start - r.ret; }),
-           "start of a launch onto an idle GPU after the call returned");
+           fit.Median("latency", "idle_launch", [](const Trace& t, int op) { return t.ops[op].start - Fit::NextCall(t, op); }),
+           "start of a launch onto an idle GPU after the host moved on");
   }
 
   // Copy engines and memsets.
@@ -295,10 +321,10 @@ Calibration FitProfile(const std::vector<CalibrationRun>& runs, const std::vecto
   set_ns("memset_host_ns", p.memset_host, fit.HostTime("copies", "memset_call"), "host time of cudaMemset");
 
   // Allocations: a fixed cost plus a cost per MB, from two sizes.
-  double m8 = fit.HostTime("allocations", "malloc8"), m256 = fit.HostTime("allocations", "malloc256");
-  double per_mb = std::max(0.0, (m256 - m8) / 248);
-  set_ns("malloc_per_mb_ns", p.malloc_per_mb, per_mb, "cudaMalloc: 256 MB against 8 MB");
-  set_ns("malloc_base_ns", p.malloc_base, m8 - 8 * per_mb, "cudaMalloc: the rest of 8 MB's time");
+  double m64 = fit.HostTime("allocations", "malloc64"), m256 = fit.HostTime("allocations", "malloc256");
+  double per_mb = std::max(0.0, (m256 - m64) / 192);
+  set_ns("malloc_per_mb_ns", p.malloc_per_mb, per_mb, "cudaMalloc: 256 MB against 64 MB");
+  set_ns("malloc_base_ns", p.malloc_base, m64 - 64 * per_mb, "cudaMalloc: the rest of 64 MB's time");
   // (On an idle GPU the simulator's blocking call costs a status check, then its own work.)
   set_ns("free_host_ns", p.free_host, fit.HostTime("allocations", "free") - static_cast<double>(p.query_host),
          "cudaFree on an idle GPU, less a status check");
@@ -312,7 +338,7 @@ Calibration FitProfile(const std::vector<CalibrationRun>& runs, const std::vecto
   // part, then the kernel follows it on its stream).
   double first = fit.HostTime("module_loads", "first"), again = fit.HostTime("module_loads", "again");
   set_ns("module_load_host_ns", p.module_load_host, first - again, "first launch of a function against a second one");
-  double late = fit.Median("module_loads", "first", [](const OpRecord& r, const Trace&) { return r.start - r.ret; });
+  double late = fit.Median("module_loads", "first", [](const Trace& t, int op) { return t.ops[op].start - Fit::NextCall(t, op); });
   set_ns("module_load_ns", p.module_load,
          late - static_cast<double>(p.submit_latency) + static_cast<double>(p.launch_host) -
              static_cast<double>(p.same_stream_gap),
@@ -332,7 +358,7 @@ Calibration FitProfile(const std::vector<CalibrationRun>& runs, const std::vecto
     for (int op : fit.RunOf("threads").roles.at("first_call")) starts.push_back(static_cast<double>(t.ops[op].submit));
     std::sort(starts.begin(), starts.end());
     for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
-    set_ns("thread_spawn_ns", p.thread_spawn, Median(gaps), "spacing of four host threads' first calls");
+    set_ns("thread_spawn_ns", p.thread_spawn, Median(gaps), "spacing of eight host threads' first calls");
   }
 
   // What fits on an SM, from the number of waves, and the non-spin kernels' costs.

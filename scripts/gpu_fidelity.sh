@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# On the GPU machine: calibrate the simulator's profile for this GPU, capture every lab
+# variant on the GPU, and compare the simulator (with the fresh profile, and with the
+# built-in one) against those traces variant by variant. Also checks every exercise's
+# reference solution on the GPU.
+# Usage: scripts/gpu_fidelity.sh OUT_DIR     (writes profile.json, fidelity*.txt, fixtures.tgz)
+set -euo pipefail
+out=${1:?usage: gpu_fidelity.sh OUT_DIR}
+. "$(dirname "$0")/gpu_build.sh"
+gpu_build "$out" sim_fidelity
+fidelity="$build/bench/sim_fidelity"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" || true
+start=$(date +%s%N)
+"$cli" calibrate --out "$out/profile.json" >"$out/calibrate.txt" 2>&1
+echo "calibrate took $(( ($(date +%s%N) - start) / 1000000 )) ms" >>"$out/calibrate.txt"
+mkdir -p "$out/fixtures"
+for lab in $("$cli" list | awk '/^  [a-z]/{print $1}'); do
+  variants=$("$cli" list | awk -v id="$lab" '$1 == id {found = 1; next} found {sub(/ *params:.*/, ""); sub(/.*variants: */, ""); print; exit}')
+  for v in $variants; do
+    "$cli" run "$lab" --variant "$v" --backend cuda --quiet --out "$out/fixtures/$lab.$v.json" \
+      >>"$out/capture.log" 2>&1 || echo "capture failed: $lab $v" >>"$out/capture.log"
+  done
+done
+"$fidelity" "$out/fixtures" --profile "$out/profile.json" --markdown >"$out/fidelity.txt" 2>&1 || true
+"$fidelity" "$out/fixtures" >"$out/fidelity-builtin.txt" 2>&1 || true
+"$cli" exercise --all --solutions tests/exercises --backend cuda --lang en >"$out/exercise.txt" 2>&1 || true
+tar czf "$out/fixtures.tgz" -C "$out" fixtures && rm -rf "$out/fixtures"
+tail -1 "$out/fidelity.txt" "$out/fidelity-builtin.txt" "$out/exercise.txt"
