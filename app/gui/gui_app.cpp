@@ -7,11 +7,14 @@
 // gui_compare.cpp, gui_predict.cpp, gui_present.cpp, sandbox_view.cpp and gui_export.cpp.
 #include "app/gui/gui_app.h"
 
+#include <algorithm>
+
 #include <imgui.h>
 
 #include <fstream>
 
 #include "engine/scenario/code_gen.h"
+#include "engine/sim/device_profile.h"
 #include "engine/util/errors.h"
 #include "engine/util/format.h"
 #include "engine/trace/trace_json.h"
@@ -43,6 +46,13 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
   std::string lang = options_.lang.empty() ? DefaultLanguage() : options_.lang;
   SetLanguage(fonts_.cjk ? lang : "en");
   backend_choice_ = options_.backend == "sim" ? 1 : options_.backend == "cuda" ? 2 : 0;
+  profile_names_ = ShippedProfiles();
+  if (!options_.profile.empty()) {
+    auto it = std::find(profile_names_.begin(), profile_names_.end(), options_.profile);
+    if (it == profile_names_.end()) profile_names_.push_back(options_.profile);  // a user's own file
+    profile_choice_ = 1 + static_cast<int>(std::find(profile_names_.begin(), profile_names_.end(), options_.profile) -
+                                           profile_names_.begin());
+  }
   presenting_ = options_.present;
   compare_with_ = options_.compare;
   predict_first_ = options_.predict;
@@ -168,6 +178,7 @@ void GuiApp::StartRun() {
 }
 
 void GuiApp::Submit(RunRequest request) {
+  request.profile = profile_choice_ == 0 ? std::string() : profile_names_[profile_choice_ - 1];
   if (worker_.Busy()) queue_.push_back(std::move(request));
   else worker_.Start(std::move(request));
 }
@@ -313,6 +324,19 @@ void GuiApp::DrawTopBar() {
   ImGui::SetNextItemWidth(170);
   const char* backends[] = {ui_("backend.auto"), ui_("backend.sim"), ui_("backend.cuda")};
   ImGui::Combo(ui_("backend"), &backend_choice_, backends, 3);
+  if (backend_choice_ != 2) {
+    // Which GPU the simulator models: the built-in profile or one calibrated on a GPU.
+    ImGui::SameLine(0, 20);
+    ImGui::SetNextItemWidth(190);
+    std::string current_profile = profile_choice_ == 0 ? ui_("profile.builtin") : profile_names_[profile_choice_ - 1];
+    if (ImGui::BeginCombo(ui_("profile"), current_profile.c_str())) {
+      for (int i = 0; i <= static_cast<int>(profile_names_.size()); ++i) {
+        std::string label = i == 0 ? ui_("profile.builtin") : profile_names_[i - 1];
+        if (ImGui::Selectable(label.c_str(), i == profile_choice_)) profile_choice_ = i;
+      }
+      ImGui::EndCombo();
+    }
+  }
   ImGui::SameLine(0, 30);
   if (ImGui::Button(presenting_ ? ui_("present.leave") : ui_("present"))) presenting_ = !presenting_;
   if (presenting_) {
@@ -415,7 +439,8 @@ void GuiApp::DrawLabHeader() {
   if (!banner_.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", banner_.c_str());
   if (trace_) {
     bool imported = trace_->backend == "record" || trace_->backend == "kineto";
-    if (trace_->backend == "sim") ImGui::TextDisabled("%s", ui_("banner.sim"));
+    if (trace_->backend == "sim")
+      ImGui::TextDisabled("%s", ui_.Fill("banner.sim_profile", {{"profile", trace_->profile}}).c_str());
     else if (imported)
       ImGui::TextDisabled("%s", ui_.Fill("banner.imported", {{"backend", trace_->backend}, {"device", trace_->device_name},
                                                              {"date", trace_->captured_at}})

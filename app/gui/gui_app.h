@@ -45,6 +45,7 @@ struct GuiOptions {
   bool predict = false;          // start with predict-then-reveal on (no automatic run)
   std::vector<std::string> predict_order;  // answer with this order of op names, then reveal
   std::string predict_answer;  // answer the lab's number or choice question with this, then reveal
+  std::string profile;         // the simulator's profile: a shipped name (h100, h200) or a file
   std::string exercise;        // open this lab's exercise in the sandbox (with sandbox_script: edit, then check);
                                // an exercise on parameters is checked at once with `params`
   std::string record_command;    // record this program (a command line) and show it
@@ -146,6 +147,8 @@ class GuiApp {
   std::optional<LabText> lab_text_;
   std::string variant_;
   std::map<std::string, float> params_;
+  std::vector<std::string> profile_names_;  // the shipped simulator profiles (and --profile's file)
+  int profile_choice_ = 0;                  // 0: the built-in profile, else profile_names_[i - 1]
   int backend_choice_ = 0;  // 0 auto, 1 sim, 2 cuda
   bool run_pending_ = false;
 

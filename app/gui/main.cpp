@@ -39,7 +39,7 @@ struct Args {
 };
 
 [[noreturn]] void Usage(const std::string& problem) {
-  std::fprintf(stderr, "streamlab: %s\nusage: streamlab [--lab ID] [--variant V] [--param k=v] [--backend auto|sim|cuda]\n"
+  std::fprintf(stderr, "streamlab: %s\nusage: streamlab [--lab ID] [--variant V] [--param k=v] [--backend auto|sim|cuda] [--profile h100|h200|FILE]\n"
                        "                 [--lang en|zh] [--open trace.json] [--record COMMAND] [--screenshot out.png] [--size WxH]\n"
                        "                 [--show-sms] [--bench-spans N[,M...]] [--bench-max-ratio R] [--compare VARIANT|cuda] [--present]\n"
                        "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--predict-answer X] [--sandbox-script FILE]\n"
@@ -69,6 +69,7 @@ Args Parse(int argc, char** argv) {
     else if (k == "--present") a.options.present = true;
     else if (k == "--predict") a.options.predict = true;
     else if (k == "--exercise") a.options.exercise = value();
+    else if (k == "--profile") a.options.profile = value();
     else if (k == "--predict-answer") {
       a.options.predict = true;
       a.options.predict_answer = value();

@@ -48,7 +48,7 @@ void RunWorker::Start(RunRequest request) {
         return;
       }
       if (request.scenario) {
-        result.trace = RunScenario(*request.scenario, request.backend);
+        result.trace = RunScenario(*request.scenario, request);
         result.analysis = Analyze(result.trace);
         result.ok = !cancel_;
         if (cancel_) result.error = "cancelled";
@@ -65,7 +65,7 @@ void RunWorker::Start(RunRequest request) {
         if (child.exit_code != 0) throw std::runtime_error(child.error.empty() ? "the run failed" : child.error);
         result.trace = std::move(child.trace);
       } else {
-        result.trace = SimExecutor().Run(lab.build(args), RunOptions{});
+        result.trace = SimExecutor(ResolveProfile(request.profile)).Run(lab.build(args), RunOptions{});
         result.trace.lab = lab.id;
         result.trace.variant = args.variant;
         result.trace.params = args.params;
@@ -91,8 +91,8 @@ void RunWorker::Finish(RunResult result) {
 
 // A sandbox scenario: in-process on the simulator; on a GPU through a scenario file that
 // the child `streamlab-cli run FILE --backend cuda` reads.
-Trace RunWorker::RunScenario(const Scenario& scenario, const std::string& backend) {
-  if (backend != "cuda") return SimExecutor().Run(scenario, RunOptions{});
+Trace RunWorker::RunScenario(const Scenario& scenario, const RunRequest& request) {
+  if (request.backend != "cuda") return SimExecutor(ResolveProfile(request.profile)).Run(scenario, RunOptions{});
   std::string path = (std::filesystem::temp_directory_path() / ("streamlab-sandbox-" + std::to_string(getpid()) + ".json")).string();
   SaveJsonFile(ScenarioToJson(scenario), path);
   ChildRunResult child = RunChild(cli_path_, {path, "--backend", "cuda"}, 30, &cancel_);

@@ -24,6 +24,7 @@ struct RunRequest {
   std::string variant;
   std::map<std::string, double> params;
   std::string backend = "sim";  // "sim" or "cuda": the UI resolves "auto" with the probe
+  std::string profile;          // the simulator's profile (a shipped name or a file; empty: built-in)
   std::optional<Scenario> scenario;  // the sandbox: run this instead of a lab
   std::vector<std::string> record;   // "Record a program": this command, under `streamlab-cli record`
 };
@@ -53,7 +54,7 @@ class RunWorker {
  private:
   void Join();
   void Finish(RunResult result);
-  Trace RunScenario(const Scenario& scenario, const std::string& backend);
+  Trace RunScenario(const Scenario& scenario, const RunRequest& request);
   std::string cli_path_;
   std::thread thread_;
   std::atomic<bool> busy_{false};
