@@ -281,11 +281,11 @@ Calibration FitProfile(const std::vector<CalibrationRun>& runs, const std::vecto
   const Trace& calls = fit.TraceOf("calls");
   p.sm_count = calls.sm_count > 0 ? calls.sm_count : p.sm_count;
   note("sm_count", p.sm_count, base.sm_count, "the device's SM count");
-  set_ns("launch_host_ns", p.launch_host, fit.HostTime("calls", "launch"), "host time of a queued kernel launch");
-  set_ns("record_host_ns", p.record_host, fit.HostTime("calls", "record"), "host time of cudaEventRecord");
-  set_ns("wait_host_ns", p.wait_host, fit.HostTime("calls", "wait"), "host time of cudaStreamWaitEvent");
-  set_ns("query_host_ns", p.query_host, fit.HostTime("calls", "query"), "host time of cudaEventQuery");
-  set_ns("set_device_host_ns", p.set_device_host, fit.HostTime("calls", "set_device"), "host time of cudaSetDevice");
+  set_ns("launch_host_ns", p.launch_host, fit.HostTime("calls", "launch"), "host cost of a kernel launch (call to next call)");
+  set_ns("record_host_ns", p.record_host, fit.HostTime("calls", "record"), "host cost of cudaEventRecord (call to next call)");
+  set_ns("wait_host_ns", p.wait_host, fit.HostTime("calls", "wait"), "host cost of cudaStreamWaitEvent (call to next call)");
+  set_ns("query_host_ns", p.query_host, fit.HostTime("calls", "query"), "host cost of cudaEventQuery (call to next call)");
+  set_ns("set_device_host_ns", p.set_device_host, fit.HostTime("calls", "set_device"), "host cost of cudaSetDevice (call to next call)");
   {
     const std::vector<int>& k = fit.RunOf("calls").roles.at("queued");
     std::vector<double> gaps;
@@ -318,7 +318,7 @@ Calibration FitProfile(const std::vector<CalibrationRun>& runs, const std::vecto
   set_gbps("d2d_gbps", p.d2d_gbps, 256.0 * kMB, fit.Duration("copies", "d2d"), "256 MB device to device");
   set_gbps("pageable_gbps", p.pageable_gbps, 64.0 * kMB, fit.Duration("copies", "pageable"), "64 MB pageable host to device");
   set_gbps("memset_gbps", p.memset_gbps, 256.0 * kMB, fit.Duration("copies", "memset"), "256 MB cudaMemsetAsync");
-  set_ns("memset_host_ns", p.memset_host, fit.HostTime("copies", "memset_call"), "host time of cudaMemset");
+  set_ns("memset_host_ns", p.memset_host, fit.HostTime("copies", "memset_call"), "host cost of cudaMemset (call to next call)");
 
   // Allocations: a fixed cost plus a cost per MB, from two sizes.
   double m64 = fit.HostTime("allocations", "malloc64"), m256 = fit.HostTime("allocations", "malloc256");
