@@ -60,7 +60,8 @@ ChildRunResult SpawnForTrace(std::vector<std::string> args, const std::string& t
                                    O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, args.front().c_str(), &actions, nullptr, argv.data(), environ);
+  // (spawnp: a bare program name, like python3, is looked up on PATH)
+  int rc = posix_spawnp(&pid, args.front().c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw RunError("cannot start " + args.front() + ": " + std::strerror(rc));
 
@@ -88,7 +89,7 @@ ChildRunResult SpawnForTrace(std::vector<std::string> args, const std::string& t
   if (!WIFEXITED(status))
     result.error += (result.error.empty() ? "" : "; ") + std::string("the run crashed (signal ") +
                     std::to_string(WTERMSIG(status)) + ")";
-  if (std::find(trace_codes.begin(), trace_codes.end(), result.exit_code) != trace_codes.end())
+  if (!trace_path.empty() && std::find(trace_codes.begin(), trace_codes.end(), result.exit_code) != trace_codes.end())
     result.trace = LoadTraceFile(trace_path);
   std::remove(trace_path.c_str());
   std::remove(err_path.c_str());
@@ -103,6 +104,10 @@ ChildRunResult RunChild(const std::string& self, std::vector<std::string> args, 
   args.insert(args.begin(), {self, "run"});
   args.insert(args.end(), {"--out", trace_path, "--quiet"});
   return SpawnForTrace(std::move(args), trace_path, timeout_s, cancel, {0});
+}
+
+ChildRunResult RunCommandInChild(std::vector<std::string> args, double timeout_s) {
+  return SpawnForTrace(std::move(args), "", timeout_s, nullptr, {});
 }
 
 ChildRunResult RecordInChild(const std::string& self, const std::vector<std::string>& program, double timeout_s,

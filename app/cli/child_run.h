@@ -25,6 +25,9 @@ ChildRunResult RunChild(const std::string& self, std::vector<std::string> args,
 // when the program failed: exit 4 still leaves what ran before the failure).
 ChildRunResult RecordInChild(const std::string& self, const std::vector<std::string>& program, double timeout_s,
                              const std::atomic<bool>* cancel = nullptr);
+// Runs a command (a bare name is looked up on PATH), killed past the deadline: its exit
+// code and stderr (no trace).
+ChildRunResult RunCommandInChild(std::vector<std::string> args, double timeout_s);
 // Runs `self probe` in a child: is a GPU usable, and if not, why. Never touches CUDA here.
 struct GpuProbeResult {
   bool usable = false;

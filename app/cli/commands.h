@@ -18,10 +18,12 @@ struct RunCommand {
   std::string chrome;   // Chrome-trace JSON
   std::string profile;  // simulator profile JSON
   std::string save_scenario;
+  std::string save_program;  // --backend torch: the PyTorch program it runs
   double timeout_s = 10;
   int repeat = 1;
   int width = 80;
   bool quiet = false;
+  std::string self;     // path of this executable (--backend torch records in a child)
 };
 
 struct VerifyCommand {

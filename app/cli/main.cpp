@@ -37,13 +37,14 @@ int main(int argc, char** argv) {
   RunCommand run;
   CLI::App* run_cmd = app.add_subcommand("run", "Run a lab or a scenario file and show its timeline");
   run_cmd->add_option("target", run.target, "Lab id or scenario .json")->required();
-  run_cmd->add_option("--backend", run.backend, "sim, cuda or auto")->capture_default_str();
+  run_cmd->add_option("--backend", run.backend, "sim, cuda, auto, or torch (the lab as a PyTorch program)")->capture_default_str();
   run_cmd->add_option("--variant", run.variant, "Lab variant (default: the first)");
   run_cmd->add_option("--param", run.params, "Lab parameter name=value (repeatable)");
   run_cmd->add_option("--out", run.out, "Write the trace JSON here");
   run_cmd->add_option("--chrome", run.chrome, "Write a Chrome-trace JSON here (Perfetto)");
   run_cmd->add_option("--profile", run.profile, "Simulator device profile: h100, h200 or a JSON file");
   run_cmd->add_option("--save-scenario", run.save_scenario, "Write the scenario JSON here");
+  run_cmd->add_option("--save-program", run.save_program, "--backend torch: write the PyTorch program here");
   run_cmd->add_option("--timeout", run.timeout_s, "GPU watchdog in seconds")->capture_default_str();
   run_cmd->add_option("--repeat", run.repeat, "GPU: measured runs, keep the median")->capture_default_str();
   run_cmd->add_option("--width", run.width, "Text chart width")->capture_default_str();
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
   CLI::App* verify_cmd = app.add_subcommand("verify", "Run labs and check their expectations");
   verify_cmd->add_option("labs", verify.labs, "Lab ids");
   verify_cmd->add_flag("--all", verify.all, "Every lab");
-  verify_cmd->add_option("--backend", verify.backend, "sim, cuda or auto")->capture_default_str();
+  verify_cmd->add_option("--backend", verify.backend, "sim, cuda, auto or torch")->capture_default_str();
   verify_cmd->add_option("--out-dir", verify.out_dir, "Keep each run's trace in this folder");
   verify_cmd->add_option("--profile", verify.profile, "Simulator device profile: h100, h200 or a JSON file");
   verify_cmd->add_option("--timeout", verify.timeout_s, "GPU watchdog per run, seconds");
@@ -131,7 +132,10 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("list")) return CmdList();
     if (probe_cmd->parsed()) return CmdProbe(probe_out);
     if (soak_cmd->parsed()) return CmdSoak(soak);
-    if (run_cmd->parsed()) return CmdRun(run);
+    if (run_cmd->parsed()) {
+      run.self = SelfPath(argv[0]);
+      return CmdRun(run);
+    }
     if (show_cmd->parsed()) return CmdShow(show_path, show_width);
     if (explain_cmd->parsed()) return CmdExplain(explain);
     if (record_cmd->parsed()) return CmdRecord(record);

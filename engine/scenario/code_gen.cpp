@@ -5,14 +5,17 @@
 #include <sstream>
 
 namespace streamlab {
-namespace {
 
-std::string Ident(const std::string& name) {
+std::string CodeIdent(const std::string& name) {
   std::string out;
   for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v_" + out;
   return out;
 }
+
+namespace {
+
+std::string Ident(const std::string& name) { return CodeIdent(name); }
 
 std::string CudaStream(const Scenario& s, int i) {
   switch (s.streams[i].kind) {
@@ -136,84 +139,6 @@ std::string ScenarioAsCuda(const Scenario& s) {
       case OpKind::kHostWork: o << "busy_wait(" << Micros(op.duration) << "us);  // host work\n"; break;
       case OpKind::kApiCall: o << "// " << op.name << "(...)  " << Micros(op.duration) << "us\n"; break;
       case OpKind::kSetDevice: o << "cudaSetDevice(" << op.device << ");\n"; break;
-    }
-  }
-  return o.str();
-}
-
-std::string ScenarioAsPyTorch(const Scenario& s) {
-  std::ostringstream o;
-  o << "# " << s.name << " - the same program in PyTorch\nimport torch\n";
-  o << "# torch.cuda._sleep(cycles) is PyTorch's own spin kernel; cycles = us * clock MHz\n";
-  o << "MHZ = torch.cuda.get_device_properties(0).clock_rate // 1000\n\n";
-  for (const StreamDesc& st : s.streams) {
-    std::string id = Ident(st.name);
-    switch (st.kind) {
-      case StreamKind::kLegacyDefault: o << id << " = torch.cuda.default_stream(" << st.device << ")  # the legacy default stream\n"; break;
-      case StreamKind::kPerThreadDefault:
-        o << id << " = torch.cuda.Stream(" << st.device << ")  # no per-thread default stream in PyTorch; a side stream behaves alike\n";
-        break;
-      case StreamKind::kCreated:
-        o << id << " = torch.cuda.Stream(" << st.device;
-        if (st.priority) o << ", priority=" << st.priority;
-        o << ")";
-        if (!st.non_blocking) o << "  # note: PyTorch creates non-blocking streams; this one was blocking";
-        o << "\n";
-        break;
-    }
-  }
-  for (const EventDesc& e : s.events) o << Ident(e.name) << " = torch.cuda.Event()\n";
-  for (const BufferDesc& b : s.buffers) {
-    if (b.alias_of >= 0) {
-      o << Ident(b.name) << " = torch.empty_like(" << Ident(s.buffers[b.alias_of].name)
-        << ")  # after del " << Ident(s.buffers[b.alias_of].name) << ": the caching allocator returns its block\n";
-      continue;
-    }
-    o << Ident(b.name) << " = torch.empty(" << b.bytes << ", dtype=torch.uint8";
-    if (b.kind == MemoryKind::kDevice) o << ", device='cuda:" << b.device << "'";
-    if (b.kind == MemoryKind::kPinnedHost) o << ", pin_memory=True";
-    o << ")\n";
-  }
-  o << "\n";
-  for (const Op& op : s.ops) {
-    std::string st = op.stream >= 0 ? Ident(s.streams[op.stream].name) : "";
-    o << OpPrefix(op, "#");
-    switch (op.kind) {
-      case OpKind::kGraphLaunch:
-        o << Ident(op.name) << ".replay()  # a torch.cuda.CUDAGraph captured once from the ops below\n";
-        break;
-      case OpKind::kKernel:
-        o << "with torch.cuda.stream(" << st << "): ";
-        if (op.kernel.kind == KernelKind::kSpin) o << "torch.cuda._sleep(" << Micros(op.kernel.work) << " * MHZ)";
-        else o << "run_" << ToString(op.kernel.kind) << "_kernel()";
-        o << "  # " << op.name << "\n";
-        break;
-      case OpKind::kMemcpy:
-        if (op.async) o << "with torch.cuda.stream(" << st << "): ";
-        o << Ident(s.buffers[op.dst].name) << ".copy_(" << Ident(s.buffers[op.src].name)
-          << (op.async ? ", non_blocking=True" : "") << ")\n";
-        break;
-      case OpKind::kMemset:
-        if (op.async) o << "with torch.cuda.stream(" << st << "): ";
-        o << Ident(s.buffers[op.buffer].name) << ".fill_(" << op.value << ")\n";
-        break;
-      case OpKind::kPeerCopy:
-        o << "with torch.cuda.stream(" << st << "): " << Ident(s.buffers[op.dst].name) << ".copy_("
-          << Ident(s.buffers[op.src].name) << ", non_blocking=True)\n";
-        break;
-      case OpKind::kRecord: o << Ident(s.events[op.event].name) << ".record(" << st << ")\n"; break;
-      case OpKind::kWaitEvent: o << st << ".wait_event(" << Ident(s.events[op.event].name) << ")\n"; break;
-      case OpKind::kWaitStream: o << st << ".wait_stream(" << Ident(s.streams[op.other_stream].name) << ")\n"; break;
-      case OpKind::kSyncDevice: o << "torch.cuda.synchronize()\n"; break;
-      case OpKind::kSyncStream: o << st << ".synchronize()\n"; break;
-      case OpKind::kSyncEvent: o << Ident(s.events[op.event].name) << ".synchronize()\n"; break;
-      case OpKind::kQuery: o << Ident(s.events[op.event].name) << ".query()\n"; break;
-      case OpKind::kHostWork: o << "time.sleep(" << static_cast<double>(op.duration) / 1e9 << ")  # host work\n"; break;
-      case OpKind::kApiCall: o << "# " << op.name << "(...)  " << Micros(op.duration) << "us\n"; break;
-      case OpKind::kSetDevice: o << "torch.cuda.set_device(" << op.device << ")\n"; break;
-      case OpKind::kMalloc: o << Ident(s.buffers[op.buffer].name) << " = torch.empty(" << s.buffers[op.buffer].bytes << ", dtype=torch.uint8, device='cuda')  # a fresh cudaMalloc only if the caching allocator has no block\n"; break;
-      case OpKind::kFree: o << "del " << Ident(s.buffers[op.buffer].name) << "; torch.cuda.empty_cache()  # cudaFree\n"; break;
-      case OpKind::kMallocHost: o << Ident(s.buffers[op.buffer].name) << " = torch.empty(" << s.buffers[op.buffer].bytes << ", dtype=torch.uint8, pin_memory=True)\n"; break;
     }
   }
   return o.str();

@@ -10,6 +10,10 @@
 namespace streamlab {
 
 std::string ScenarioAsCuda(const Scenario& scenario);
+// The runnable PyTorch program (engine/scenario/torch_program.h): what the Code tab shows is
+// what `--backend torch` runs.
 std::string ScenarioAsPyTorch(const Scenario& scenario);
+// A name as a C++/Python identifier.
+std::string CodeIdent(const std::string& name);
 
 }  // namespace streamlab

@@ -301,7 +301,24 @@ class Converter {
     return cursor.open.empty() || cursor.open.back()->text.empty() ? "" : "in " + cursor.open.back()->text;
   }
 
-  // [SECTION] finishing: marker times, metadata -----------------------------------------
+  // [SECTION] finishing: marker times, ranges, metadata ---------------------------------
+  // Each thread's NVTX ranges, closed in push/pop order; one never popped ends at the
+  // thread's last mark.
+  void AddRanges() {
+    for (const auto& [thread, marks] : nvtx_) {
+      std::vector<const RecordedCall*> open;
+      for (const RecordedCall* m : marks) {
+        if (m->role == "nvtx_push") {
+          open.push_back(m);
+        } else if (!open.empty()) {
+          t_.ranges.push_back({Thread(thread), open.back()->text, T(open.back()->begin), T(std::max(m->begin, open.back()->begin))});
+          open.pop_back();
+        }
+      }
+      for (const RecordedCall* m : open) t_.ranges.push_back({Thread(thread), m->text, T(m->begin), T(marks.back()->begin)});
+    }
+  }
+
   // Records and waits have no GPU timestamp of their own: a record is reached when the work
   // before it on its stream has ended, a wait when that and the recorded work have.
   void PlaceMarkers() {
@@ -326,6 +343,7 @@ class Converter {
 
   void Finish() {
     PlaceMarkers();
+    AddRanges();
     t_.scenario = std::move(s_);
     if (!r_.devices.empty()) {
       t_.device_name = r_.devices.front().name;

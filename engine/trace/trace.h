@@ -37,6 +37,15 @@ struct OpRecord {
   std::string inferred, inferred_zh;
 };
 
+// A range a program marked on a host thread (NVTX push ... pop). A PyTorch program StreamLab
+// wrote names each lab op's range "streamlab:N" (engine/trace/torch_mapping.h).
+struct HostRange {
+  int thread = 0;
+  std::string name;
+  TimeNs begin = 0;
+  TimeNs end = 0;
+};
+
 struct BufferCheck {
   std::string buffer;
   std::string expected;
@@ -60,6 +69,7 @@ struct Trace {
   std::vector<OpRecord> ops;  // ops[i] describes scenario.ops[i]
   std::vector<BufferCheck> checks;
   std::vector<std::string> notes;
+  std::vector<HostRange> ranges;  // recorded programs: their NVTX ranges
 };
 
 enum class LaneKind { kHost, kStream };

@@ -38,7 +38,7 @@ Json TraceToJson(const Trace& t) {
   for (const BufferCheck& c : t.checks)
     checks.push_back(
         {{"buffer", c.buffer}, {"expected", c.expected}, {"actual", c.actual}, {"ok", c.ok}});
-  return Json{{"kind", kKind},
+  Json out{{"kind", kKind},
               {"schema", Trace::kSchemaVersion},
               {"time_unit", "ns"},
               {"backend", t.backend},
@@ -55,6 +55,13 @@ Json TraceToJson(const Trace& t) {
               {"scenario", ScenarioToJson(t.scenario)},
               {"ops", ops},
               {"checks", checks}};
+  if (!t.ranges.empty()) {
+    // Compact: [thread, begin, end, name] rows.
+    Json rows = Json::array();
+    for (const HostRange& r : t.ranges) rows.push_back({r.thread, r.begin, r.end, r.name});
+    out["ranges"] = rows;
+  }
+  return out;
 }
 
 Trace TraceFromJson(const Json& json, const std::string& source) {
@@ -89,6 +96,16 @@ Trace TraceFromJson(const Json& json, const std::string& source) {
     for (const Json& n : notes) {
       if (!n.is_string()) root.FailAt("notes", "expected an array of strings");
       t.notes.push_back(n.get<std::string>());
+    }
+  }
+  if (root.Has("ranges")) {
+    const Json& rows = json["ranges"];
+    if (!rows.is_array()) root.FailAt("ranges", "expected an array of [thread, begin, end, name]");
+    for (const Json& row : rows) {
+      if (!row.is_array() || row.size() != 4 || !row[0].is_number_integer() || !row[1].is_number_integer() ||
+          !row[2].is_number_integer() || !row[3].is_string() || row[2].get<TimeNs>() < row[1].get<TimeNs>())
+        root.FailAt("ranges", "expected [thread, begin, end >= begin, name] rows");
+      t.ranges.push_back({row[0].get<int>(), row[3].get<std::string>(), row[1].get<TimeNs>(), row[2].get<TimeNs>()});
     }
   }
   if (!root.Has("scenario")) root.FailAt("scenario", "missing");

@@ -1,0 +1,63 @@
+// The PyTorch backend: write the program, check for PyTorch and a GPU, record, map back.
+#include "app/cli/torch_backend.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "app/cli/child_run.h"
+#include "engine/scenario/torch_program.h"
+#include "engine/trace/torch_mapping.h"
+#include "engine/util/errors.h"
+#include "kernels/cuda_backend.h"
+
+namespace streamlab {
+namespace {
+
+std::string Python() {
+  const char* p = std::getenv("STREAMLAB_PYTHON");
+  return p && *p ? p : "python3";
+}
+
+void Write(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw InputError(path + ": cannot write");
+}
+
+}  // namespace
+
+Trace RunInTorch(const Scenario& scenario, const TorchRunOptions& options) {
+  TorchProgram program = ScenarioAsTorchProgram(scenario);
+  if (!options.save_program.empty()) Write(options.save_program, program.text);
+  if (!program.unsupported.empty()) {
+    std::string why;
+    for (const std::string& u : program.unsupported) why += (why.empty() ? "" : "; ") + u;
+    throw InputError("PyTorch cannot run this as written: " + why);
+  }
+  CudaProbe probe = ProbeCuda();
+  if (!probe.usable) throw BackendError("no usable GPU: " + probe.reason);
+  if (probe.device_count < scenario.device_count)
+    throw BackendError("this scenario needs " + std::to_string(scenario.device_count) + " GPUs; " +
+                       std::to_string(probe.device_count) + " found");
+  ChildRunResult check = RunCommandInChild(
+      {Python(), "-c", "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 3)"}, 120);
+  if (check.exit_code != 0)
+    throw BackendError(Python() + " has no PyTorch with CUDA" + (check.error.empty() ? "" : ": " + check.error) +
+                       " (set STREAMLAB_PYTHON to another interpreter)");
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("streamlab-torch-" + std::to_string(getpid()) + ".py")).string();
+  Write(path, program.text);
+  ChildRunResult run = RecordInChild(options.self, {Python(), path}, options.timeout_s);
+  std::remove(path.c_str());
+  if (run.exit_code != 0)
+    throw RunError("the PyTorch program failed" + (run.error.empty() ? std::string() : ": " + run.error));
+  Trace trace = MapTorchRun(run.trace, scenario);
+  for (const std::string& d : program.differs) trace.notes.push_back("PyTorch differs from the lab: " + d);
+  return trace;
+}
+
+}  // namespace streamlab

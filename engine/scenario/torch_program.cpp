@@ -1,0 +1,216 @@
+// The scenario as a runnable PyTorch program (see torch_program.h). One function per host
+// thread; each op is one `with op_range(...)` block, so the recorded NVTX range of op N
+// holds exactly the calls PyTorch made for it.
+#include "engine/scenario/torch_program.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "engine/scenario/code_gen.h"
+
+namespace streamlab {
+namespace {
+
+constexpr int kMaxSleepGrid = 32;  // up to this many blocks, one spinning block times the same
+
+std::string Py(const std::string& text) {  // a Python string literal
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out + "\"";
+}
+
+std::string Us(TimeNs ns) {
+  std::ostringstream o;
+  o << static_cast<double>(ns) / 1e3;
+  return o.str();
+}
+
+std::string Buf(const Scenario& s, int b) { return "buf[" + Py(s.buffers[b].name) + "]"; }
+
+std::string NewTensor(const BufferDesc& b) {
+  std::string t = "torch.empty(" + std::to_string(b.bytes) + ", dtype=torch.uint8";
+  if (b.kind == MemoryKind::kDevice) t += ", device=\"cuda:" + std::to_string(b.device) + "\"";
+  if (b.kind == MemoryKind::kPinnedHost) t += ", pin_memory=True";
+  return t + ")";
+}
+
+class Writer {
+ public:
+  explicit Writer(const Scenario& s) : s_(s) {}
+
+  TorchProgram Write() {
+    Check();
+    Header();
+    Declarations();
+    for (int t = 0; t < ThreadCount(s_); ++t) Thread(t);
+    Passes();
+    return {o_.str(), differs_, unsupported_};
+  }
+
+ private:
+  void Check() {
+    if (s_.recorded) unsupported_.push_back("a recorded program is explained, not re-run");
+    // A blocking stream differs only where the legacy default stream has work to wait for.
+    std::vector<bool> legacy_used(static_cast<size_t>(std::max(1, s_.device_count)), false);
+    for (const Op& op : s_.ops)
+      if (op.stream >= 0 && s_.streams[op.stream].kind == StreamKind::kLegacyDefault)
+        legacy_used[s_.streams[op.stream].device] = true;
+    for (const StreamDesc& st : s_.streams) {
+      if (st.kind == StreamKind::kPerThreadDefault)
+        differs_.push_back("stream " + st.name + ": PyTorch has no per-thread default stream; a side stream stands in");
+      if (st.kind == StreamKind::kCreated && !st.non_blocking && legacy_used[st.device])
+        differs_.push_back("stream " + st.name + ": PyTorch creates every stream non-blocking, so it never waits for the legacy default stream");
+    }
+    for (const Op& op : s_.ops) {
+      if (op.kind == OpKind::kGraphLaunch) unsupported_.push_back("graph launch " + op.name + ": not mapped back yet");
+      if (op.kind == OpKind::kApiCall) unsupported_.push_back("recorded API call " + op.name);
+      if (op.kind != OpKind::kKernel) continue;
+      if (op.kernel.kind != KernelKind::kSpin)
+        unsupported_.push_back("kernel " + op.name + ": PyTorch has no equivalent of StreamLab's " + ToString(op.kernel.kind) + " kernel");
+      else if (op.kernel.grid > kMaxSleepGrid)
+        differs_.push_back("kernel " + op.name + ": torch.cuda._sleep runs one block, not " + std::to_string(op.kernel.grid));
+    }
+  }
+
+  void Header() {
+    o_ << "# " << s_.name << ": the lab as a runnable PyTorch program, written by StreamLab\n"
+       << "# (streamlab-cli run LAB --backend torch runs it under `streamlab-cli record`).\n";
+    for (const std::string& d : differs_) o_ << "# differs from the lab: " << d << "\n";
+    for (const std::string& u : unsupported_) o_ << "# cannot run as written: " << u << "\n";
+    const RunSettings& r = s_.settings;
+    o_ << "import os\n\n"
+       << "# Per-process settings, before CUDA starts.\n"
+       << "os.environ[\"CUDA_DEVICE_MAX_CONNECTIONS\"] = \"" << r.max_connections << "\"\n"
+       << "os.environ[\"CUDA_MODULE_LOADING\"] = \"" << (r.lazy_loading ? "LAZY" : "EAGER") << "\"\n"
+       << "os.environ[\"CUDA_LAUNCH_BLOCKING\"] = \"" << (r.launch_blocking ? 1 : 0) << "\"\n"
+       << "import threading\nimport time\n\nimport torch\n\nnvtx = torch.cuda.nvtx\n\n\n"
+       << "def cycles_per_us():\n"
+       << "    \"\"\"torch.cuda._sleep spins for GPU clock cycles: time a long one to convert.\"\"\"\n"
+       << "    torch.cuda._sleep(1000)\n    torch.cuda.synchronize()\n"
+       << "    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)\n"
+       << "    begin.record()\n    torch.cuda._sleep(10_000_000)\n    end.record()\n    end.synchronize()\n"
+       << "    return 10_000_000 / (begin.elapsed_time(end) * 1000.0)\n\n\n"
+       << "CYCLES_PER_US = cycles_per_us()\n\n\n"
+       << "def spin(us):\n    torch.cuda._sleep(max(1, int(us * CYCLES_PER_US)))\n\n\n"
+       << "def host_work(us):\n    end = time.perf_counter() + us / 1e6\n"
+       << "    while time.perf_counter() < end:\n        pass\n\n\n"
+       << "class op_range:\n    \"\"\"The NVTX range StreamLab maps a recorded call back to its op by.\"\"\"\n\n"
+       << "    def __init__(self, tag, op):\n        self.name = f\"{tag}:{op}\"\n\n"
+       << "    def __enter__(self):\n        nvtx.range_push(self.name)\n\n"
+       << "    def __exit__(self, *exc):\n        nvtx.range_pop()\n\n\n";
+  }
+
+  void Declarations() {
+    for (const StreamDesc& st : s_.streams) {
+      o_ << CodeIdent(st.name) << " = ";
+      switch (st.kind) {
+        case StreamKind::kLegacyDefault: o_ << "torch.cuda.default_stream(" << st.device << ")  # the legacy default stream\n"; break;
+        case StreamKind::kPerThreadDefault: o_ << "torch.cuda.Stream(" << st.device << ")  # stands in for the per-thread default stream\n"; break;
+        case StreamKind::kCreated:
+          o_ << "torch.cuda.Stream(" << st.device << ", priority=" << st.priority << ")"
+             << (st.non_blocking ? "" : "  # the lab's stream was blocking") << "\n";
+          break;
+      }
+    }
+    for (const EventDesc& e : s_.events) o_ << CodeIdent(e.name) << " = torch.cuda.Event()\n";
+    o_ << "buf = {}\n\n\n";
+    // Buffers an op allocates are made by that op; the rest before each pass.
+    std::vector<bool> by_op(s_.buffers.size(), false);
+    for (const Op& op : s_.ops)
+      if ((op.kind == OpKind::kMalloc || op.kind == OpKind::kMallocHost) && op.buffer >= 0) by_op[op.buffer] = true;
+    o_ << "def make_buffers():\n    buf.clear()\n";
+    for (size_t b = 0; b < s_.buffers.size(); ++b) {
+      const BufferDesc& d = s_.buffers[b];
+      if (by_op[b]) continue;
+      if (d.alias_of >= 0)
+        o_ << "    " << Buf(s_, static_cast<int>(b)) << " = " << Buf(s_, d.alias_of)
+           << "  # the caching allocator hands the freed block back\n";
+      else
+        o_ << "    " << Buf(s_, static_cast<int>(b)) << " = " << NewTensor(d) << "\n";
+    }
+    o_ << "\n\n";
+  }
+
+  std::string Stream(int st) const { return CodeIdent(s_.streams[st].name); }
+
+  // The statement(s) of one op, and whether they run on its stream.
+  std::string Body(const Op& op) const {
+    std::string ev = op.event >= 0 ? CodeIdent(s_.events[op.event].name) : "";
+    switch (op.kind) {
+      case OpKind::kKernel: return "spin(" + Us(op.kernel.work) + ")  # " + op.name;
+      case OpKind::kMemcpy:
+        return Buf(s_, op.dst) + ".copy_(" + Buf(s_, op.src) + (op.async ? ", non_blocking=True" : "") + ")  # " + op.name;
+      case OpKind::kPeerCopy: return Buf(s_, op.dst) + ".copy_(" + Buf(s_, op.src) + ", non_blocking=True)  # " + op.name;
+      case OpKind::kMemset: return Buf(s_, op.buffer) + ".fill_(" + std::to_string(op.value) + ")";
+      case OpKind::kRecord: return ev + ".record(" + Stream(op.stream) + ")";
+      case OpKind::kWaitEvent: return Stream(op.stream) + ".wait_event(" + ev + ")";
+      case OpKind::kWaitStream: return Stream(op.stream) + ".wait_stream(" + Stream(op.other_stream) + ")";
+      case OpKind::kSyncDevice: return "torch.cuda.synchronize()";
+      case OpKind::kSyncStream: return Stream(op.stream) + ".synchronize()";
+      case OpKind::kSyncEvent: return ev + ".synchronize()";
+      case OpKind::kQuery: return ev + ".query()";
+      case OpKind::kHostWork: return "host_work(" + Us(op.duration) + ")";
+      case OpKind::kSetDevice: return "torch.cuda.set_device(" + std::to_string(op.device) + ")";
+      case OpKind::kMalloc:
+      case OpKind::kMallocHost: return Buf(s_, op.buffer) + " = " + NewTensor(s_.buffers[op.buffer]);
+      case OpKind::kFree: return "del " + Buf(s_, op.buffer) + "\n        torch.cuda.empty_cache()  # cudaFree of the cached block";
+      case OpKind::kGraphLaunch:
+      case OpKind::kApiCall: return "pass  # " + op.name + ": not run";
+    }
+    return "pass";
+  }
+
+  bool OnItsStream(const Op& op) const {
+    // Calls that take a stream argument name it; the rest run on the stream made current.
+    return op.stream >= 0 && (op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kPeerCopy ||
+                              op.kind == OpKind::kMemset);
+  }
+
+  void Thread(int t) {
+    o_ << "def thread_" << t << "(tag):\n";
+    bool any = false;
+    for (size_t i = 0; i < s_.ops.size(); ++i) {
+      const Op& op = s_.ops[i];
+      if (op.thread != t || op.graph >= 0) continue;
+      any = true;
+      o_ << "    with op_range(tag, " << i << ")";
+      if (OnItsStream(op)) o_ << ", torch.cuda.stream(" << Stream(op.stream) << ")";
+      o_ << ":\n        " << Body(op) << "\n";
+    }
+    if (!any) o_ << "    pass\n";
+    o_ << "\n\n";
+  }
+
+  void Passes() {
+    int threads = ThreadCount(s_);
+    o_ << "def run_pass(tag):\n    make_buffers()\n    torch.cuda.synchronize()\n";
+    if (threads == 1) {
+      o_ << "    thread_0(tag)\n";
+    } else {
+      o_ << "    # One Python thread per host thread, started one after another.\n    threads = [";
+      for (int t = 0; t < threads; ++t) o_ << (t ? ", " : "") << "threading.Thread(target=thread_" << t << ", args=(tag,))";
+      o_ << "]\n    for t in threads:\n        t.start()\n    for t in threads:\n        t.join()\n";
+    }
+    o_ << "    torch.cuda.synchronize()\n\n\n";
+    if (s_.settings.warmup) o_ << "run_pass(\"warmup\")  # loads every kernel and warms the allocator\n";
+    o_ << "run_pass(\"streamlab\")\n";
+  }
+
+  const Scenario& s_;
+  std::ostringstream o_;
+  std::vector<std::string> differs_, unsupported_;
+};
+
+}  // namespace
+
+TorchProgram ScenarioAsTorchProgram(const Scenario& scenario) { return Writer(scenario).Write(); }
+
+std::string TorchRangeName(int op) { return "streamlab:" + std::to_string(op); }
+
+std::string ScenarioAsPyTorch(const Scenario& scenario) { return ScenarioAsTorchProgram(scenario).text; }
+
+}  // namespace streamlab

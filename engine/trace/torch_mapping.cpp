@@ -1,0 +1,88 @@
+// Mapping a recorded PyTorch run onto the lab's ops, range by range.
+#include "engine/trace/torch_mapping.h"
+
+#include <algorithm>
+#include <map>
+
+#include "engine/scenario/torch_program.h"
+#include "engine/util/errors.h"
+
+namespace streamlab {
+namespace {
+
+// Which recorded op kinds stand for a lab op's GPU work (PyTorch may fill with a kernel
+// where the lab has a memset, and stages a pageable copy itself).
+bool Matches(OpKind lab, OpKind recorded) {
+  switch (lab) {
+    case OpKind::kKernel: return recorded == OpKind::kKernel;
+    case OpKind::kMemcpy:
+    case OpKind::kPeerCopy:
+      return recorded == OpKind::kMemcpy || recorded == OpKind::kPeerCopy || recorded == OpKind::kKernel;
+    case OpKind::kMemset: return recorded == OpKind::kMemset || recorded == OpKind::kKernel;
+    case OpKind::kRecord: return recorded == OpKind::kRecord;
+    case OpKind::kWaitEvent:
+    case OpKind::kWaitStream: return recorded == OpKind::kWaitEvent || recorded == OpKind::kWaitStream;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+Trace MapTorchRun(const Trace& recorded, const Scenario& lab) {
+  std::map<std::string, const HostRange*> range_of;
+  for (const HostRange& r : recorded.ranges) range_of[r.name] = &r;  // the last one of a name wins
+
+  Trace t;
+  t.backend = "torch";
+  t.device_name = recorded.device_name;
+  t.driver = recorded.driver;
+  t.captured_at = recorded.captured_at;
+  t.clock_error = recorded.clock_error;
+  t.sm_count = recorded.sm_count;
+  t.scenario = lab;
+  t.ops.resize(lab.ops.size());
+  bool missing_ready = false;
+  for (size_t i = 0; i < lab.ops.size(); ++i) {
+    const Op& op = lab.ops[i];
+    OpRecord& rec = t.ops[i];
+    rec.op = static_cast<int>(i);
+    if (op.graph >= 0) throw RunError("op " + std::to_string(i) + ": graph nodes are not mapped from PyTorch runs");
+    auto found = range_of.find(TorchRangeName(static_cast<int>(i)));
+    if (found == range_of.end())
+      throw RunError("the PyTorch run has no range " + TorchRangeName(static_cast<int>(i)) + " (op " +
+                     DisplayName(lab, static_cast<int>(i)) + "): did the program stop early?");
+    const HostRange& range = *found->second;
+    // The host call: from the op's first CUDA call to its last return (Python's own work
+    // around them is not time in a call); an op with none (host work) is its whole range.
+    rec.submit = range.end;
+    rec.ret = range.begin;
+    // The op's recorded calls: made on the range's thread, inside it.
+    for (size_t j = 0; j < recorded.ops.size(); ++j) {
+      const OpRecord& r = recorded.ops[j];
+      const Op& rop = recorded.scenario.ops[j];
+      if (rop.thread != range.thread || r.submit < range.begin || r.submit > range.end) continue;
+      rec.submit = std::min(rec.submit, r.submit);
+      rec.ret = std::max(rec.ret, r.ret);
+      if (op.kind == OpKind::kQuery && rop.kind == OpKind::kQuery) rec.note = r.note;
+      if (!IsStreamOp(op) || !r.gpu || !Matches(op.kind, rop.kind) || rec.gpu) continue;
+      rec.gpu = true;
+      rec.ready = r.ready;
+      rec.start = r.start;
+      rec.end = r.end;
+      missing_ready = missing_ready || op.kind == OpKind::kKernel;
+    }
+    if (rec.ret < rec.submit) {
+      rec.submit = range.begin;
+      rec.ret = range.end;
+    }
+    if (IsStreamOp(op) && !rec.gpu)
+      throw RunError("the PyTorch run recorded no GPU work for op " + DisplayName(lab, static_cast<int>(i)));
+  }
+  t.notes.push_back("run in PyTorch: the program StreamLab wrote for this lab, recorded with CUPTI; each op is found "
+                    "by its NVTX range, and its host call spans the CUDA calls PyTorch made in it");
+  if (missing_ready) t.notes.push_back("when each kernel became ready is not recorded: ready is shown at its start");
+  for (const std::string& n : recorded.notes) t.notes.push_back(n);
+  return t;
+}
+
+}  // namespace streamlab

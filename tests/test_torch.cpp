@@ -1,0 +1,111 @@
+// The PyTorch backend without a GPU: the program written for every lab variant (what the
+// Code tab shows is what runs), what it says PyTorch cannot do or does differently, and the
+// mapping of a recorded run back onto the lab's ops by NVTX range.
+#include <gtest/gtest.h>
+
+#include "engine/scenario/code_gen.h"
+#include "engine/scenario/torch_program.h"
+#include "engine/trace/torch_mapping.h"
+#include "engine/util/errors.h"
+#include "labs/catalogue.h"
+
+namespace streamlab {
+namespace {
+
+TEST(TorchProgram, TheCodeTabShowsTheProgramThatRuns) {
+  int variants = 0;
+  for (const Lab& lab : AllLabs())
+    for (const std::string& v : lab.variants) {
+      Scenario s = lab.build(ResolveLabArgs(lab, v, {}));
+      TorchProgram p = ScenarioAsTorchProgram(s);
+      EXPECT_EQ(ScenarioAsPyTorch(s), p.text) << lab.id << "/" << v;
+      // Every op the host issues has its range in the measured pass.
+      for (size_t i = 0; i < s.ops.size(); ++i)
+        if (s.ops[i].graph < 0 && p.unsupported.empty())
+          EXPECT_NE(p.text.find("op_range(tag, " + std::to_string(i) + ")"), std::string::npos) << lab.id << "/" << v << " op " << i;
+      ++variants;
+    }
+  EXPECT_GE(variants, 58);
+}
+
+TEST(TorchProgram, SaysWhatPyTorchCannotDoOrDoesDifferently) {
+  auto program = [](const char* lab, const char* variant) {
+    const Lab& l = FindLab(lab);
+    return ScenarioAsTorchProgram(l.build(ResolveLabArgs(l, variant, {})));
+  };
+  TorchProgram legacy = program("w2-legacy-default-stall", "legacy");
+  ASSERT_FALSE(legacy.differs.empty());
+  EXPECT_NE(legacy.differs.front().find("non-blocking"), std::string::npos);
+  EXPECT_TRUE(legacy.unsupported.empty());
+  EXPECT_NE(program("w2-legacy-default-stall", "per-thread").differs.front().find("per-thread"), std::string::npos);
+  EXPECT_TRUE(program("w2-event-chain", "chain").differs.empty());  // blocking streams, but no legacy-stream work
+  EXPECT_FALSE(program("w3-graphs", "graph").unsupported.empty());
+  EXPECT_FALSE(program("w2-myth-check", "atomics").unsupported.empty());
+  EXPECT_FALSE(program("w1-gpu-is-full", "full").differs.empty());  // 264 blocks, not one
+  TorchProgram threads = program("w3-thread-per-stream", "per-thread-default-stream");
+  EXPECT_NE(threads.text.find("threading.Thread(target=thread_3"), std::string::npos);
+}
+
+// A recorded run as the recorder's import gives it: one kernel launched inside the range
+// "streamlab:0", a sync inside "streamlab:1"; a warm-up pass's ranges are ignored.
+Trace RecordedRun() {
+  Trace r;
+  r.backend = "record";
+  r.device_name = "NVIDIA H100 80GB HBM3";
+  Op launch;
+  launch.kind = OpKind::kKernel;
+  launch.stream = 0;
+  launch.name = "at::cuda::sleep_kernel";
+  Op sync;
+  sync.kind = OpKind::kSyncDevice;
+  r.scenario.streams.push_back({"stream 13", 0, StreamKind::kCreated, true, 0, 0});
+  OpRecord warm;
+  warm.op = 0, warm.submit = 100, warm.ret = 110, warm.gpu = true, warm.ready = warm.start = 120, warm.end = 200;
+  OpRecord k;
+  k.op = 1, k.submit = 1010, k.ret = 1020, k.gpu = true, k.ready = k.start = 1030, k.end = 1500;
+  OpRecord s;
+  s.op = 2, s.submit = 1100, s.ret = 1510;
+  r.scenario.ops = {launch, launch, sync};
+  r.ops = {warm, k, s};
+  r.ranges = {{0, "warmup:0", 90, 115}, {0, "streamlab:0", 1000, 1050}, {0, "streamlab:1", 1090, 1520}};
+  return r;
+}
+
+Scenario LabScenario() {
+  Scenario lab;
+  lab.streams.push_back({"s1", 0, StreamKind::kCreated, false, 0, 0});
+  Op k;
+  k.kind = OpKind::kKernel;
+  k.stream = 0;
+  k.name = "k1";
+  Op sync;
+  sync.kind = OpKind::kSyncDevice;
+  lab.ops = {k, sync};
+  return lab;
+}
+
+TEST(TorchMapping, EachOpIsItsRangesCallsAndGpuWork) {
+  Trace t = MapTorchRun(RecordedRun(), LabScenario());
+  EXPECT_EQ(t.backend, "torch");
+  ASSERT_EQ(t.ops.size(), 2u);
+  EXPECT_EQ(t.ops[0].submit, 1010);  // the launch call, not the warm-up's
+  EXPECT_EQ(t.ops[0].ret, 1020);
+  EXPECT_TRUE(t.ops[0].gpu);
+  EXPECT_EQ(t.ops[0].start, 1030);
+  EXPECT_EQ(t.ops[0].end, 1500);
+  EXPECT_EQ(t.ops[1].submit, 1100);
+  EXPECT_EQ(t.ops[1].ret, 1510);
+  EXPECT_FALSE(t.ops[1].gpu);
+}
+
+TEST(TorchMapping, AMissingRangeOrGpuOpIsARunError) {
+  Trace cut = RecordedRun();
+  cut.ranges.pop_back();
+  EXPECT_THROW(MapTorchRun(cut, LabScenario()), RunError);
+  Trace no_kernel = RecordedRun();
+  no_kernel.ops[1].gpu = false;
+  EXPECT_THROW(MapTorchRun(no_kernel, LabScenario()), RunError);
+}
+
+}  // namespace
+}  // namespace streamlab
