@@ -65,6 +65,17 @@ class Writer {
       if (st.kind == StreamKind::kCreated && !st.non_blocking && legacy_used[st.device])
         differs_.push_back("stream " + st.name + ": PyTorch creates every stream non-blocking, so it never waits for the legacy default stream");
     }
+    for (const BufferDesc& b : s_.buffers)
+      if (b.checked)
+        differs_.push_back("buffer " + b.name + ": torch.cuda._sleep reads and writes no memory, so a race cannot corrupt it "
+                           "and its contents are not checked");
+    std::vector<int> slots;
+    for (const Op& op : s_.ops)
+      if (op.kind == OpKind::kKernel && std::find(slots.begin(), slots.end(), op.kernel.function_slot) == slots.end())
+        slots.push_back(op.kernel.function_slot);
+    if (slots.size() > 1 && s_.settings.lazy_loading && !s_.settings.warmup)  // first launches are measured
+      differs_.push_back("kernels: every one is torch.cuda._sleep, one function, so lazy loading loads one module, "
+                         "not one per kernel function");
     for (const Op& op : s_.ops) {
       if (op.kind == OpKind::kGraphLaunch) unsupported_.push_back("graph launch " + op.name + ": not mapped back yet");
       if (op.kind == OpKind::kApiCall) unsupported_.push_back("recorded API call " + op.name);
