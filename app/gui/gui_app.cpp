@@ -45,7 +45,7 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
       cli_path_(FindCliExecutable()) {
   std::string lang = options_.lang.empty() ? DefaultLanguage() : options_.lang;
   SetLanguage(fonts_.cjk ? lang : "en");
-  backend_choice_ = options_.backend == "sim" ? 1 : options_.backend == "cuda" ? 2 : 0;
+  backend_choice_ = options_.backend == "sim" ? 1 : options_.backend == "cuda" ? 2 : options_.backend == "torch" ? 3 : 0;
   profile_names_ = ShippedProfiles();
   if (!options_.profile.empty()) {
     auto it = std::find(profile_names_.begin(), profile_names_.end(), options_.profile);
@@ -154,10 +154,11 @@ std::string GuiApp::ResolveBackend() {
     usable = false;
     reason = "this lab needs " + std::to_string(needed) + " GPUs; " + std::to_string(probe_->count) + " found";
   }
-  if (backend_choice_ == 2 && !usable) {
+  if (backend_choice_ >= 2 && !usable) {
     error_ = ui_.Fill("banner.no_gpu", {{"reason", reason}});
     return "";
   }
+  if (backend_choice_ == 3) return "torch";  // the lab as a PyTorch program, on the GPU
   if (!usable) banner_ = ui_.Fill("banner.no_gpu", {{"reason", reason}});
   return usable ? "cuda" : "sim";
 }
@@ -323,8 +324,9 @@ void GuiApp::DrawTopBar() {
   ImGui::SameLine(0, 30);
   ImGui::SetNextItemWidth(170);
   const char* backends[] = {ui_("backend.auto"), ui_("backend.sim"), ui_("backend.cuda")};
-  ImGui::Combo(ui_("backend"), &backend_choice_, backends, 3);
-  if (backend_choice_ != 2) {
+  const char* backends_all[] = {backends[0], backends[1], backends[2], ui_("backend.torch")};
+  ImGui::Combo(ui_("backend"), &backend_choice_, backends_all, 4);
+  if (backend_choice_ == 0 || backend_choice_ == 1) {
     // Which GPU the simulator models: the built-in profile or one calibrated on a GPU.
     ImGui::SameLine(0, 20);
     ImGui::SetNextItemWidth(190);

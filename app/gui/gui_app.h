@@ -149,7 +149,7 @@ class GuiApp {
   std::map<std::string, float> params_;
   std::vector<std::string> profile_names_;  // the shipped simulator profiles (and --profile's file)
   int profile_choice_ = 0;                  // 0: the built-in profile, else profile_names_[i - 1]
-  int backend_choice_ = 0;  // 0 auto, 1 sim, 2 cuda
+  int backend_choice_ = 0;  // 0 auto, 1 sim, 2 cuda, 3 torch (the lab as a PyTorch program)
   bool run_pending_ = false;
 
   std::optional<Trace> trace_;

@@ -1,5 +1,5 @@
-// The compare view: two runs of a lab - two variants, or the simulator's prediction and
-// the GPU's measurement of one variant - stacked on one time axis (each from its own first
+// The compare view: two runs of a lab - two variants, the simulator's prediction and the
+// GPU's measurement of one variant, or its CUDA C++ and PyTorch runs - stacked on one time axis (each from its own first
 // GPU start), with what changed called out: GPU time, overlap (speed-up), host blocked,
 // and the ops whose start moved most, each with the analyzer's reason in the second run.
 #include <imgui.h>
@@ -33,7 +33,15 @@ void GuiApp::StartCompare() {
   for (const auto& [k, v] : params_) a.params[k] = v;
   a.backend = backend;
   RunRequest b = a;
-  if (compare_with_ == "sim" || compare_with_ == "cuda") {
+  if (compare_with_ == "torch") {
+    // The lab's CUDA C++ run next to its PyTorch run, both on the GPU.
+    a.backend = "cuda";
+    b.backend = "torch";
+    if (backend == "sim") {
+      error_ = ui_("compare.no_gpu");
+      return;
+    }
+  } else if (compare_with_ == "sim" || compare_with_ == "cuda") {
     // The simulator's prediction next to the GPU's measurement of the same variant.
     a.backend = "sim";
     b.backend = "cuda";
@@ -61,6 +69,7 @@ void GuiApp::DrawCompare() {
       for (const std::string& v : lab.variants)
         if (v != variant_ && ImGui::Selectable(v.c_str(), v == compare_with_)) compare_with_ = v;
       if (ImGui::Selectable(ui_("compare.sim_vs_gpu"), compare_with_ == "cuda")) compare_with_ = "cuda";
+      if (ImGui::Selectable(ui_("compare.cuda_vs_torch"), compare_with_ == "torch")) compare_with_ = "torch";
       ImGui::EndCombo();
     }
     ImGui::SameLine();

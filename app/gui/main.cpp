@@ -5,7 +5,7 @@
 //            (CPU frame time with an N-span trace, then M...; with R, exit 1 when the last
 //            one's frame time exceeds R times the first's: a ratio measured in one run)
 //   streamlab --open trace.json --bench-frames  (CPU frame time once the trace is shown)
-//   classroom: --compare VARIANT|cuda  --present  --replay-at F  --predict [--predict-order a,b,c]
+//   classroom: --compare VARIANT|cuda|torch  --present  --replay-at F  --predict [--predict-order a,b,c]
 //              [--predict-answer NUMBER|CHOICE]  --exercise LAB [--sandbox-script FILE] (edit, then Check)
 //              --sandbox-script FILE  --chart-only (the chart alone, for slides)
 // Exit 77 when no display can be opened (tests mark that as skipped).
@@ -39,9 +39,9 @@ struct Args {
 };
 
 [[noreturn]] void Usage(const std::string& problem) {
-  std::fprintf(stderr, "streamlab: %s\nusage: streamlab [--lab ID] [--variant V] [--param k=v] [--backend auto|sim|cuda] [--profile h100|h200|FILE]\n"
+  std::fprintf(stderr, "streamlab: %s\nusage: streamlab [--lab ID] [--variant V] [--param k=v] [--backend auto|sim|cuda|torch] [--profile h100|h200|FILE]\n"
                        "                 [--lang en|zh] [--open trace.json] [--record COMMAND] [--screenshot out.png] [--size WxH]\n"
-                       "                 [--show-sms] [--bench-spans N[,M...]] [--bench-max-ratio R] [--compare VARIANT|cuda] [--present]\n"
+                       "                 [--show-sms] [--bench-spans N[,M...]] [--bench-max-ratio R] [--compare VARIANT|cuda|torch] [--present]\n"
                        "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--predict-answer X] [--sandbox-script FILE]\n"
                        "                 [--exercise LAB [--sandbox-script FILE]]\n"
                        "                 [--chart-only] [--bench-frames]\n",
@@ -116,15 +116,16 @@ Args Parse(int argc, char** argv) {
       Usage("unknown option " + k);
     }
   }
-  if (a.options.backend != "auto" && a.options.backend != "sim" && a.options.backend != "cuda")
-    Usage("--backend must be auto, sim or cuda");
+  if (a.options.backend != "auto" && a.options.backend != "sim" && a.options.backend != "cuda" &&
+      a.options.backend != "torch")
+    Usage("--backend must be auto, sim, cuda or torch");
   if (!a.options.lang.empty() && a.options.lang != "en" && a.options.lang != "zh") Usage("--lang must be en or zh");
   if (!a.options.compare.empty() && a.options.lab.empty()) Usage("--compare needs --lab");
   if (!a.options.lab.empty()) {
     try {
       const streamlab::Lab& lab = streamlab::FindLab(a.options.lab);
       const std::string& c = a.options.compare;
-      if (!c.empty() && c != "cuda" && c != "sim" &&
+      if (!c.empty() && c != "cuda" && c != "sim" && c != "torch" &&
           std::find(lab.variants.begin(), lab.variants.end(), c) == lab.variants.end())
         Usage("--compare: " + a.options.lab + " has no variant \"" + c + "\"");
     } catch (const streamlab::InputError& e) {

@@ -57,11 +57,12 @@ void RunWorker::Start(RunRequest request) {
       }
       const Lab& lab = FindLab(request.lab);
       LabArgs args = ResolveLabArgs(lab, request.variant, request.params);
-      if (request.backend == "cuda") {
-        std::vector<std::string> cli_args{lab.id, "--variant", args.variant, "--backend", "cuda"};
+      if (request.backend == "cuda" || request.backend == "torch") {
+        std::vector<std::string> cli_args{lab.id, "--variant", args.variant, "--backend", request.backend};
         for (const auto& [name, value] : request.params)
           cli_args.insert(cli_args.end(), {"--param", name + "=" + std::to_string(value)});
-        ChildRunResult child = RunChild(cli_path_, cli_args, 30, &cancel_);
+        // A PyTorch run starts Python and imports torch first.
+        ChildRunResult child = RunChild(cli_path_, cli_args, request.backend == "torch" ? 120 : 30, &cancel_);
         if (child.exit_code != 0) throw std::runtime_error(child.error.empty() ? "the run failed" : child.error);
         result.trace = std::move(child.trace);
       } else {
@@ -92,10 +93,12 @@ void RunWorker::Finish(RunResult result) {
 // A sandbox scenario: in-process on the simulator; on a GPU through a scenario file that
 // the child `streamlab-cli run FILE --backend cuda` reads.
 Trace RunWorker::RunScenario(const Scenario& scenario, const RunRequest& request) {
-  if (request.backend != "cuda") return SimExecutor(ResolveProfile(request.profile)).Run(scenario, RunOptions{});
+  if (request.backend != "cuda" && request.backend != "torch")
+    return SimExecutor(ResolveProfile(request.profile)).Run(scenario, RunOptions{});
   std::string path = (std::filesystem::temp_directory_path() / ("streamlab-sandbox-" + std::to_string(getpid()) + ".json")).string();
   SaveJsonFile(ScenarioToJson(scenario), path);
-  ChildRunResult child = RunChild(cli_path_, {path, "--backend", "cuda"}, 30, &cancel_);
+  ChildRunResult child =
+      RunChild(cli_path_, {path, "--backend", request.backend}, request.backend == "torch" ? 120 : 30, &cancel_);
   std::filesystem::remove(path);
   if (child.exit_code != 0) throw std::runtime_error(child.error.empty() ? "the run failed" : child.error);
   return std::move(child.trace);
