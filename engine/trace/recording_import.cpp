@@ -89,6 +89,18 @@ class Converter {
     d.device = sid_device_.count(sid) ? std::min(sid_device_[sid], device_count_ - 1) : 0;
     if ((handle == 0 && !per_thread) || handle == kLegacyHandle) {
       d.kind = StreamKind::kLegacyDefault;
+      // Each device has one legacy stream. One that ran no GPU work of its own (a PyTorch
+      // copy between GPUs records on the other GPU's) has no device in the log: it is the
+      // legacy stream of a device that has none yet.
+      if (!sid_device_.count(sid))
+        for (int dev = 0; dev < device_count_; ++dev) {
+          bool taken = false;
+          for (const StreamDesc& other : s_.streams) taken |= other.kind == StreamKind::kLegacyDefault && other.device == dev;
+          if (!taken) {
+            d.device = dev;
+            break;
+          }
+        }
       d.name = device_count_ > 1 ? "legacy default (GPU " + std::to_string(d.device) + ")" : "legacy default";
     } else if (handle == kPerThreadHandle || handle == 0) {
       d.kind = StreamKind::kPerThreadDefault;

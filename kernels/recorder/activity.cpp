@@ -76,6 +76,17 @@ void WriteRecord(const CUpti_Activity* record) {
       Emit(line);
       break;
     }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+      // Peer-to-peer copies (between two GPUs) come as their own kind, in the memcpy line
+      // format; the device is the one whose stream ran it.
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+      std::string line = Head("memcpy", m->correlationId, m->deviceId, m->streamId, m->start, m->end);
+      std::snprintf(extra, sizeof(extra), ",\"bytes\":%" PRIu64 ",\"copy\":%u,\"src\":%u,\"dst\":%u,\"graph\":%u",
+                    m->bytes, m->copyKind, m->srcKind, m->dstKind, m->graphId);
+      line += extra;
+      Emit(line);
+      break;
+    }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
       std::string line = Head("memset", m->correlationId, m->deviceId, m->streamId, m->start, m->end);
@@ -122,7 +133,7 @@ bool StartActivity() {
   if (cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted) != CUPTI_SUCCESS) return false;
   bool ok = true;
   for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-                                  CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET})
+                                  CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET})
     ok = cuptiActivityEnable(kind) == CUPTI_SUCCESS && ok;
   // Completed buffers are handed back at least this often, so a crash loses little.
   cuptiActivityFlushPeriod(200);
