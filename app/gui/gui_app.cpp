@@ -434,6 +434,7 @@ void GuiApp::DrawLabHeader() {
       TextSection(ui_("exercise"), lab_text_->exercise, false);
       DrawExerciseButton();
       TextSection(ui_("myth"), lab_text_->myth, false);
+      TextSection(ui_("pytorch"), lab_text_->pytorch, false);
     }
   }
   if (!lab_id_.empty() && !presenting_) DrawRunControls();

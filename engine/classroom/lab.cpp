@@ -73,6 +73,14 @@ Expectation OverlapAtLeast(const std::string& a, const std::string& b, double fr
           }};
 }
 
+std::vector<Expectation> ExpectationsFor(const Lab& lab, const LabArgs& args, const std::string& backend) {
+  if (backend == "torch" && lab.torch_expectations) {
+    std::vector<Expectation> torch = lab.torch_expectations(args);
+    if (!torch.empty()) return torch;
+  }
+  return lab.expectations(args);
+}
+
 Expectation GpuTime(const std::string& claim, std::function<bool(TimeNs)> ok) {
   return {claim, [=](const Trace& t) {
             TimeNs m = GpuMakespan(t);

@@ -47,7 +47,15 @@ struct Lab {
   std::vector<LabParam> params;
   std::function<Scenario(const LabArgs&)> build;
   std::function<std::vector<Expectation>(const LabArgs&)> expectations;
+  // What a variant does instead when run as a PyTorch program (--backend torch) where
+  // PyTorch cannot do what the lab's program does (engine/scenario/torch_program.h says
+  // why), measured on an H100; empty (or unset): the lab's own claims hold in PyTorch too.
+  std::function<std::vector<Expectation>(const LabArgs&)> torch_expectations;
 };
+
+// The claims a run on `backend` is checked against: in PyTorch, a variant's PyTorch claims
+// where it has them; otherwise the lab's own.
+std::vector<Expectation> ExpectationsFor(const Lab& lab, const LabArgs& args, const std::string& backend);
 
 // Fills in defaults and checks variant and parameter names and ranges (InputError).
 LabArgs ResolveLabArgs(const Lab& lab, const std::string& variant,

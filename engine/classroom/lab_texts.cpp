@@ -26,6 +26,7 @@ LabText LoadLabText(const std::string& lab_id, const std::string& lang) {
   t.explanation = r.String("explanation");
   t.exercise = r.String("exercise");
   t.myth = r.String("myth", "");
+  t.pytorch = r.String("pytorch", "");
   for (const std::string* field : {&t.title, &t.goal, &t.theory, &t.predict, &t.observe,
                                    &t.explanation, &t.exercise})
     if (field->empty()) r.Fail("a required text is empty");

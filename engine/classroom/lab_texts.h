@@ -18,6 +18,7 @@ struct LabText {
   std::string explanation;
   std::string exercise;
   std::string myth;  // optional: what the course notes get wrong, and the evidence
+  std::string pytorch;  // optional: what PyTorch does instead (--backend torch), measured
 };
 
 // Throws InputError if the file is missing or malformed or a required field is empty.

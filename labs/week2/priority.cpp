@@ -53,6 +53,17 @@ Lab PriorityLab() {
                          "late starts " + FormatDuration(l.start - f.end) + " after the flood ends"};
     }}};
   };
+  // torch.cuda._sleep is one block: the "flood" leaves every SM free, so there is nothing
+  // to wait for and no pending block for priority to jump (late started at once on an H100).
+  lab.torch_expectations = [](const LabArgs& a) -> std::vector<Expectation> {
+    if (a.variant != "high-priority") return {};
+    return {{"late starts at once: a one-block flood leaves the SMs free (< 100 us after its launch returns)",
+             [](const Trace& t) {
+               const OpRecord& l = OpNamed(t, "late");
+               return CheckResult{l.start - l.ret < Us(100), "late starts " + FormatDuration(l.start - l.ret) +
+                                                                 " after its launch returned"};
+             }}};
+  };
   return lab;
 }
 
