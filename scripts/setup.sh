@@ -16,7 +16,7 @@ case "$mode" in run|test|build) ;; *) echo "usage: scripts/setup.sh run|test|bui
 packages=(build-essential cmake ninja-build pkg-config git
           nlohmann-json3-dev libcli11-dev libgtest-dev
           libimgui-dev libglfw3-dev libgl-dev libfontconfig-dev libfreetype-dev fonts-noto-cjk
-          xvfb xauth)
+          xvfb xauth python3)
 # The sanitizer and fuzzing stages of the tests need clang and its runtimes.
 [ "$mode" = test ] && packages+=(clang libclang-rt-14-dev)
 missing=()
