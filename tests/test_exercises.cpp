@@ -39,8 +39,11 @@ TEST(Exercises, EachFailsOnTheLabsProgramAndPassesWithItsSolution) {
     ++checked;
     std::string variant = exercise->variant.empty() ? lab.variants.front() : exercise->variant;
     LabArgs defaults = ResolveLabArgs(lab, variant, {});
-    for (const ExerciseGoal& g : exercise->goals)
-      if (!g.param.empty()) EXPECT_TRUE(defaults.params.count(g.param)) << lab.id << ": no parameter " << g.param;
+    for (const ExerciseGoal& g : exercise->goals) {
+      if (!g.param.empty()) {
+        EXPECT_TRUE(defaults.params.count(g.param)) << lab.id << ": no parameter " << g.param;
+      }
+    }
     ExerciseResult before = Check(*exercise, lab.build(defaults), defaults.params);
     EXPECT_FALSE(before.passed) << lab.id << ": the exercise is already solved";
     bool reason = false;
