@@ -9,12 +9,4 @@ mkdir -p "$out/fixtures"
 gpu_build "$out" all
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt" || true
 "$cli" verify --all --backend cuda >"$out/verify.txt" 2>&1 || true
-labs=("$@")
-[ ${#labs[@]} -eq 0 ] && mapfile -t labs < <("$cli" list | awk '/^  [a-z]/{print $1}')
-for lab in "${labs[@]}"; do
-  variants=$("$cli" list | awk -v id="$lab" '$1 == id {found = 1; next} found {sub(/ *params:.*/, ""); sub(/.*variants: */, ""); print; exit}')
-  for v in $variants; do
-    "$cli" run "$lab" --variant "$v" --backend cuda --quiet --out "$out/fixtures/$lab.$v.json" \
-      >>"$out/capture.log" 2>&1 || echo "capture failed: $lab $v" >>"$out/capture.log"
-  done
-done
+capture_variants "$out" "$@"

@@ -13,14 +13,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt"
 start=$(date +%s%N)
 "$cli" calibrate --out "$out/profile.json" >"$out/calibrate.txt" 2>&1
 echo "calibrate took $(( ($(date +%s%N) - start) / 1000000 )) ms" >>"$out/calibrate.txt"
-mkdir -p "$out/fixtures"
-for lab in $("$cli" list | awk '/^  [a-z]/{print $1}'); do
-  variants=$("$cli" list | awk -v id="$lab" '$1 == id {found = 1; next} found {sub(/ *params:.*/, ""); sub(/.*variants: */, ""); print; exit}')
-  for v in $variants; do
-    "$cli" run "$lab" --variant "$v" --backend cuda --quiet --out "$out/fixtures/$lab.$v.json" \
-      >>"$out/capture.log" 2>&1 || echo "capture failed: $lab $v" >>"$out/capture.log"
-  done
-done
+capture_variants "$out"
 "$fidelity" "$out/fixtures" --profile "$out/profile.json" --markdown >"$out/fidelity.txt" 2>&1 || true
 "$fidelity" "$out/fixtures" >"$out/fidelity-builtin.txt" 2>&1 || true
 "$cli" exercise --all --solutions tests/exercises --backend cuda --lang en >"$out/exercise.txt" 2>&1 || true

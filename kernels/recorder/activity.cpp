@@ -50,6 +50,17 @@ std::string Head(const char* type, uint32_t corr, uint32_t dev, uint32_t sid, ui
   return head;
 }
 
+// A copy's line, from either of CUPTI's copy records (same field names).
+template <typename Record>
+void EmitMemcpy(const Record& m) {
+  char extra[160];
+  std::string line = Head("memcpy", m.correlationId, m.deviceId, m.streamId, m.start, m.end);
+  std::snprintf(extra, sizeof(extra), ",\"bytes\":%" PRIu64 ",\"copy\":%u,\"src\":%u,\"dst\":%u,\"graph\":%u",
+                m.bytes, m.copyKind, m.srcKind, m.dstKind, m.graphId);
+  line += extra;
+  Emit(line);
+}
+
 void WriteRecord(const CUpti_Activity* record) {
   char extra[512];
   switch (record->kind) {
@@ -67,26 +78,14 @@ void WriteRecord(const CUpti_Activity* record) {
       Emit(line);
       break;
     }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      std::string line = Head("memcpy", m->correlationId, m->deviceId, m->streamId, m->start, m->end);
-      std::snprintf(extra, sizeof(extra), ",\"bytes\":%" PRIu64 ",\"copy\":%u,\"src\":%u,\"dst\":%u,\"graph\":%u",
-                    m->bytes, m->copyKind, m->srcKind, m->dstKind, m->graphId);
-      line += extra;
-      Emit(line);
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      EmitMemcpy(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record));
       break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-      // Peer-to-peer copies (between two GPUs) come as their own kind, in the memcpy line
-      // format; the device is the one whose stream ran it.
-      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-      std::string line = Head("memcpy", m->correlationId, m->deviceId, m->streamId, m->start, m->end);
-      std::snprintf(extra, sizeof(extra), ",\"bytes\":%" PRIu64 ",\"copy\":%u,\"src\":%u,\"dst\":%u,\"graph\":%u",
-                    m->bytes, m->copyKind, m->srcKind, m->dstKind, m->graphId);
-      line += extra;
-      Emit(line);
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:
+      // Peer-to-peer copies (between two GPUs) come as their own kind, written as a memcpy
+      // line; the device is the one whose stream ran it.
+      EmitMemcpy(*reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record));
       break;
-    }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
       std::string line = Head("memset", m->correlationId, m->deviceId, m->streamId, m->start, m->end);
