@@ -36,7 +36,8 @@ void ScopeCheck(const AnalysisContext& ctx, int call, const std::vector<int>& ru
     if (first < 0 || ctx.rec(g).end < ctx.rec(first).end) first = g;
   TimeNs blocked = HostCallTime(ctx.rec(call));
   TimeNs saved = ctx.rec(call).ret - ctx.rec(first).end;
-  if (saved <= ctx.slack || saved * 10 < blocked) return;
+  // In double: a recorded time can be near TimeNs's limit, where saved * 10 overflows.
+  if (saved <= ctx.slack || static_cast<double>(saved) * 10 < static_cast<double>(blocked)) return;
   Finding f;
   f.kind = FindingKind::kScopeTooWide;
   f.severity = Severity::kNote;
