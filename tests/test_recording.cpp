@@ -140,6 +140,43 @@ TEST(Recording, MalformedLogsNameTheLine) {
   EXPECT_THROW(TraceFromRecording(ParseRecording(meta, "x.jsonl")), InputError);
 }
 
+// A log written with --capture-range cudaProfilerApi: the stream was created before the range
+// (its kind still counts), one kernel ran before it and one after (neither was recorded by the
+// library, but a log may still hold them: they are left out), and the wait inside the range
+// is on an event recorded before it, which is said to be unknown rather than "captured nothing".
+TEST(Recording, ACaptureRangeKeepsOnlyItsOwnCalls) {
+  auto call = [](const std::string& fn, const std::string& role, int b, int e, int corr, const std::string& more) {
+    return "{\"t\":\"call\",\"tid\":0,\"fn\":\"" + fn + "\",\"role\":\"" + role + "\",\"dom\":0,\"b\":" +
+           std::to_string(b) + ",\"e\":" + std::to_string(e) + ",\"corr\":" + std::to_string(corr) + more + "}\n";
+  };
+  auto kernel = [](int corr, int b, int e) {
+    return "{\"t\":\"kernel\",\"corr\":" + std::to_string(corr) + ",\"dev\":0,\"sid\":13,\"b\":" + std::to_string(b) +
+           ",\"e\":" + std::to_string(e) +
+           ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"graph\":0,\"name\":\"_Z1kv\"}\n";
+  };
+  std::string log = "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":7,\"start\":0}\n";
+  log += call("cudaStreamCreateWithFlags", "stream_create", 1000, 2000, 1, ",\"stream\":77,\"sid\":13,\"flags\":1");
+  log += call("cudaLaunchKernel", "launch", 3000, 4000, 2, ",\"stream\":77") + kernel(2, 5000, 6000);
+  log += call("cudaProfilerStart", "capture_start", 100000, 100000, 0, "");
+  log += call("cudaStreamWaitEvent", "wait_event", 101000, 102000, 3, ",\"stream\":77,\"sid\":13,\"event\":55");
+  log += call("cudaLaunchKernel", "launch", 103000, 104000, 4, ",\"stream\":77") + kernel(4, 105000, 115000);
+  log += call("cudaProfilerStop", "capture_stop", 120000, 120000, 0, "");
+  log += call("cudaLaunchKernel", "launch", 130000, 131000, 5, ",\"stream\":77") + kernel(5, 132000, 133000);
+  Trace t = TraceFromRecording(ParseRecording(log, "range.jsonl"));
+  ASSERT_EQ(t.scenario.ops.size(), 2u);  // the wait and the kernel inside the range
+  EXPECT_EQ(t.scenario.ops[0].kind, OpKind::kWaitEvent);
+  EXPECT_NE(t.ops[0].inferred.find("before the capture range"), std::string::npos);
+  EXPECT_FALSE(t.ops[0].inferred_zh.empty());
+  EXPECT_EQ(t.scenario.ops[1].kind, OpKind::kKernel);
+  EXPECT_EQ(t.ops[1].start, 105000 - 101000);  // time starts with the range's first call
+  EXPECT_TRUE(t.scenario.streams[t.scenario.ops[1].stream].non_blocking);  // created before the range
+  bool noted = false;
+  for (const std::string& n : t.notes) noted |= n.find("only between cudaProfilerStart and cudaProfilerStop") != std::string::npos;
+  EXPECT_TRUE(noted);
+  Analysis a = Analyze(t);
+  EXPECT_EQ(Count(a, FindingKind::kWaitCapturedNothing), 0);
+}
+
 TEST(Recording, KernelNamesAndOccupancy) {
   std::string full;
   EXPECT_EQ(ShortKernelName("_ZN2at4cuda12_GLOBAL__N_111spin_kernelEl", &full), "at::cuda::spin_kernel");

@@ -67,7 +67,8 @@ std::string Describe(int status) {
 }
 
 // Runs the program with the recorder injected; returns its wait status.
-int RunRecorded(const std::vector<std::string>& argv, const std::string& library, const std::string& dir) {
+int RunRecorded(const std::vector<std::string>& argv, const std::string& library, const std::string& dir,
+                const std::string& capture_range) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -76,6 +77,7 @@ int RunRecorded(const std::vector<std::string>& argv, const std::string& library
   if (pid == 0) {
     setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
     setenv("STREAMLAB_RECORD_DIR", dir.c_str(), 1);
+    if (capture_range != "none") setenv("STREAMLAB_RECORD_RANGE", capture_range.c_str(), 1);
     setenv("NCCL_NVLS_ENABLE", "0", 0);  // never NVLink multicast, also in what it starts
     execvp(args[0], args.data());
     std::fprintf(stderr, "streamlab-cli record: cannot run %s: %s\n", args[0], std::strerror(errno));
@@ -111,7 +113,7 @@ int CmdRecord(const RecordCommand& cmd) {
   } else {
     fs::create_directories(dir);
   }
-  int status = RunRecorded(cmd.argv, library, fs::absolute(dir).string());
+  int status = RunRecorded(cmd.argv, library, fs::absolute(dir).string(), cmd.capture_range);
   bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && fs::is_empty(dir))
     throw InputError("record: could not run " + cmd.argv.front());
@@ -137,6 +139,9 @@ int CmdRecord(const RecordCommand& cmd) {
   std::string program = cmd.argv.front();
   if (best_ops == 0) {
     std::string why = logs == 0 ? "the program never initialised CUDA, so there is nothing to record" : problem;
+    if (logs > 0 && cmd.capture_range == "cudaProfilerApi")
+      why = "with --capture-range cudaProfilerApi only work between cudaProfilerStart and cudaProfilerStop is "
+            "recorded, and there was none (does the program call torch.cuda.profiler.start() and stop()?)";
     throw BackendError(program + " " + Describe(status) + "; " + why);
   }
   best.captured_at = Now();

@@ -50,6 +50,7 @@ struct RecordCommand {
   std::vector<std::string> argv;  // the program and its arguments
   std::string out = "recording.json";
   std::string raw_dir;            // keep the recorder's raw logs here (default: a temp folder)
+  std::string capture_range = "none";  // "cudaProfilerApi": only from cudaProfilerStart to Stop
 };
 
 struct ExerciseCommand {

@@ -71,6 +71,11 @@ int main(int argc, char** argv) {
   CLI::App* record_cmd = app.add_subcommand("record", "Run any CUDA program (e.g. python3 train.py) and record its streams, events and kernels");
   record_cmd->add_option("--out", record.out, "Trace JSON to write")->capture_default_str();
   record_cmd->add_option("--raw-dir", record.raw_dir, "Keep the recorder's raw logs in this folder");
+  record_cmd->add_option("--capture-range", record.capture_range,
+                         "cudaProfilerApi: record only from the program's first cudaProfilerStart "
+                         "(torch.cuda.profiler.start()) to its cudaProfilerStop; the rest runs unrecorded")
+      ->check(CLI::IsMember({"none", "cudaProfilerApi"}))
+      ->capture_default_str();
   record_cmd->add_option("command", record.argv, "The program and its arguments (after --)")->required();
   record_cmd->footer("Example: streamlab-cli record --out r.json -- python3 examples/pytorch/event_chain.py");
 

@@ -48,6 +48,9 @@ void WaitsThatCapturedNothing(const AnalysisContext& ctx, std::vector<Finding>& 
       int record = deps.last_record_before[i];
       // Captured nothing: never recorded, or recorded where no work lay behind it.
       if (record >= 0 && CapturesWork(ctx, record, memo)) continue;
+      // No record in the trace, and the trace says why it cannot know (a capture range that
+      // began after the record): nothing to judge.
+      if (record < 0 && !ctx.t.ops[i].inferred.empty()) continue;
       f.marker = record;
       int producer_stream = record >= 0 ? ctx.op(record).stream : -1;
       f.other = producer_stream >= 0 ? NextWorkOn(work_on_stream, producer_stream, record) : -1;

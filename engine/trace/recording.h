@@ -56,6 +56,7 @@ struct Recording {
   std::vector<RecordedDevice> devices;
   std::map<int, long> os_thread;  // recorder thread index -> OS thread id
   uint64_t dropped = 0;           // activity records CUPTI dropped
+  uint64_t cupti_overhead_ns = 0; // CUPTI's own overhead records (STREAMLAB_RECORD_OVERHEAD=1)
   // Where it came from: "record" (the recorder's log) or "kineto" (a torch.profiler trace).
   std::string source = "record";
   // Streams with no create call in the log are taken as non-blocking (PyTorch creates its

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "engine/trace/recording.h"
 #include "engine/util/errors.h"
@@ -37,7 +38,7 @@ class Converter {
     Index();
     std::vector<const RecordedCall*> calls;
     for (const RecordedCall& c : r_.calls)
-      if (c.domain != 2 && c.role != "alias") calls.push_back(&c);
+      if (c.domain != 2 && c.role != "alias" && InWindow(c)) calls.push_back(&c);
     std::stable_sort(calls.begin(), calls.end(),
                      [](const RecordedCall* a, const RecordedCall* b) { return a->begin < b->begin; });
     for (const RecordedCall* c : calls) Convert(*c);
@@ -50,16 +51,27 @@ class Converter {
 
  private:
   // [SECTION] indexes over the log ------------------------------------------------------
+  // A recording limited by --capture-range holds the range's marks: only calls made between
+  // them are the program's ops (stream creations before it still name the streams' kinds).
+  bool InWindow(const RecordedCall& c) const {
+    return c.role != "capture_start" && c.role != "capture_stop" && c.begin >= window_begin_ && c.begin <= window_end_;
+  }
+
   void Index() {
+    for (const RecordedCall& c : r_.calls) {
+      if (c.role == "capture_start") window_begin_ = windowed_ = c.begin;
+      if (c.role == "capture_stop") window_end_ = c.begin;
+    }
+    if (windowed_ == 0 && window_end_ != UINT64_MAX) window_end_ = UINT64_MAX;  // a stop without a start
     t0_ = UINT64_MAX;
     for (const RecordedCall& c : r_.calls) {
-      t0_ = std::min(t0_, c.begin);
+      if (InWindow(c)) t0_ = std::min(t0_, c.begin);
       if (c.role == "alias") alias_[c.correlation] = c.parent;
       if (c.role == "stream_create" && c.stream_id >= 0) created_[c.stream_id] = &c;
       if (c.role == "nvtx_push" || c.role == "nvtx_pop") nvtx_[c.thread].push_back(&c);
     }
     for (const RecordedActivity& a : r_.activity) {
-      t0_ = std::min(t0_, a.begin);
+      if (a.begin >= window_begin_) t0_ = std::min(t0_, a.begin);
       uint64_t corr = a.correlation;
       if (auto it = alias_.find(corr); it != alias_.end()) corr = it->second;
       activity_[corr].push_back(&a);
@@ -225,6 +237,16 @@ class Converter {
       op.stream = StreamOfCall(c, thread);
       if (op.stream < 0) return AddApiCall(c, thread, " (stream not identified)");
       op.event = Event(c.event, op.stream);
+      if (role == "record") recorded_in_window_.insert(c.event);
+      if (role == "wait_event" && windowed_ && !recorded_in_window_.count(c.event)) {
+        // Its record, if any, came before the capture range: not "waited for nothing".
+        RecordedCall before = c;
+        before.inferred = "its event was recorded before the capture range began (or never): what it waited for "
+                          "is not in this recording";
+        before.inferred_zh = "它等待的事件在录制范围开始之前记录（或从未记录）：等待的内容不在本次录制中";
+        Add(std::move(op), before);
+        return;
+      }
     } else if (role == "sync_device") {
       op.kind = OpKind::kSyncDevice;
     } else if (role == "sync_stream") {
@@ -371,7 +393,18 @@ class Converter {
                        "stream order puts them (they have no GPU timestamp)");
     t_.notes.push_back("which memory each kernel reads and writes is not recorded: data races are not checked");
     t_.notes.push_back("the host/GPU clock error is not measured here: CUPTI stamps both sides with one clock");
+    if (windowed_) {
+      TimeNs last = 0;
+      for (const OpRecord& rec : t_.ops) last = std::max({last, rec.ret, rec.end});
+      uint64_t end = window_end_ != UINT64_MAX ? window_end_ : t0_ + static_cast<uint64_t>(last);
+      t_.notes.push_back("recorded only between cudaProfilerStart and cudaProfilerStop (--capture-range "
+                         "cudaProfilerApi): " + std::to_string(end > window_begin_ ? (end - window_begin_) / 1000 : 0) +
+                         " us; what the program did before and after is not in this trace");
+    }
     for (const std::string& note : r_.notes) t_.notes.push_back(note);
+    if (r_.cupti_overhead_ns)
+      t_.notes.push_back("CUPTI reported " + std::to_string(r_.cupti_overhead_ns / 1000) +
+                         " us of its own overhead (buffer flushes, instrumentation)");
     if (r_.dropped)
       t_.notes.push_back("CUPTI dropped " + std::to_string(r_.dropped) + " activity records: some GPU work is missing");
     if (threads_.size() > 1)
@@ -382,6 +415,8 @@ class Converter {
   Scenario s_;
   Trace t_;
   uint64_t t0_ = 0;
+  uint64_t windowed_ = 0, window_begin_ = 0, window_end_ = UINT64_MAX;  // the capture range
+  std::set<uint64_t> recorded_in_window_;                              // event handles
   int device_count_ = 1;
   int device_ = 0;
   int kernels_ = 0, copies_ = 0;

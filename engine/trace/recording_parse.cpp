@@ -104,6 +104,10 @@ void ParseLine(const Json& json, const std::string& where, Recording& out) {
     d.regs_per_sm = Small(r, "regs_per_sm", 0, 1 << 24);
     d.smem_per_sm = Small(r, "smem_per_sm", 0, 1 << 30);
     out.devices.push_back(d);
+  } else if (type == "overhead") {
+    uint64_t b = U64(r, "b"), e = U64(r, "e");
+    Small(r, "kind", 0, INT32_MAX);
+    if (e > b) out.cupti_overhead_ns += e - b;
   } else if (type == "dropped") {
     out.dropped = std::max(out.dropped, U64(r, "count"));
   } else {

@@ -3,11 +3,14 @@
 #include "kernels/recorder/call_log.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cinttypes>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -46,6 +49,11 @@ int g_fd = -1;
 char g_buffer[1 << 20];
 size_t g_used = 0;
 std::thread g_writer;
+std::atomic<void (*)(bool)> g_before_drain{nullptr};
+
+void BeforeDrain(bool from_signal) {
+  if (auto work = g_before_drain.load()) work(from_signal);
+}
 
 void FlushBufferLocked() {
   size_t done = 0;
@@ -94,6 +102,8 @@ const char* RoleName(Role role) {
     case Role::kNvtxPush: return "nvtx_push";
     case Role::kNvtxPop: return "nvtx_pop";
     case Role::kCorrelationAlias: return "alias";
+    case Role::kCaptureStart: return "capture_start";
+    case Role::kCaptureStop: return "capture_stop";
   }
   return "other";
 }
@@ -175,7 +185,12 @@ void DrainLocked() {
   FlushBufferLocked();
 }
 
-void WriterLoop(int period_ms) {
+void WriterLoop(int period_ms, bool idle_priority) {
+  // Diagnosis (bench/record_overhead.sh): the writer at the lowest scheduling class.
+  if (idle_priority) {
+    sched_param param{};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &param);
+  }
   while (!g_stop.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
     DrainCalls();
@@ -216,12 +231,17 @@ bool StartLog(const char* path, int period_ms) {
   g_fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (g_fd < 0) return false;
   g_enabled.store(true);
-  g_writer = std::thread(WriterLoop, period_ms);
+  // period_ms 0: no writer thread, everything is written at exit (or on a fatal signal).
+  const char* idle = std::getenv("STREAMLAB_RECORD_WRITER_IDLE");
+  if (period_ms > 0) g_writer = std::thread(WriterLoop, period_ms, idle && std::strcmp(idle, "1") == 0);
   return true;
 }
 
+void SetBeforeDrain(void (*work)(bool from_signal)) { g_before_drain.store(work); }
+
 void DrainCalls(bool from_signal) {
   if (g_fd < 0) return;
+  BeforeDrain(from_signal);
   std::unique_lock<std::mutex> lock(g_write_mutex, std::defer_lock);
   if (from_signal) {
     if (!lock.try_lock()) return;  // this thread may be the one holding it
@@ -241,6 +261,7 @@ void StopLog() {
   if (g_fd < 0) return;
   g_stop.store(true);
   if (g_writer.joinable()) g_writer.join();
+  BeforeDrain(false);
   std::lock_guard<std::mutex> lock(g_write_mutex);
   DrainLocked();
   g_enabled.store(false);

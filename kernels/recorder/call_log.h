@@ -40,6 +40,8 @@ enum class Role : uint8_t {
   kNvtxPush,     // text
   kNvtxPop,
   kCorrelationAlias,  // a driver call made inside a runtime call: corr -> parent corr
+  kCaptureStart,      // --capture-range: cudaProfilerStart turned recording on
+  kCaptureStop,       // cudaProfilerStop turned it off for good
 };
 
 struct CallRecord {
@@ -75,6 +77,9 @@ bool StartLog(const char* path, int period_ms);
 // Writes everything appended so far; safe to call from any thread. `from_signal`: a fatal
 // signal handler's best effort, which gives up rather than wait for the file.
 void DrainCalls(bool from_signal = false);
+// Work the writer does before each drain, off the program's threads (activity buffers):
+// called with the drain's `from_signal`, without the log's file lock held.
+void SetBeforeDrain(void (*work)(bool from_signal));
 // Writes one already formatted line (activity records, metadata).
 void WriteLine(const char* line, size_t length);
 // Stops the writer, drains, closes. After this nothing is written.

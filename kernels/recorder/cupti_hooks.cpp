@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,13 @@
 #include "kernels/recorder/call_log.h"
 
 namespace streamlab::recorder {
+
+// Activity records (activity.cpp). `work`: the kernel, copy and memset kinds from the start;
+// SetWorkActivity switches those kinds on or off (the capture range).
+bool StartActivity(bool work, int flush_ms);
+bool SetWorkActivity(bool on);
+void FlushActivity(bool forced);
+
 namespace {
 
 CUpti_SubscriberHandle g_subscriber = nullptr;
@@ -224,6 +232,70 @@ constexpr CUpti_CallbackId kDriverCalls[] = {
     SL_DRV(cuMemcpyDtoDAsync_v2), SL_DRV(cuMemcpyAsync), SL_DRV(cuMemcpyHtoD_v2), SL_DRV(cuMemcpyDtoH_v2),
     SL_DRV(cuMemcpyDtoD_v2)};
 
+// [SECTION] capture range (record --capture-range cudaProfilerApi) ------------------------
+
+// The calls of one API subscribed: the listed ones by default; `choice` "all" subscribes the
+// whole domain, "none" nothing (diagnosis: bench/record_overhead.sh measures each part).
+template <size_t N>
+void EnableCalls(CUpti_CallbackDomain domain, const char* choice, const CUpti_CallbackId (&calls)[N]) {
+  if (choice && std::strcmp(choice, "none") == 0) return;
+  if (choice && std::strcmp(choice, "all") == 0) {
+    cuptiEnableDomain(1, g_subscriber, domain);
+    return;
+  }
+  for (CUpti_CallbackId id : calls) cuptiEnableCallback(1, g_subscriber, domain, id);
+}
+
+// As Nsight Systems' option of that name: until the program calls cudaProfilerStart
+// (torch.cuda.profiler.start()) only stream creation is recorded, and after its first
+// cudaProfilerStop nothing is. Outside the range the per-call callbacks and the GPU activity
+// kinds are switched off, not just ignored, so the rest of the run pays (almost) nothing.
+enum class Capture : int { kAlways, kWaiting, kOn, kDone };
+std::atomic<Capture> g_capture{Capture::kAlways};
+
+// Subscribed while waiting: what names a stream's kind, and the range's own controls.
+constexpr CUpti_CallbackId kWaitingRuntimeCalls[] = {
+    SL_RT(cudaStreamCreate_v3020), SL_RT(cudaStreamCreateWithFlags_v5000), SL_RT(cudaStreamCreateWithPriority_v5050),
+    SL_RT(cudaProfilerStart_v4000), SL_RT(cudaProfilerStop_v4000)};
+constexpr CUpti_CallbackId kWaitingDriverCalls[] = {SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority),
+                                                    SL_DRV(cuProfilerStart), SL_DRV(cuProfilerStop)};
+
+// +1 for a profiler start call, -1 for a stop, 0 for any other.
+int ProfilerControl(bool runtime, CUpti_CallbackId id) {
+  if (runtime) return id == SL_RT(cudaProfilerStart_v4000) ? 1 : id == SL_RT(cudaProfilerStop_v4000) ? -1 : 0;
+  return id == SL_DRV(cuProfilerStart) ? 1 : id == SL_DRV(cuProfilerStop) ? -1 : 0;
+}
+
+void AppendCaptureMark(Role role) {
+  CallRecord r;
+  r.begin = r.end = Now();
+  r.role = role;
+  r.function = role == Role::kCaptureStart ? "cudaProfilerStart" : "cudaProfilerStop";
+  Append(CurrentThreadLog(), r);
+}
+
+// Called on the exit of a start call (the runtime's and the driver's under it: the first wins).
+void StartCapture() {
+  Capture waiting = Capture::kWaiting;
+  if (!g_capture.compare_exchange_strong(waiting, Capture::kOn)) return;
+  EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, std::getenv("STREAMLAB_RECORD_RUNTIME"), kRuntimeCalls);
+  EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, std::getenv("STREAMLAB_RECORD_DRIVER"), kDriverCalls);
+  SetWorkActivity(true);
+  AppendCaptureMark(Role::kCaptureStart);
+}
+
+// Called on the entry of a stop call: from here on nothing is recorded. Work still running on
+// the GPU may lose its record, so programs synchronize before they stop (README says so).
+void StopCapture() {
+  Capture on = Capture::kOn;
+  if (!g_capture.compare_exchange_strong(on, Capture::kDone)) return;
+  AppendCaptureMark(Role::kCaptureStop);
+  SetWorkActivity(false);
+  cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+  cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+  cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_NVTX);
+}
+
 // [SECTION] the callback: enter stamps the time, exit appends one record -----------------
 
 void ReadOutputs(const CUpti_CallbackData* d, CallRecord& r) {
@@ -258,6 +330,12 @@ bool NeedsStreamId(Role role) {
 
 void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_CallbackData* d) {
   bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  if (g_capture.load(std::memory_order_relaxed) != Capture::kAlways) {
+    int control = ProfilerControl(runtime, id);
+    if (control > 0 && d->callbackSite == CUPTI_API_EXIT) StartCapture();
+    if (control < 0 && d->callbackSite == CUPTI_API_ENTER) return StopCapture();
+    if (control != 0 || g_capture.load(std::memory_order_relaxed) == Capture::kDone) return;
+  }
   if (d->callbackSite == CUPTI_API_ENTER) {
     if (t_depth < 16) t_stack[t_depth] = {Now(), d->correlationId, runtime};
     ++t_depth;
@@ -265,10 +343,13 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
     return;
   }
   uint64_t end = Now();
-  if (t_depth > 0) --t_depth;
+  // An exit without its entry (callbacks were switched on while the call ran) is dropped.
+  if (t_depth == 0) return;
+  --t_depth;
   if (runtime && t_runtime_depth > 0) --t_runtime_depth;
   if (t_depth >= 16) return;
   const Pending& pending = t_stack[t_depth];
+  if (pending.correlation != d->correlationId) return;
   CallRecord r;
   r.domain = runtime ? 0 : 1;
   r.begin = pending.begin;
@@ -328,14 +409,6 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
   if (domain == CUPTI_CB_DOMAIN_NVTX) return OnNvtx(id, static_cast<const CUpti_NvtxData*>(data));
   OnApi(domain, id, static_cast<const CUpti_CallbackData*>(data));
 }
-
-}  // namespace
-
-// Activity records (activity.cpp).
-bool StartActivity();
-void FlushActivity(bool forced);
-
-namespace {
 
 // [SECTION] lifetime: start, exit, fatal signals, fork ----------------------------------
 
@@ -418,33 +491,34 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   if (const char* v = std::getenv("STREAMLAB_RECORD_MIN_OTHER_NS")) g_other_min_ns = std::strtoull(v, nullptr, 10);
   char path[4096];
   std::snprintf(path, sizeof(path), "%s/raw.%d.jsonl", dir, static_cast<int>(g_pid));
-  if (!StartLog(path, 100)) {
+  // How often the log is written while the program runs (0: only at exit); diagnosis only.
+  int flush_ms = 100;
+  if (const char* v = std::getenv("STREAMLAB_RECORD_FLUSH_MS")) flush_ms = std::atoi(v);
+  if (!StartLog(path, flush_ms)) {
     std::fprintf(stderr, "streamlab record: cannot write %s\n", path);
     return 1;
   }
   WriteMeta();
+  const char* range = std::getenv("STREAMLAB_RECORD_RANGE");
+  bool capture_range = range && std::strcmp(range, "cudaProfilerApi") == 0;
   if (cuptiSubscribe(&g_subscriber, OnCallback, nullptr) != CUPTI_SUCCESS) {
     std::fprintf(stderr, "streamlab record: CUPTI is in use by another tool; recording GPU activity only\n");
     g_subscriber = nullptr;
   } else {
-    const char* runtime = std::getenv("STREAMLAB_RECORD_RUNTIME");
-    if (runtime && std::strcmp(runtime, "all") == 0) {
-      cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+    if (capture_range) {
+      g_capture.store(Capture::kWaiting);
+      EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, nullptr, kWaitingRuntimeCalls);
+      EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, nullptr, kWaitingDriverCalls);
     } else {
-      for (CUpti_CallbackId id : kRuntimeCalls) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
-    }
-    const char* driver = std::getenv("STREAMLAB_RECORD_DRIVER");
-    if (driver && std::strcmp(driver, "all") == 0) {
-      cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
-    } else {
-      for (CUpti_CallbackId id : kDriverCalls) cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+      EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, std::getenv("STREAMLAB_RECORD_RUNTIME"), kRuntimeCalls);
+      EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, std::getenv("STREAMLAB_RECORD_DRIVER"), kDriverCalls);
     }
     cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_NVTX);
     RouteNvtxToCupti();
   }
   // Diagnosis only (bench/README.md): STREAMLAB_RECORD_ACTIVITY=0 records calls without GPU times.
   const char* activity = std::getenv("STREAMLAB_RECORD_ACTIVITY");
-  if (!activity || std::strcmp(activity, "0") != 0) StartActivity();
+  if (!activity || std::strcmp(activity, "0") != 0) StartActivity(!capture_range, flush_ms > 0 ? 200 : 0);
   pthread_atfork(nullptr, nullptr, OnForkChild);
   InstallSignalHandlers();
   std::atexit(Finish);
