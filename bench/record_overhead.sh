@@ -1,26 +1,50 @@
 #!/usr/bin/env bash
-# On the GPU machine: what recording costs a training step. ResNet-50 (bf16 autocast,
-# batch 64) runs 20 measured steps per process in each configuration - plain, under
-# `streamlab-cli record`, under record with every runtime callback (STREAMLAB_RECORD_RUNTIME=all),
-# and under torch.profiler - once per round, configurations interleaved so drift hits all
-# alike. Prints each run's sorted step times and median; the cost is the ratio of medians.
+# On the GPU machine: what recording costs. Each program runs in each configuration once per
+# round, configurations interleaved so drift hits all alike. Programs (PROGRAMS=...):
+#  - resnet: examples/pytorch/resnet50_amp.py, ResNet-50 (bf16 autocast, batch 64),
+#    STREAMLAB_STEPS measured steps; the median step and the host's median time to issue one;
+#  - launch-rate: bench/launch_rate.py, the host's time per tiny op;
+#  - resnet-ab: ResNet-50, 60 steps, steps 20..39 inside torch.cuda.profiler.start()/stop()
+#    and recorded with --capture-range cudaProfilerApi: the steps inside and outside the range
+#    compared within one process. Run plain, the same program is the control.
+# Configurations (CONFIGS=...): plain; recorded (`streamlab-cli record`); all-runtime (every
+# runtime callback); no-driver-calls; activity-only (no callbacks); calls-only (no activity);
+# write-at-exit (no writer thread: the log is written at exit); writer-idle (the writer thread
+# at SCHED_IDLE); torch.profiler. Costs are ratios to plain in the same round (or, for
+# resnet-ab, inside/outside the range in one process).
 # Usage: bench/record_overhead.sh CLI [ROUNDS]   (CLI = a built streamlab-cli)
-# CONFIGS="plain recorded" limits the configurations; STREAMLAB_STEPS sets the steps per run.
 set -uo pipefail
 cli=${1:?usage: record_overhead.sh CLI [ROUNDS]}
 rounds=${2:-3}
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1 STREAMLAB_STEPS=${STREAMLAB_STEPS:-20}
-model=examples/pytorch/resnet50_amp.py
-run() { "$@" 2>&1 | grep -E "^(step times|resnet50)" | tr '\n' ' '; echo; }
-configs=${CONFIGS:-plain recorded recorded-all-runtime torch.profiler}
+configs=${CONFIGS:-plain recorded all-runtime no-driver-calls activity-only calls-only torch.profiler}
+programs=${PROGRAMS:-resnet launch-rate}
+run_in() {  # CONFIG PROGRAM...: runs PROGRAM in CONFIG, prints its result lines on one line
+  local config=$1
+  shift
+  local record=("$cli" record --out /tmp/overhead.json ${RANGE:+--capture-range "$RANGE"} --)
+  case $config in
+    plain) "$@" ;;
+    recorded) "${record[@]}" "$@" ;;
+    all-runtime) STREAMLAB_RECORD_RUNTIME=all "${record[@]}" "$@" ;;
+    no-driver-calls) STREAMLAB_RECORD_DRIVER=none "${record[@]}" "$@" ;;
+    activity-only) STREAMLAB_RECORD_RUNTIME=none STREAMLAB_RECORD_DRIVER=none "${record[@]}" "$@" ;;
+    calls-only) STREAMLAB_RECORD_ACTIVITY=0 "${record[@]}" "$@" ;;
+    write-at-exit) STREAMLAB_RECORD_FLUSH_MS=0 "${record[@]}" "$@" ;;
+    writer-idle) STREAMLAB_RECORD_WRITER_IDLE=1 "${record[@]}" "$@" ;;
+    torch.profiler) STREAMLAB_KINETO_OUT=/tmp/overhead.kineto.json "$@" ;;
+    *) echo "unknown configuration $config" >&2; return 2 ;;
+  esac 2>&1 | grep -E "^(resnet50|launch rate|capture range)" | tr '\n' ' '
+}
 for i in $(seq "$rounds"); do
   for c in $configs; do
-    case $c in
-      plain) echo "round $i plain: $(run python3 $model)" ;;
-      recorded) echo "round $i recorded: $(run "$cli" record --out /tmp/overhead.json -- python3 $model)" ;;
-      recorded-all-runtime) echo "round $i recorded-all-runtime: $(STREAMLAB_RECORD_RUNTIME=all run "$cli" record --out /tmp/overhead.json -- python3 $model)" ;;
-      torch.profiler) echo "round $i torch.profiler: $(STREAMLAB_KINETO_OUT=/tmp/overhead.kineto.json run python3 $model)" ;;
-      *) echo "unknown configuration $c" >&2; exit 2 ;;
-    esac
+    for p in $programs; do
+      case $p in
+        resnet) echo "round $i $c: $(run_in "$c" python3 examples/pytorch/resnet50_amp.py)" ;;
+        launch-rate) echo "round $i $c: $(run_in "$c" python3 bench/launch_rate.py)" ;;
+        resnet-ab) echo "round $i $c (range): $(STREAMLAB_STEPS=60 STREAMLAB_CAPTURE_STEPS=20:40 RANGE=cudaProfilerApi \
+          run_in "$c" python3 examples/pytorch/resnet50_amp.py)" ;;
+      esac
+    done
   done
 done

@@ -1,6 +1,10 @@
 """A real model: torchvision ResNet-50 training steps with AMP (bf16 autocast) on random
 data (nothing downloaded). STREAMLAB_STEPS sets the number of measured steps (default 6);
-the step times are printed so the cost of recording can be measured."""
+the step times are printed so the cost of recording can be measured.
+
+STREAMLAB_CAPTURE_STEPS=A:B wraps measured steps A..B-1 in torch.cuda.profiler.start() and
+stop(), the range `streamlab-cli record --capture-range cudaProfilerApi` records; the steps
+inside and outside it are then compared within this one process."""
 import os
 import time
 
@@ -30,14 +34,31 @@ def step():
 for _ in range(3):  # warm-up: cuDNN/cuBLAS choices, allocator growth
     step()
 torch.cuda.synchronize()
-times = []
+capture = os.environ.get("STREAMLAB_CAPTURE_STEPS")
+first, last = (int(x) for x in capture.split(":")) if capture else (-1, -1)
+times, dispatch, inside, outside = [], [], [], []
 with maybe_profiled():
-    for _ in range(steps):
+    for i in range(steps):
+        if i == first:
+            torch.cuda.profiler.start()
+        if i == last:
+            torch.cuda.profiler.stop()  # the GPU is idle here: the last step synchronized
         t0 = time.perf_counter()
         with torch.cuda.nvtx.range("train_step"):
             step()
+        # The host's time to issue the step: when it nears the step time, the host, not the
+        # GPU, sets the pace, and any cost per call (a profiler's, say) shows in full.
+        dispatch.append(time.perf_counter() - t0)
         torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
+        (inside if first <= i < last else outside).append(times[-1])
+if capture:
+    mid_in, mid_out = sorted(inside)[len(inside) // 2], sorted(outside)[len(outside) // 2]
+    print("inside the range (ms, in order):", " ".join(f"{t * 1e3:.1f}" for t in inside))
+    print(f"capture range: steps {first}..{last - 1}, median inside {mid_in * 1e3:.2f} ms, "
+          f"outside {mid_out * 1e3:.2f} ms, inside/outside {mid_in / mid_out:.3f}")
 times.sort()
+dispatch.sort()
 print("step times (ms, sorted):", " ".join(f"{t * 1e3:.2f}" for t in times))
-print(f"resnet50 amp: {steps} steps, median step {times[len(times) // 2] * 1e3:.2f} ms")
+print(f"resnet50 amp: {steps} steps, median step {times[len(times) // 2] * 1e3:.2f} ms, "
+      f"median host dispatch {dispatch[len(dispatch) // 2] * 1e3:.2f} ms")
