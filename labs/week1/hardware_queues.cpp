@@ -5,6 +5,8 @@
 // connections every stream has its own queue; with 1, everything is nearly serial (which is
 // why Megatron-LM sets 1: it pins the order of communication and compute kernels).
 // Submitting breadth-first (all A, then all B) avoids the false dependencies.
+#include <algorithm>
+
 #include "engine/scenario/scenario_builder.h"
 #include "engine/util/format.h"
 #include "engine/trace/trace_query.h"
@@ -53,6 +55,26 @@ Lab HardwareQueuesLab() {
       return {GpuTime("nearly serial: at least (n + 1) / 2 kernel times", [=](TimeNs m) { return m >= (n + 1) * kernel / 2; })};
     return {GpuTime("longer than ideal by at least one kernel time (false dependencies)",
                      [=](TimeNs m) { return m >= 2 * kernel + kernel; })};
+  };
+  // In PyTorch each launch costs Python ~35 us (with the NVTX range per op), so 64 launches
+  // take ~2.2 ms and the GPU time follows the host (4.19 ms with 32 connections, 3.14 ms
+  // breadth-first, on an H100). What the lab is about still shows, per kernel: with a queue
+  // per stream, or breadth-first order, nothing but its own stream and its launch holds a
+  // kernel back (worst 29 us late on the H100), while with 8 connections 24 of 64 were held
+  // by another stream's work, up to 1.49 ms. The other variants keep the lab's claims.
+  lab.torch_expectations = [](const LabArgs& a) -> std::vector<Expectation> {
+    if (a.variant != "connections-32" && a.variant != "breadth-first") return {};
+    int n = static_cast<int>(a["streams"]);
+    return {{"no false dependencies: every kernel starts within 100 us of when its stream and its launch allow",
+             [=](const Trace& t) {
+               TimeNs worst = 0;
+               for (int i = 0; i < n; ++i) {
+                 const OpRecord& first = OpNamed(t, "A" + std::to_string(i));
+                 const OpRecord& second = OpNamed(t, "B" + std::to_string(i));
+                 worst = std::max({worst, first.start - first.submit, second.start - std::max(first.end, second.submit)});
+               }
+               return CheckResult{worst <= Us(100), "the latest kernel started " + FormatDuration(worst) + " after it could"};
+             }}};
   };
   return lab;
 }
