@@ -1,6 +1,7 @@
 // Code generation for the Code tab. One line (or two) per op, in program order.
 #include "engine/scenario/code_gen.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
@@ -55,6 +56,39 @@ std::string CopyKind(const Scenario& s, const Op& op) {
   return "cudaMemcpyDeviceToDevice";
 }
 
+// One rank's NCCL call, inside the group's ncclGroupStart/End (one thread drives all GPUs).
+std::string NcclCall(const Scenario& s, const Op& op) {
+  int index = static_cast<int>(&op - s.ops.data());
+  std::vector<int> parts = CollectiveParts(s, index);
+  int rank = static_cast<int>(std::find(parts.begin(), parts.end(), index) - parts.begin());
+  int n = static_cast<int>(parts.size());
+  std::string buf = Ident(s.buffers[op.buffer].name), st = CudaStream(s, op.stream);
+  std::string comm = "comms[" + std::to_string(s.streams[op.stream].device) + "]";
+  std::string floats = std::to_string(op.bytes / 4), chunk = std::to_string(op.bytes / 4 / n);
+  std::ostringstream o;
+  if (rank == 0) o << "ncclGroupStart();  // " << op.name.substr(0, op.name.rfind("_gpu")) << "\n";
+  o << "  ";
+  switch (op.collective) {
+    case CollectiveKind::kAllReduce:
+      o << "ncclAllReduce(" << buf << ", " << buf << ", " << floats << ", ncclFloat, ncclSum, " << comm << ", " << st << ");";
+      break;
+    case CollectiveKind::kReduceScatter:
+      o << "ncclReduceScatter(" << buf << ", (float*)" << buf << " + " << rank << " * " << chunk << ", " << chunk
+        << ", ncclFloat, ncclSum, " << comm << ", " << st << ");";
+      break;
+    case CollectiveKind::kAllGather:
+      o << "ncclAllGather((char*)" << buf << " + " << rank << " * " << op.bytes / n << ", " << buf << ", " << op.bytes / n
+        << ", ncclChar, " << comm << ", " << st << ");";
+      break;
+    case CollectiveKind::kBroadcast:
+      o << "ncclBroadcast(" << buf << ", " << buf << ", " << op.bytes << ", ncclChar, 0, " << comm << ", " << st << ");";
+      break;
+  }
+  o << "  // rank " << rank << "\n";
+  if (rank == n - 1) o << "ncclGroupEnd();  // launches every rank's kernel\n";
+  return o.str();
+}
+
 }  // namespace
 
 std::string ScenarioAsCuda(const Scenario& s) {
@@ -93,6 +127,11 @@ std::string ScenarioAsCuda(const Scenario& s) {
     o << "\n";
   }
   o << "\n";
+  bool nccl = false;
+  for (const Op& op : s.ops) nccl |= op.kind == OpKind::kCollective;
+  if (nccl)
+    o << "ncclComm_t comms[" << s.device_count << "];  ncclCommInitAll(comms, " << s.device_count
+      << ", nullptr);  // one communicator, a rank per GPU\n\n";
   for (const Op& op : s.ops) {
     std::string st = op.stream >= 0 ? CudaStream(s, op.stream) : "";
     o << OpPrefix(op, "//");
@@ -139,6 +178,7 @@ std::string ScenarioAsCuda(const Scenario& s) {
       case OpKind::kHostWork: o << "busy_wait(" << Micros(op.duration) << "us);  // host work\n"; break;
       case OpKind::kApiCall: o << "// " << op.name << "(...)  " << Micros(op.duration) << "us\n"; break;
       case OpKind::kSetDevice: o << "cudaSetDevice(" << op.device << ");\n"; break;
+      case OpKind::kCollective: o << NcclCall(s, op); break;
     }
   }
   return o.str();

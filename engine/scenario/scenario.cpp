@@ -41,7 +41,7 @@ constexpr std::array<std::pair<MemoryKind, const char*>, 3> kMemoryKinds{{
     {MemoryKind::kPinnedHost, "pinned"},
     {MemoryKind::kPageableHost, "pageable"},
 }};
-constexpr std::array<std::pair<OpKind, const char*>, 18> kOpKinds{{
+constexpr std::array<std::pair<OpKind, const char*>, 19> kOpKinds{{
     {OpKind::kKernel, "kernel"},         {OpKind::kMemcpy, "memcpy"},
     {OpKind::kMemset, "memset"},         {OpKind::kMalloc, "malloc"},
     {OpKind::kFree, "free"},             {OpKind::kMallocHost, "malloc_host"},
@@ -51,6 +51,13 @@ constexpr std::array<std::pair<OpKind, const char*>, 18> kOpKinds{{
     {OpKind::kQuery, "query"},           {OpKind::kHostWork, "host_work"},
     {OpKind::kSetDevice, "set_device"},  {OpKind::kPeerCopy, "peer_copy"},
     {OpKind::kGraphLaunch, "graph_launch"},  {OpKind::kApiCall, "api_call"},
+    {OpKind::kCollective, "collective"},
+}};
+constexpr std::array<std::pair<CollectiveKind, const char*>, 4> kCollectiveKinds{{
+    {CollectiveKind::kAllReduce, "all_reduce"},
+    {CollectiveKind::kReduceScatter, "reduce_scatter"},
+    {CollectiveKind::kAllGather, "all_gather"},
+    {CollectiveKind::kBroadcast, "broadcast"},
 }};
 constexpr std::array<std::pair<KernelKind, const char*>, 6> kKernelKinds{{
     {KernelKind::kSpin, "spin"},
@@ -71,10 +78,12 @@ const char* ToString(StreamKind kind) { return NameOf(kStreamKinds, kind); }
 const char* ToString(MemoryKind kind) { return NameOf(kMemoryKinds, kind); }
 const char* ToString(OpKind kind) { return NameOf(kOpKinds, kind); }
 const char* ToString(KernelKind kind) { return NameOf(kKernelKinds, kind); }
+const char* ToString(CollectiveKind kind) { return NameOf(kCollectiveKinds, kind); }
 bool FromString(const std::string& t, StreamKind* out) { return ParseName(kStreamKinds, t, out); }
 bool FromString(const std::string& t, MemoryKind* out) { return ParseName(kMemoryKinds, t, out); }
 bool FromString(const std::string& t, OpKind* out) { return ParseName(kOpKinds, t, out); }
 bool FromString(const std::string& t, KernelKind* out) { return ParseName(kKernelKinds, t, out); }
+bool FromString(const std::string& t, CollectiveKind* out) { return ParseName(kCollectiveKinds, t, out); }
 
 bool IsStreamOp(const Op& op) {
   switch (op.kind) {
@@ -85,6 +94,7 @@ bool IsStreamOp(const Op& op) {
     case OpKind::kWaitEvent:
     case OpKind::kWaitStream:
     case OpKind::kPeerCopy:
+    case OpKind::kCollective:
       return true;
     default:
       return false;
@@ -109,6 +119,31 @@ int GraphNodesEnd(const Scenario& scenario, int launch) {
   return end;
 }
 
+std::vector<int> CollectiveParts(const Scenario& scenario, int part) {
+  int first = scenario.ops[part].collective_first;
+  std::vector<int> parts;
+  for (int i = first; i < static_cast<int>(scenario.ops.size()) && scenario.ops[i].kind == OpKind::kCollective &&
+                      scenario.ops[i].collective_first == first;
+       ++i)
+    parts.push_back(i);
+  return parts;
+}
+
+double CollectiveBusFactor(CollectiveKind kind, int ranks) {
+  double n = ranks;
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return 2.0 * (n - 1) / n;
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllGather: return (n - 1) / n;
+    case CollectiveKind::kBroadcast: return 1.0;
+  }
+  return 1.0;
+}
+
+int CollectiveSteps(CollectiveKind kind, int ranks) {
+  return kind == CollectiveKind::kAllReduce ? 2 * (ranks - 1) : ranks - 1;
+}
+
 bool IsBlockingStream(const StreamDesc& stream) {
   if (stream.kind == StreamKind::kPerThreadDefault) return true;
   return stream.kind == StreamKind::kCreated && !stream.non_blocking;
@@ -119,6 +154,7 @@ std::vector<int> BuffersRead(const Op& op) {
     case OpKind::kKernel: return op.kernel.reads;
     case OpKind::kMemcpy:
     case OpKind::kPeerCopy: return {op.src};
+    case OpKind::kCollective: return {op.buffer};  // in place: read, then written
     default: return {};
   }
 }
@@ -128,7 +164,8 @@ std::vector<int> BuffersWritten(const Op& op) {
     case OpKind::kKernel: return op.kernel.writes;
     case OpKind::kMemcpy:
     case OpKind::kPeerCopy: return {op.dst};
-    case OpKind::kMemset: return {op.buffer};
+    case OpKind::kMemset:
+    case OpKind::kCollective: return {op.buffer};
     default: return {};
   }
 }
@@ -270,6 +307,14 @@ void ValidateScenario(const Scenario& s) {
         break;
       case OpKind::kSetDevice:
         if (!device_ok(op.device)) fail(Where(i, "device") + ": no such device");
+        break;
+      case OpKind::kCollective:
+        if (!buffer_ok(op.buffer) || is_host(op.buffer))
+          fail(Where(i, "buffer") + ": a collective needs a device buffer");
+        if (s.buffers[op.buffer].device != s.streams[op.stream].device)
+          fail(Where(i, "buffer") + ": the buffer must be on the part's stream's device");
+        if (op.bytes == 0 || op.bytes > s.buffers[op.buffer].bytes)
+          fail(Where(i, "bytes") + ": must be 1..buffer size");
         break;
       default:
         break;

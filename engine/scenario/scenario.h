@@ -67,7 +67,15 @@ enum class OpKind {
                 // index are its nodes, captured from `stream` before the run
   kApiCall,     // any other API call of a recorded program that took host time (its name
                 // says which; `duration` = how long the host was inside it)
+  kCollective,  // one GPU's part of an NCCL collective over a group of GPUs. The parts are
+                // consecutive ops (one ncclGroupStart ... ncclGroupEnd), one per device, each
+                // on a stream of its device, in place on `buffer`; `collective_first` = the
+                // index of the group's first part. No part finishes before every part started.
 };
+
+// What a collective computes; `bytes` is the size of each rank's whole buffer (nccl-tests'
+// "size": the all-reduced buffer, all-gather's output, reduce-scatter's input).
+enum class CollectiveKind { kAllReduce, kReduceScatter, kAllGather, kBroadcast };
 
 enum class KernelKind {
   kSpin, kCompute, kMemory, kAtomic, kSharedMemory,
@@ -109,6 +117,8 @@ struct Op {
   int device = -1;        // set_device
   int thread = 0;         // the host thread that makes the call (0 = the main thread)
   int graph = -1;         // a graph node: the index of the graph_launch op that submits it
+  CollectiveKind collective = CollectiveKind::kAllReduce;  // collective (broadcast: from part 0)
+  int collective_first = -1;  // collective: the index of the group's first part
   KernelSpec kernel;
 };
 
@@ -140,10 +150,12 @@ const char* ToString(StreamKind kind);
 const char* ToString(MemoryKind kind);
 const char* ToString(OpKind kind);
 const char* ToString(KernelKind kind);
+const char* ToString(CollectiveKind kind);
 bool FromString(const std::string& text, StreamKind* out);
 bool FromString(const std::string& text, MemoryKind* out);
 bool FromString(const std::string& text, OpKind* out);
 bool FromString(const std::string& text, KernelKind* out);
+bool FromString(const std::string& text, CollectiveKind* out);
 
 // True for ops that put work on a GPU stream (and so get a GPU span in the trace).
 bool IsStreamOp(const Op& op);
@@ -159,6 +171,13 @@ int StorageOf(const Scenario& scenario, int buffer);
 int ThreadCount(const Scenario& scenario);
 // One past the last node of the graph launched by op `launch` (its nodes directly follow it).
 int GraphNodesEnd(const Scenario& scenario, int launch);
+// The parts of the collective that op `part` belongs to (op indices, first to last).
+std::vector<int> CollectiveParts(const Scenario& scenario, int part);
+// The collective's share of `bytes` that crosses the links per GPU, in units of `bytes`
+// (ring algorithm: all-reduce 2(n-1)/n, reduce-scatter and all-gather (n-1)/n, broadcast 1),
+// and the number of ring steps each pays a latency for.
+double CollectiveBusFactor(CollectiveKind kind, int ranks);
+int CollectiveSteps(CollectiveKind kind, int ranks);
 
 // Throws InputError naming the first problem ("ops[3].stream: no stream 7").
 void ValidateScenario(const Scenario& scenario);

@@ -253,6 +253,21 @@ Buffer ScenarioBuilder::PageableBuffer(const std::string& name, uint64_t bytes) 
   return AddBuffer(name, MemoryKind::kPageableHost, bytes, 0);
 }
 
+int ScenarioBuilder::Collective(const std::string& name, CollectiveKind kind, const std::vector<Stream>& streams,
+                                const std::vector<Buffer>& buffers, uint64_t bytes) {
+  int first = static_cast<int>(scenario_.ops.size());
+  for (size_t k = 0; k < streams.size(); ++k) {
+    int device = scenario_.streams[streams[k].index()].device;
+    Op op = StreamOp(OpKind::kCollective, streams[k].index(), name + "_gpu" + std::to_string(device));
+    op.collective = kind;
+    op.collective_first = first;
+    op.buffer = k < buffers.size() ? buffers[k].index() : -1;
+    op.bytes = bytes;
+    Append(std::move(op));
+  }
+  return first;
+}
+
 int ScenarioBuilder::Append(Op op) {
   op.thread = thread_;
   if (op.kind != OpKind::kGraphLaunch) op.graph = graph_;

@@ -108,6 +108,11 @@ class ScenarioBuilder {
   // (captured from those same calls before the run). Returns the launch op's id.
   int BeginGraph(Stream launch_stream, const std::string& name);
   void EndGraph();
+  // One NCCL collective over the GPUs of `streams` (one stream per GPU), in place on each
+  // GPU's buffer: ncclGroupStart, one call per rank, ncclGroupEnd. Part k is named
+  // "<name>_gpu<device>". Returns the first part's op id.
+  int Collective(const std::string& name, CollectiveKind kind, const std::vector<Stream>& streams,
+                 const std::vector<Buffer>& buffers, uint64_t bytes);
   Host host() { return Host(this); }
   RunSettings& settings() { return scenario_.settings; }
 

@@ -44,6 +44,10 @@ Json OpToJson(const Scenario& s, const Op& op) {
   if (op.kind == OpKind::kKernel) j["kernel"] = KernelToJson(s, op.kernel);
   if (op.thread != 0) j["thread"] = op.thread;
   if (op.graph >= 0) j["graph"] = op.graph;
+  if (op.kind == OpKind::kCollective) {
+    j["collective"] = ToString(op.collective);
+    j["collective_first"] = op.collective_first;
+  }
   return j;
 }
 
@@ -211,6 +215,11 @@ Scenario ScenarioFromJson(const Json& json, const std::string& source) {
     if (op.kind == OpKind::kKernel) op.kernel = KernelFromJson(r.Object("kernel"), buffers);
     op.thread = ToInt(r, "thread", r.Int("thread", 0), 0, 63);
     op.graph = ToInt(r, "graph", r.Int("graph", -1), -1, 99999);
+    if (op.kind == OpKind::kCollective) {
+      std::string c = r.String("collective", "all_reduce");
+      if (!FromString(c, &op.collective)) r.FailAt("collective", "unknown collective \"" + c + "\"");
+    }
+    op.collective_first = ToInt(r, "collective_first", r.Int("collective_first", -1), -1, 99999);
     s.ops.push_back(std::move(op));
   }
   try {

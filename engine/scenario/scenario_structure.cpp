@@ -2,6 +2,8 @@
 // Threads: a per-thread default stream is used only by its own thread, and every other
 // stream or event (the legacy default stream aside) by one thread only - so the order in
 // which threads happen to call never changes what a record captures.
+// Collectives: a group's parts are consecutive ops of one thread (one ncclGroupStart/End),
+// agree on kind and size, and sit on distinct devices (one rank per GPU).
 // Graphs: a graph_launch op is followed by its nodes (ops with graph = its index). Capture
 // starts on the launch stream; another stream joins only by waiting on an event recorded
 // inside the graph, and must be joined back into the launch stream before the graph ends
@@ -123,11 +125,41 @@ void ValidateGraphs(const Scenario& s) {
   }
 }
 
+void ValidateCollectives(const Scenario& s) {
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    if (op.kind != OpKind::kCollective) {
+      if (op.collective_first >= 0) throw InputError(At(i) + ".collective_first: only a collective has one");
+      continue;
+    }
+    int first = op.collective_first;
+    if (first < 0 || first > static_cast<int>(i) || s.ops[first].kind != OpKind::kCollective ||
+        s.ops[first].collective_first != first)
+      throw InputError(At(i) + ".collective_first: must be the index of this collective's first part");
+    if (first != static_cast<int>(i) && s.ops[i - 1].collective_first != first)
+      throw InputError(At(i) + ": a collective's parts must be consecutive ops");
+    if (op.graph >= 0) throw InputError(At(i) + ": a collective cannot be a graph node here");
+    const Op& head = s.ops[first];
+    if (op.collective != head.collective || op.bytes != head.bytes || op.thread != head.thread)
+      throw InputError(At(i) + ": every part of a collective has the same kind, size and host thread");
+    if (static_cast<int>(i) != first) continue;
+    std::vector<int> parts = CollectiveParts(s, first);
+    if (parts.size() < 2) throw InputError(At(i) + ": a collective needs parts on at least two devices");
+    if (op.bytes % (4 * parts.size()) != 0)
+      throw InputError(At(i) + ".bytes: must be a multiple of 4 x the number of GPUs (whole floats per rank)");
+    std::set<int> devices;
+    for (int p : parts)
+      if (!devices.insert(s.streams[s.ops[p].stream].device).second)
+        throw InputError(At(p) + ": two parts of one collective on the same device");
+  }
+}
+
 }  // namespace
 
 void ValidateThreadsAndGraphs(const Scenario& s) {
   ValidateThreads(s);
   ValidateGraphs(s);
+  ValidateCollectives(s);
 }
 
 }  // namespace streamlab

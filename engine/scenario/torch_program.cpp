@@ -79,6 +79,9 @@ class Writer {
     for (const Op& op : s_.ops) {
       if (op.kind == OpKind::kGraphLaunch) unsupported_.push_back("graph launch " + op.name + ": not mapped back yet");
       if (op.kind == OpKind::kApiCall) unsupported_.push_back("recorded API call " + op.name);
+      if (op.kind == OpKind::kCollective && op.collective_first == static_cast<int>(&op - s_.ops.data()))
+        unsupported_.push_back("collective " + op.name.substr(0, op.name.rfind("_gpu")) +
+                               ": torch.distributed runs one process per GPU (torchrun), not one process driving every GPU");
       if (op.kind != OpKind::kKernel) continue;
       if (op.kernel.kind != KernelKind::kSpin)
         unsupported_.push_back("kernel " + op.name + ": PyTorch has no equivalent of StreamLab's " + ToString(op.kernel.kind) + " kernel");
@@ -169,6 +172,8 @@ class Writer {
       case OpKind::kMalloc:
       case OpKind::kMallocHost: return Buf(s_, op.buffer) + " = " + NewTensor(s_.buffers[op.buffer]);
       case OpKind::kFree: return "del " + Buf(s_, op.buffer) + "\n        torch.cuda.empty_cache()  # cudaFree of the cached block";
+      case OpKind::kCollective:
+        return "dist.all_reduce(" + Buf(s_, op.buffer) + ")  # " + op.name + ": needs one process per GPU, not run";
       case OpKind::kGraphLaunch:
       case OpKind::kApiCall: return "pass  # " + op.name + ": not run";
     }
