@@ -88,6 +88,9 @@ std::vector<Contents> ApplyOps(const Scenario& s, const std::vector<int>& order)
         st[d] = whole && checked[src] ? st[src] : Unknown(Elements(s, d));
         break;
       }
+      case OpKind::kCollective:  // the sum over ranks is not modelled
+        st[StorageOf(s, op.buffer)] = Unknown(Elements(s, StorageOf(s, op.buffer)));
+        break;
       case OpKind::kMalloc:
       case OpKind::kMallocHost:
         st[op.buffer] = Unknown(Elements(s, op.buffer));

@@ -44,6 +44,13 @@ void ForEachField(DeviceProfile& p, Fn&& fn) {
   fn("d2d_gbps", p.d2d_gbps);
   fn("peer_gbps", p.peer_gbps);
   fn("memset_gbps", p.memset_gbps);
+  fn("nccl_bus_gbps", p.nccl_bus_gbps);
+  fn("nccl_fixed_ns", p.nccl_fixed);
+  fn("nccl_step_ns", p.nccl_step);
+  fn("nccl_channels", p.nccl_channels);
+  fn("nccl_threads", p.nccl_threads);
+  fn("nccl_launch_host_ns", p.nccl_launch_host);
+  fn("nccl_group_host_ns", p.nccl_group_host);
   fn("copy_fixed_ns", p.copy_fixed);
   fn("compute_ns_per_fma", p.compute_ns_per_fma);
   fn("sm_memory_gbps", p.sm_memory_gbps);
@@ -97,6 +104,10 @@ DeviceProfile ProfileFromJson(const Json& json, const std::string& source) {
     r.FailAt("max_threads_per_sm", "must be 32..4096");
   if (p.max_blocks_per_sm < 1 || p.max_blocks_per_sm > 64)
     r.FailAt("max_blocks_per_sm", "must be 1..64");
+  // A collective's blocks must fit, or the simulated rendezvous could never complete.
+  if (p.nccl_channels < 1 || p.nccl_channels > p.sm_count) r.FailAt("nccl_channels", "must be 1..sm_count");
+  if (p.nccl_threads < 32 || p.nccl_threads > p.max_threads_per_sm)
+    r.FailAt("nccl_threads", "must be 32..max_threads_per_sm");
   if (p.priority_greatest > p.priority_least) r.FailAt("priority_greatest", "must not exceed priority_least");
   return p;
 }
@@ -122,6 +133,11 @@ DeviceProfile ResolveProfile(const std::string& name_or_path) {
   std::string names;
   for (const std::string& n : ShippedProfiles()) names += (names.empty() ? "" : ", ") + n;
   throw InputError("no profile \"" + name_or_path + "\": give a profile file or one of: " + names);
+}
+
+TimeNs CollectiveDuration(const DeviceProfile& p, CollectiveKind kind, uint64_t bytes, int ranks) {
+  double wire = static_cast<double>(bytes) * CollectiveBusFactor(kind, ranks) / p.nccl_bus_gbps;  // GB/s = bytes/ns
+  return p.nccl_fixed + CollectiveSteps(kind, ranks) * p.nccl_step + static_cast<TimeNs>(wire);
 }
 
 TimeNs BlockDuration(const DeviceProfile& p, const KernelSpec& k) {

@@ -55,6 +55,21 @@ struct DeviceProfile {
   double d2d_gbps = 1500;
   double peer_gbps = 375;             // cudaMemcpyPeerAsync, NVLink between two H200s (measured)
   double memset_gbps = 2000;
+  // NCCL collectives (ring, NVLink, NCCL_NVLS_ENABLE=0): one part takes
+  // nccl_fixed + steps * nccl_step + bytes * bus factor / nccl_bus_gbps once every rank has
+  // arrived (CollectiveSteps/CollectiveBusFactor), and holds nccl_channels blocks of
+  // nccl_threads threads on SMs from its arrival to its end, which compute kernels cannot use.
+  // Measured on two H200s (NVLink, NCCL 2.28.3) with bench/nccl_collectives.sh: all-reduce
+  // of 64 MB 272 us and 256 MB 933 us (305 GB/s bus bandwidth, ~50 us fixed); 24 channels
+  // (NCCL_DEBUG=INFO). nccl_step and nccl_threads are not measured (two GPUs cannot
+  // separate the per-step latency from the fixed cost).
+  double nccl_bus_gbps = 305;
+  TimeNs nccl_fixed = Us(46);
+  TimeNs nccl_step = Us(2);
+  int nccl_channels = 24;
+  int nccl_threads = 640;
+  TimeNs nccl_launch_host = Us(10);  // one rank's ncclAllReduce inside the group (with its ready event)
+  TimeNs nccl_group_host = Us(20);   // ncclGroupEnd, which launches every rank's kernel
   TimeNs copy_fixed = Us(2);
   // Kernel cost model for the non-spin kinds (per block).
   double compute_ns_per_fma = 2.0;    // one dependent FMA per thread per iteration
@@ -82,5 +97,7 @@ std::vector<std::string> ShippedProfiles();
 TimeNs BlockDuration(const DeviceProfile& profile, const KernelSpec& kernel);
 // How long the copy engine needs for a transfer of `bytes` at `gbps`.
 TimeNs TransferDuration(const DeviceProfile& profile, uint64_t bytes, double gbps);
+// How long a collective runs once its last rank has arrived.
+TimeNs CollectiveDuration(const DeviceProfile& profile, CollectiveKind kind, uint64_t bytes, int ranks);
 
 }  // namespace streamlab

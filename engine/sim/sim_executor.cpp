@@ -9,6 +9,8 @@
 //  - host blocking: the three syncs, cudaFree (device-wide), cudaMallocHost (its own cost;
 //    device-wide only if the profile says so), pageable copies (until done), cudaMemcpy,
 //    CUDA_LAUNCH_BLOCKING (every launch waits for its kernel);
+//  - an NCCL collective's part occupies SMs from when its stream reaches it until every
+//    rank's part has, plus the transfer (sim_gpu.h);
 //  - lazy loading (measured on an H200): the first launch of a kernel function costs the
 //    host ~20 us but does not block it; on the GPU the module load waits for all work
 //    already submitted to the device, and all work submitted after it waits for the load.
@@ -162,6 +164,22 @@ class SimRun {
         SimItem it = StreamItem(index, SimItem::Kind::kCopy);
         it.engine = CopyEngine::kPeer;
         it.transfer = TransferDuration(p_, op.bytes, p_.peer_gbps);
+        Submit(index, std::move(it));
+        return;
+      }
+      case OpKind::kCollective: {
+        int ranks = static_cast<int>(CollectiveParts(s_, index).size());
+        int later = op.collective_first + ranks - 1 - index;  // parts still to be called
+        host_ += p_.nccl_launch_host + (later == 0 ? p_.nccl_group_host : 0);
+        SimItem it = StreamItem(index, SimItem::Kind::kKernel);
+        // ncclGroupEnd, after the last rank's call, launches every rank's kernel.
+        if (later > 0) it.visible_at += later * p_.nccl_launch_host + p_.nccl_group_host;
+        it.grid = p_.nccl_channels;
+        it.threads = p_.nccl_threads;
+        it.priority = s_.streams[op.stream].priority;
+        it.group = op.collective_first;
+        it.group_size = ranks;
+        it.transfer = CollectiveDuration(p_, op.collective, op.bytes, ranks);
         Submit(index, std::move(it));
         return;
       }

@@ -33,6 +33,7 @@ int SimGpu::Submit(SimItem item) {
   d.queues[queue].push_back(index);
   d.outstanding++;
   Push(item.visible_at, EventKind::kWake, index);
+  if (item.group >= 0) groups_[item.group].push_back(index);
   items_.push_back(std::move(item));
   return index;
 }
@@ -215,6 +216,13 @@ bool SimGpu::DispatchBlocks(Device& d) {
       d.sms[best].threads += k.threads;
       d.sms[best].blocks += 1;
       if (k.start < 0) k.start = now_;
+      if (k.group >= 0) {  // NCCL's blocks wait inside the kernel for the other ranks
+        k.held_sms.push_back(best);
+        k.next_block++;
+        if (k.next_block == k.grid) TryStartCollective(k.group);
+        progress = true;
+        continue;
+      }
       if (block_records_ < kMaxBlockRecords) {
         k.blocks.push_back({k.next_block, best, now_, now_ + k.block_time});
         block_records_++;
@@ -226,6 +234,17 @@ bool SimGpu::DispatchBlocks(Device& d) {
   }
   std::erase_if(d.pending, [&](int i) { return items_[i].next_block == items_[i].grid; });
   return progress;
+}
+
+// The data moves once every rank is inside the collective: all parts end together.
+void SimGpu::TryStartCollective(int group) {
+  const std::vector<int>& parts = groups_[group];
+  if (parts.empty() || static_cast<int>(parts.size()) < items_[parts.front()].group_size) return;
+  for (int p : parts)
+    if (items_[p].next_block < items_[p].grid) return;
+  TimeNs end = now_ + items_[parts.front()].transfer;
+  for (int p : parts)
+    for (int sm : items_[p].held_sms) Push(end, EventKind::kBlockEnd, p, sm);
 }
 
 bool SimGpu::StartCopies(Device& d) {

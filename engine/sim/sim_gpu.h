@@ -8,6 +8,7 @@
 #include <array>
 #include <deque>
 #include <functional>
+#include <map>
 #include <queue>
 #include <set>
 #include <vector>
@@ -38,6 +39,12 @@ struct SimItem {
   // A CUDA graph's node: its edges inside the graph are resolved by the device, so a
   // cross-stream dependency costs what a same-stream one does (~1 us measured on an H200).
   bool graph_node = false;
+  // A collective's part (a kernel whose blocks stay resident until the collective ends):
+  // the group id (its first op), how many parts it has, and `transfer` = how long it runs
+  // once the last part's blocks are all resident.
+  int group = -1;
+  int group_size = 0;
+  std::vector<int> held_sms;
   // Copies.
   CopyEngine engine = CopyEngine::kH2D;
   TimeNs transfer = 0;
@@ -105,6 +112,8 @@ class SimGpu {
   bool StartCopies(Device& device);
   void Launch(int index);
   void Finish(int index);
+  // Ends every part of collective `group` `transfer` from now if all its parts are resident.
+  void TryStartCollective(int group);
   // When a dependency lets an item on `stream` go: work items add the same-stream or
   // cross-stream gap; markers pass through what they waited for.
   TimeNs ReleaseTime(int dep, int stream) const;
@@ -113,6 +122,7 @@ class SimGpu {
   const DeviceProfile& profile_;
   std::vector<Device> devices_;
   std::vector<SimItem> items_;
+  std::map<int, std::vector<int>> groups_;  // collective group -> its parts' items
   std::priority_queue<Timed, std::vector<Timed>, std::greater<Timed>> events_;
   std::set<TimeNs> wakes_;
   TimeNs now_ = 0;
