@@ -107,7 +107,10 @@ Trace CudaRun::Pass() {
   Trace trace;
   trace.ops.resize(n);
   st.host_device = 0;
-  Watchdog watchdog(std::chrono::nanoseconds(st.timeout), st.cancel, kCancelInts);
+  // A hung collective polls no cancel flag: aborting its communicators ends its kernels.
+  Watchdog watchdog(std::chrono::nanoseconds(st.timeout), st.cancel, kCancelInts, [&st] {
+    if (st.nccl) st.nccl->Abort();
+  });
   st.CaptureGraphs(probes);
   int64_t origin = HostNow();
   st.IssueAll(probes, trace, origin);
@@ -209,6 +212,9 @@ Trace CudaRun::Pass() {
       rec.ready = std::min(rec.ready, rec.start);
     }
   }
+  if (st.nccl)
+    trace.notes.push_back(st.nccl->Version() + " (NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "unset") +
+                          "): a collective part's start is when its stream reached it (its ready event); NCCL's kernels read no in-kernel timer");
   trace.clock_error = worst_error;
   trace.scenario = s;
   FillGraphMarkerTimes(trace);

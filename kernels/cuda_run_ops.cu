@@ -186,6 +186,8 @@ void CudaRun::State::Call(int i, OpProbe& probe, OpRecord* rec) {
       }
       break;
     }
+    case OpKind::kCollective:  // issued as a group by IssueCollective
+      throw RunError("internal: a collective part issued on its own");
     case OpKind::kApiCall:  // recorded programs only; ValidateRunnable refuses them
       throw RunError("a recorded API call cannot be re-run");
     case OpKind::kHostWork: {
@@ -233,7 +235,37 @@ void CudaRun::State::IssueThread(int thread, std::vector<OpProbe>& probes, Trace
       rec.ret = trace.ops[op.graph].ret;
       continue;
     }
+    if (op.kind == OpKind::kCollective) {
+      if (op.collective_first == static_cast<int>(i)) IssueCollective(static_cast<int>(i), probes, trace, origin);
+      continue;
+    }
     Issue(static_cast<int>(i), probes[i], rec, origin);
+  }
+}
+
+void CudaRun::State::IssueCollective(int first, std::vector<OpProbe>& probes, Trace& trace, int64_t origin) {
+  std::vector<int> parts = CollectiveParts(s, first);
+  for (int p : parts) {
+    UseDevice(probes[p].device);
+    SL_CUDA(cudaEventRecord(probes[p].ready.get(), streams[s.ops[p].stream]));
+  }
+  std::string range = DisplayName(s, first);
+  nvtxRangePushA(range.c_str());
+  nccl->GroupStart();
+  for (int p : parts) {
+    OpRecord& rec = trace.ops[p];
+    rec.op = p;
+    rec.submit = HostNow() - origin;
+    UseDevice(probes[p].device);
+    nccl->Call(p, BufferPtr(s.ops[p].buffer), streams[s.ops[p].stream]);
+    rec.ret = HostNow() - origin;
+  }
+  nccl->GroupEnd();
+  trace.ops[parts.back()].ret = HostNow() - origin;  // the group's end launches every rank
+  nvtxRangePop();
+  for (int p : parts) {
+    UseDevice(probes[p].device);
+    SL_CUDA(cudaEventRecord(probes[p].done.get(), streams[s.ops[p].stream]));
   }
 }
 

@@ -76,6 +76,11 @@ void CudaRun::State::Setup() {
   pinned_mem.resize(s.buffers.size());
   pageable_mem.resize(s.buffers.size());
   EnsureBuffers();
+  if (HasCollectives(s)) {
+    nccl = std::make_unique<NcclGroups>(s);
+    current_device = -1;  // NCCL's setup may have switched the current device
+    UseDevice(0);
+  }
 }
 
 // Allocates every buffer that no malloc / malloc_host op allocates and that is not held

@@ -14,6 +14,7 @@
 #include "kernels/cuda_raii.h"
 #include "kernels/cuda_run.h"
 #include "kernels/device_kernels.cuh"
+#include "kernels/nccl_collectives.h"
 
 namespace streamlab {
 
@@ -61,6 +62,7 @@ struct CudaRun::State {
   // kernel launch invalid; =illegal_address makes it write through a bad pointer.
   std::string inject_fault;
   std::vector<bool> checked_storage;  // per buffer: spin kernels fill it (buffer_contents.h)
+  std::unique_ptr<NcclGroups> nccl;   // only for scenarios with collectives
 
   State(const Scenario& scenario, TimeNs t) : s(scenario), timeout(t), checked_storage(CheckedStorage(scenario)) {
     if (const char* f = std::getenv("STREAMLAB_INJECT_FAULT")) inject_fault = f;
@@ -97,6 +99,10 @@ struct CudaRun::State {
   void Issue(int i, OpProbe& probe, OpRecord& rec, int64_t origin);
   // The op's own CUDA call (`rec` is null while capturing a graph node).
   void Call(int i, OpProbe& probe, OpRecord* rec);
+  // All parts of the collective whose first part is `first`: ready events on every rank's
+  // stream, ncclGroupStart, one call per rank, ncclGroupEnd (which launches the kernels, so
+  // the done events are recorded after it).
+  void IssueCollective(int first, std::vector<OpProbe>& probes, Trace& trace, int64_t origin);
   // Issues every op of host thread `thread` in order; graph nodes go with their launch.
   void IssueThread(int thread, std::vector<OpProbe>& probes, Trace& trace, int64_t origin);
   // Runs each host thread's ops on its own std::thread (one thread runs inline); the first

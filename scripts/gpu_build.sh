@@ -9,6 +9,9 @@ gpu_build() {
   local deps=()
   [ -d .deps ] && deps=(-DSTREAMLAB_DEPS_DIR="$PWD/.deps")
   export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
+  # NCCL comes with PyTorch's environment here (nvidia-nccl-cu*): its include/ and lib/.
+  [ -z "${NCCL_ROOT:-}" ] && NCCL_ROOT=$(python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null) &&
+    export NCCL_ROOT
   cmake -S . -B "$build" -G Ninja -DSTREAMLAB_TESTS=OFF -DSTREAMLAB_GUI=OFF "${deps[@]}" \
     -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/cmake.log" 2>&1
   cmake --build "$build" -j "$(nproc)" --target streamlab-cli "$@" >>"$out/cmake.log" 2>&1 || {
