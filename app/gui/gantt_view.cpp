@@ -80,7 +80,7 @@ const Finding* DelayFinding(const Analysis& a, int op) {
 
 bool IsWork(const Op& op) {
   return op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset ||
-         op.kind == OpKind::kPeerCopy;
+         op.kind == OpKind::kPeerCopy || op.kind == OpKind::kCollective;
 }
 
 // The first position at or after `from` whose value is not below `value`, searched by
@@ -182,6 +182,7 @@ ImU32 OpColor(const Scenario& s, int index) {
     case OpKind::kKernel: return IM_COL32(70, 130, 200, 255);
     case OpKind::kMemset: return IM_COL32(155, 105, 210, 255);
     case OpKind::kPeerCopy: return IM_COL32(40, 180, 180, 255);
+    case OpKind::kCollective: return IM_COL32(215, 80, 120, 255);
     case OpKind::kMemcpy: {
       bool src_host = s.buffers[op.src].kind != MemoryKind::kDevice;
       bool dst_host = s.buffers[op.dst].kind != MemoryKind::kDevice;

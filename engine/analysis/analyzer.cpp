@@ -60,6 +60,11 @@ std::vector<int> CriticalPath(const AnalysisContext& ctx, const std::vector<Find
   for (int op = last; op >= 0 && seen.insert(op).second;) {
     path.push_back(op);
     int next = -1;
+    // A collective part that waited ends when its late rank's part does: follow that rank.
+    if (int held = CollectiveHeldBy(findings, op); held >= 0) {
+      op = held;
+      continue;
+    }
     if (auto d = delay_of.find(op); d != delay_of.end() && !d->second->because.empty()) {
       next = d->second->because.front();
     } else if (auto b = block_of.find(op); b != block_of.end() && !b->second->because.empty()) {
@@ -126,6 +131,7 @@ Analysis Analyze(const Trace& trace) {
   ExplainHostBlocks(ctx, a.findings);
   DetectMisconceptions(ctx, a.findings);
   DetectPyTorchPatterns(ctx, a.findings);
+  ExplainCollectiveWaits(ctx, a.findings);
   a.figures = ComputeFigures(ctx, a.findings);
   ExplainIdleTime(ctx, a.findings, a.figures);
   // Streams that ran side by side, as findings, so views can point at them.
@@ -180,6 +186,7 @@ const char* ToString(FindingKind kind) {
     case FindingKind::kGpuIdle: return "gpu_idle";
     case FindingKind::kMallocMidRun: return "malloc_mid_run";
     case FindingKind::kHiddenSync: return "hidden_sync";
+    case FindingKind::kCollectiveWait: return "collective_wait";
   }
   return "?";
 }

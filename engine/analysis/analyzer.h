@@ -55,6 +55,7 @@ enum class FindingKind {
   kGpuIdle,               // GPU idle time with one cause, summed over the run
   kMallocMidRun,          // cudaMalloc between GPU work: a caching allocator growing
   kHiddenSync,            // a small device-to-host read the host waited for (.item())
+  kCollectiveWait,        // a collective's part waited inside it for a later rank (straggler)
 };
 
 enum class Severity { kInfo, kNote, kWarning };

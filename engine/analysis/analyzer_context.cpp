@@ -15,7 +15,8 @@ bool IsGpuWork(const Op& op) {
     case OpKind::kKernel:
     case OpKind::kMemcpy:
     case OpKind::kMemset:
-    case OpKind::kPeerCopy: return true;
+    case OpKind::kPeerCopy:
+    case OpKind::kCollective: return true;
     default: return false;
   }
 }

@@ -174,7 +174,9 @@ Finding Explain(const AnalysisContext& ctx, int x) {
   const Op& op = ctx.op(x);
   bool estimated = false;
   TimeNs queued = 0;
-  if (op.kind == OpKind::kKernel || op.kind == OpKind::kMemset) {
+  // (A collective's part is a kernel too; on a GPU its start is its ready event, so only
+  // the simulator shows it queued for SMs.)
+  if (op.kind == OpKind::kKernel || op.kind == OpKind::kMemset || op.kind == OpKind::kCollective) {
     queued = QueuedTime(ctx.t, r);
     // A recorded kernel has no *ready* time: it was ready once ordering and submission let
     // it go, so a late start from then on is time it may have queued for SMs.

@@ -52,6 +52,19 @@ HappensBefore::HappensBefore(const Scenario& s)
         break;
       }
       case OpKind::kSetDevice: device = op.device; break;
+      case OpKind::kCollective:
+        // No part completes before every rank reached it: each part comes after the work
+        // that preceded every other part on that part's stream.
+        if (op.collective_first == static_cast<int>(i)) {
+          std::vector<int> parts = CollectiveParts(s, static_cast<int>(i));
+          for (int q : parts) {
+            int before = last_on_stream[s.ops[q].stream];
+            if (before < 0) continue;
+            for (int p : parts)
+              if (p != q) successors_[before].push_back(p);
+          }
+        }
+        break;
       default: break;
     }
     if (IsGpuWork(op)) {

@@ -11,7 +11,8 @@ std::vector<int> PredictableOps(const Scenario& s) {
   std::vector<int> out;
   for (size_t i = 0; i < s.ops.size() && out.size() < 12; ++i) {
     OpKind k = s.ops[i].kind;
-    if (k == OpKind::kKernel || k == OpKind::kMemcpy || k == OpKind::kMemset || k == OpKind::kPeerCopy)
+    if (k == OpKind::kKernel || k == OpKind::kMemcpy || k == OpKind::kMemset || k == OpKind::kPeerCopy ||
+        k == OpKind::kCollective)
       out.push_back(static_cast<int>(i));
   }
   return out;

@@ -76,7 +76,9 @@ std::string RenderTextGantt(const Trace& t, int width) {
            << Fit(s.streams[op.stream].name, 10) << " " << FormatDuration(r.start - begin) << " -> "
            << FormatDuration(r.end - begin);
     if (queued) legend << "  (queued " << FormatDuration(queued) << ")";
-    if (blocking) legend << "  host blocked " << FormatDuration(host_time);
+    // (A collective's last part holds ncclGroupEnd, which launches every rank: the '#' on
+    // the host row shows it; the line would not fit 80 columns with both.)
+    if (blocking && !(queued && op.kind == OpKind::kCollective)) legend << "  host blocked " << FormatDuration(host_time);
     legend << "\n";
   }
 
