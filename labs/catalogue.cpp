@@ -16,7 +16,7 @@ const std::vector<Lab>& AllLabs() {
                          MythCheckLab(),        PriorityLab(),        MultiGpuBasicsLab(),
                          NsysBridgeLab(),       CommComputeOverlapLab(), CopyComputePipelineLab(),
                          RecordStreamHazardLab(), ThreadPerStreamLab(), GraphsLab(),
-                         TrainingStepPipelineLab()};
+                         TrainingStepPipelineLab(), StragglerLab(), CommPriorityLab()};
     std::stable_sort(all.begin(), all.end(), [](const Lab& a, const Lab& b) {
       return a.week != b.week ? a.week < b.week : a.order < b.order;
     });

@@ -29,6 +29,8 @@ Lab LazyLoadingLab();
 Lab PriorityLab();
 Lab MultiGpuBasicsLab();
 Lab CommComputeOverlapLab();
+Lab StragglerLab();
+Lab CommPriorityLab();
 Lab CopyComputePipelineLab();
 Lab TrainingStepPipelineLab();
 Lab MythCheckLab();

@@ -71,8 +71,8 @@ int CmdVerify(const VerifyCommand& cmd) {
   for (const Lab* lab : labs) {
     for (const std::string& variant : lab->variants) {
       std::string label = lab->id + "/" + variant;
-      if ((cmd.backend == "cuda" || cmd.backend == "torch") && lab->devices > gpus) {
-        std::cout << "SKIP  " << label << ": needs " << lab->devices << " GPUs; " << gpus << " here\n";
+      if ((cmd.backend == "cuda" || cmd.backend == "torch") && DevicesFor(*lab, variant) > gpus) {
+        std::cout << "SKIP  " << label << ": needs " << DevicesFor(*lab, variant) << " GPUs; " << gpus << " here\n";
         ++skipped;
         continue;
       }

@@ -20,6 +20,11 @@ std::string ShortNumber(double value) {
 }  // namespace
 
 
+int DevicesFor(const Lab& lab, const std::string& variant) {
+  auto it = lab.variant_devices.find(variant);
+  return it == lab.variant_devices.end() ? lab.devices : it->second;
+}
+
 LabArgs ResolveLabArgs(const Lab& lab, const std::string& variant,
                        const std::map<std::string, double>& overrides) {
   LabArgs args;

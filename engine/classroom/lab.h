@@ -42,8 +42,10 @@ struct Lab {
   std::string id;
   int week = 1;
   int order = 0;
-  int devices = 1;
+  int devices = 1;  // the fewest GPUs any variant needs
   std::vector<std::string> variants;
+  // Variants that need more GPUs than `devices` (e.g. "overlapped-4gpu" -> 4).
+  std::map<std::string, int> variant_devices;
   std::vector<LabParam> params;
   std::function<Scenario(const LabArgs&)> build;
   std::function<std::vector<Expectation>(const LabArgs&)> expectations;
@@ -56,6 +58,9 @@ struct Lab {
 // The claims a run on `backend` is checked against: in PyTorch, a variant's PyTorch claims
 // where it has them; otherwise the lab's own.
 std::vector<Expectation> ExpectationsFor(const Lab& lab, const LabArgs& args, const std::string& backend);
+
+// How many GPUs a variant of the lab runs on.
+int DevicesFor(const Lab& lab, const std::string& variant);
 
 // Fills in defaults and checks variant and parameter names and ranges (InputError).
 LabArgs ResolveLabArgs(const Lab& lab, const std::string& variant,

@@ -1,0 +1,72 @@
+// w3-comm-priority - a DDP step's all-reduce on a high-priority communication stream.
+// The backward pass floods every SM with pending blocks. A gradient bucket's all-reduce,
+// ready once its layer is done, is a kernel too: at default priority its blocks queue
+// behind the next layer's pending blocks (launched first), so it runs only when that
+// layer's last wave leaves - nothing is hidden. On a high-priority stream the block
+// scheduler hands it the first SMs that free up, and it runs under the next layer.
+// (What DDP's and Megatron-LM's communication streams are for; priority never preempts
+// running blocks, see w2-priority.)
+#include "engine/scenario/scenario_builder.h"
+#include "engine/trace/trace_query.h"
+#include "engine/util/format.h"
+#include "labs/catalogue.h"
+
+namespace streamlab {
+
+Lab CommPriorityLab() {
+  Lab lab;
+  lab.id = "w3-comm-priority";
+  lab.week = 3;
+  lab.order = 8;
+  lab.devices = 2;
+  lab.variants = {"high-priority", "default-priority"};
+  lab.params = {{"block_us", 20, 1000, 100, "us"}, {"waves", 3, 20, 8, "waves"}, {"bucket_mb", 4, 256, 64, "MB"}};
+
+  lab.build = [](const LabArgs& a) {
+    ScenarioBuilder b("w3-comm-priority", 2);
+    TimeNs block = Us(a["block_us"]);
+    int waves = static_cast<int>(a["waves"]);
+    uint64_t bytes = static_cast<uint64_t>(a["bucket_mb"]) << 20;
+    int priority = a.variant == "high-priority" ? -5 : 0;  // lower number = higher priority
+    std::vector<Stream> compute, comm;
+    std::vector<Buffer> grad1, grad0;
+    for (int g = 0; g < 2; ++g) {
+      compute.push_back(b.CreateStream("compute" + std::to_string(g), {.device = g}));
+      comm.push_back(b.CreateStream("comm" + std::to_string(g), {.priority = priority, .device = g}));
+      grad1.push_back(b.DeviceBuffer("grad1_" + std::to_string(g), bytes, g));
+      grad0.push_back(b.DeviceBuffer("grad0_" + std::to_string(g), bytes, g));
+    }
+    for (int g = 0; g < 2; ++g) {
+      // 264 blocks of 1024 threads fill an H200 or H100 (2 per SM): `waves` rounds of them.
+      compute[g].Launch("backward1_gpu" + std::to_string(g), Spin(block, 264 * waves, 1024), {}, {grad1[g]});
+      Event ready = b.CreateEvent("grad1_ready" + std::to_string(g), g);
+      compute[g].Record(ready);
+      comm[g].Wait(ready);
+    }
+    b.Collective("allreduce1", CollectiveKind::kAllReduce, comm, grad1, bytes);
+    for (int g = 0; g < 2; ++g)
+      compute[g].Launch("backward0_gpu" + std::to_string(g), Spin(block, 264 * waves, 1024, 1), {}, {grad0[g]});
+    for (int g = 0; g < 2; ++g) {
+      b.host().SetDevice(g);
+      b.host().SyncDevice();
+    }
+    return b.Build();
+  };
+
+  lab.expectations = [](const LabArgs& a) -> std::vector<Expectation> {
+    TimeNs block = Us(a["block_us"]);
+    if (a.variant == "high-priority")
+      return {{"allreduce1 runs under backward0: it ends at least two block times before backward0 does",
+               [block](const Trace& t) {
+                 TimeNs margin = OpNamed(t, "backward0_gpu0").end - OpNamed(t, "allreduce1_gpu0").end;
+                 return CheckResult{margin >= 2 * block, "allreduce1 ends " + FormatDuration(margin) + " before backward0"};
+               }}};
+    return {{"allreduce1 waits for backward0's pending blocks: it ends after backward0 does", [](const Trace& t) {
+      TimeNs after = OpNamed(t, "allreduce1_gpu0").end - OpNamed(t, "backward0_gpu0").end;
+      return CheckResult{after >= -t.clock_error, "allreduce1 ends " + FormatDuration(after) + " after backward0"};
+    }}};
+  };
+  return lab;
+}
+
+}  // namespace streamlab
