@@ -124,7 +124,8 @@ TEST(Collectives, TheAnalyzerNamesTheStragglerAndWhatItWasRunning) {
   for (int op : a.figures.critical_path) path.push_back(t.scenario.ops[op].name);
   EXPECT_NE(std::find(path.begin(), path.end(), "k1"), path.end());
   // Balanced ranks: no wait worth a finding.
-  EXPECT_TRUE(testing::FindingsOfKind(Analyze(testing::Simulate(AllReduceAfter({300, 300}))), FindingKind::kCollectiveWait).empty());
+  Analysis balanced = Analyze(testing::Simulate(AllReduceAfter({300, 300})));
+  EXPECT_TRUE(testing::FindingsOfKind(balanced, FindingKind::kCollectiveWait).empty());
   // After the collective, each GPU's work is ordered after every GPU's work before it.
   AnalysisContext ctx(t);
   EXPECT_TRUE(ctx.hb.Ordered(1, 5));  // k1 (GPU 1) -> after0 (GPU 0)
@@ -137,7 +138,8 @@ TEST(Collectives, TwoH200sAgreeWithTheLabsAndTheSimulator) {
   bool noted = false;
   for (const std::string& n : t.notes) noted |= n.find("NCCL 2.") != std::string::npos;
   EXPECT_TRUE(noted);
-  std::vector<const Finding*> waits = testing::FindingsOfKind(Analyze(t), FindingKind::kCollectiveWait);
+  Analysis analysis = Analyze(t);  // the findings below point into it
+  std::vector<const Finding*> waits = testing::FindingsOfKind(analysis, FindingKind::kCollectiveWait);
   ASSERT_EQ(waits.size(), 1u);
   EXPECT_EQ(t.scenario.ops[waits[0]->op].name, "allreduce_gpu0");
   EXPECT_NEAR(static_cast<double>(waits[0]->amount), static_cast<double>(Ms(1)), static_cast<double>(Us(100)));
