@@ -46,9 +46,11 @@ TimeNs Intersection(const std::vector<Interval>& a, const std::vector<Interval>&
 // Walks back from the op that ended last along each op's deciding cause.
 std::vector<int> CriticalPath(const AnalysisContext& ctx, const std::vector<Finding>& findings) {
   std::map<int, const Finding*> delay_of, block_of;
+  std::map<int, int> held_by;  // collective part -> the late rank's part it waited for
   for (const Finding& f : findings) {
     if (f.kind == FindingKind::kStartDelay) delay_of[f.op] = &f;
     if (f.kind == FindingKind::kHostBlock) block_of[f.op] = &f;
+    if (f.kind == FindingKind::kCollectiveWait) held_by[f.op] = f.other;
   }
   int last = -1;
   for (size_t i = 0; i < ctx.s.ops.size(); ++i)
@@ -61,8 +63,8 @@ std::vector<int> CriticalPath(const AnalysisContext& ctx, const std::vector<Find
     path.push_back(op);
     int next = -1;
     // A collective part that waited ends when its late rank's part does: follow that rank.
-    if (int held = CollectiveHeldBy(findings, op); held >= 0) {
-      op = held;
+    if (auto h = held_by.find(op); h != held_by.end()) {
+      op = h->second;
       continue;
     }
     if (auto d = delay_of.find(op); d != delay_of.end() && !d->second->because.empty()) {

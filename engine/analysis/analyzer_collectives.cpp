@@ -50,11 +50,4 @@ void ExplainCollectiveWaits(const AnalysisContext& ctx, std::vector<Finding>& ou
   }
 }
 
-// The rank whose late arrival held collective part `op` (for the critical path), or -1.
-int CollectiveHeldBy(const std::vector<Finding>& findings, int op) {
-  for (const Finding& f : findings)
-    if (f.kind == FindingKind::kCollectiveWait && f.op == op) return f.other;
-  return -1;
-}
-
 }  // namespace streamlab

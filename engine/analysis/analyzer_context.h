@@ -64,7 +64,6 @@ void DetectMisconceptions(const AnalysisContext& ctx, std::vector<Finding>& out)
 void DetectPyTorchPatterns(const AnalysisContext& ctx, std::vector<Finding>& out);
 // Parts of NCCL collectives that waited inside them for a later rank (analyzer_collectives.cpp).
 void ExplainCollectiveWaits(const AnalysisContext& ctx, std::vector<Finding>& out);
-int CollectiveHeldBy(const std::vector<Finding>& findings, int op);
 Figures ComputeFigures(const AnalysisContext& ctx, const std::vector<Finding>& findings);
 // Fills fig's idle figures and adds one kGpuIdle finding per cause (after the start delays).
 void ExplainIdleTime(const AnalysisContext& ctx, std::vector<Finding>& findings, Figures& fig);
