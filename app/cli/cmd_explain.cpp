@@ -17,9 +17,11 @@
 namespace streamlab {
 namespace {
 
-// A trace or a recording, recognised by its content (a lab id or scenario file is not).
+// A trace or a recording, recognised by its content (a lab id or scenario file is not), or
+// a folder of recorder logs (record --raw-dir).
 bool IsTraceFile(const std::string& path) {
   std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return true;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
   return IsTraceContent(ReadTextFile(path));
 }

@@ -20,7 +20,6 @@
 #include "engine/trace/recording.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
-#include "engine/util/json_reader.h"
 
 namespace streamlab {
 namespace {
@@ -118,26 +117,24 @@ int CmdRecord(const RecordCommand& cmd) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && fs::is_empty(dir))
     throw InputError("record: could not run " + cmd.argv.front());
 
-  // One log per process that initialised CUDA; the one with the most GPU work is the trace.
-  Trace best;
-  size_t best_ops = 0, logs = 0;
+  // One log per process that initialised CUDA; all that ran GPU work make one trace (a
+  // torchrun job: a lane group per rank, on one clock).
+  size_t logs = 0;
   std::string problem;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".jsonl") continue;
-    ++logs;
+  std::vector<Recording> recordings = ReadRecordingFolder(dir, &logs, &problem);
+  Trace best;
+  bool converted = false;
+  if (!recordings.empty()) {
     try {
-      Trace t = LoadTraceFile(entry.path().string());
-      if (t.ops.size() > best_ops) {
-        best_ops = t.ops.size();
-        best = std::move(t);
-      }
+      best = TraceFromRecordings(std::move(recordings));
+      converted = true;
     } catch (const InputError& e) {
       problem = e.what();
     }
   }
   if (temporary) fs::remove_all(dir);
   std::string program = cmd.argv.front();
-  if (best_ops == 0) {
+  if (!converted) {
     std::string why = logs == 0 ? "the program never initialised CUDA, so there is nothing to record" : problem;
     if (logs > 0 && cmd.capture_range == "cudaProfilerApi")
       why = "with --capture-range cudaProfilerApi only work between cudaProfilerStart and cudaProfilerStop is "
@@ -149,7 +146,6 @@ int CmdRecord(const RecordCommand& cmd) {
   std::string command;
   for (const std::string& a : cmd.argv) command += (command.empty() ? "" : " ") + a;
   best.notes.insert(best.notes.begin(), "program: " + command + " (" + Describe(status) + ")");
-  if (logs > 1) best.notes.push_back(std::to_string(logs) + " processes used CUDA; this trace is the one with the most work");
   std::ofstream out(cmd.out);
   out << TraceToJson(best).dump() << "\n";
   if (!out) throw RunError("cannot write " + cmd.out);

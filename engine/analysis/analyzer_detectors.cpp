@@ -51,6 +51,8 @@ void WaitsThatCapturedNothing(const AnalysisContext& ctx, std::vector<Finding>& 
       // No record in the trace, and the trace says why it cannot know (a capture range that
       // began after the record): nothing to judge.
       if (record < 0 && !ctx.t.ops[i].inferred.empty()) continue;
+      // A record whose stream's earlier work lies outside the recording: the same.
+      if (record >= 0 && !ctx.t.ops[record].inferred.empty() && ctx.t.backend == "record") continue;
       f.marker = record;
       int producer_stream = record >= 0 ? ctx.op(record).stream : -1;
       f.other = producer_stream >= 0 ? NextWorkOn(work_on_stream, producer_stream, record) : -1;

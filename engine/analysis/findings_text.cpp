@@ -56,7 +56,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "group.wait_captured_nothing", "group.data_race", "group.pageable_async_copy",
       "group.legacy_next_to_blocking", "group.wrong_result", "group.gpu_idle", "group.more",
       "malloc_mid_run", "hidden_sync", "group.malloc_mid_run", "group.hidden_sync",
-      "collective_wait", "collective_wait.busy", "group.collective_wait",
+      "collective_wait", "collective_wait.busy", "collective_wait.waiting", "group.collective_wait",
       "idle.part.host_sync", "idle.part.host_call", "idle.part.host_work", "idle.part.launch_bound",
       "idle.part.other_device", "idle.part.module_load", "idle.part.turnaround", "idle.part.unknown"};
   return keys;
@@ -269,7 +269,7 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
       v["bytes"] = FormatBytes(s.ops[f.op].bytes);
       return Fill("hidden_sync", v);
     case FindingKind::kCollectiveWait:
-      return Fill(f.because.empty() ? "collective_wait" : "collective_wait.busy", v);
+      return Fill(f.because.empty() ? "collective_wait" : f.marker >= 0 ? "collective_wait.waiting" : "collective_wait.busy", v);
     case FindingKind::kWrongResult: {
       const BufferCheck& c = t.checks[f.marker];
       v["buffer"] = c.buffer;

@@ -21,9 +21,15 @@ HappensBefore::HappensBefore(const Scenario& s)
 
   // Blocking host calls: which GPU ops must be done when the call returns.
   std::vector<int> last_on_stream(s.streams.size(), -1);
-  // GPU ops submitted per device since that device's last device-wide wait (what came
-  // before is already ordered through that wait).
-  std::vector<std::vector<int>> pending(s.device_count);
+  // GPU ops submitted per device (and process: a device-wide wait covers only its own
+  // process's streams) since the last device-wide wait (what came before is already ordered
+  // through that wait).
+  std::vector<std::vector<int>> pending(static_cast<size_t>(s.device_count) * ProcessCount(s));
+  auto pending_of = [&](int process, int d) -> std::vector<int>& {
+    return pending[static_cast<size_t>(process) * s.device_count + d];
+  };
+  // Recorded collectives: each part's predecessor on its stream (see kCollective below).
+  std::vector<int> before_part(s.recorded ? n : 0, -1);
   // Per host thread: its current device and its latest blocking call (a thread's calls are
   // ordered; different threads' calls are not).
   std::vector<int> device_of_thread(ThreadCount(s), 0), last_blocking_of_thread(ThreadCount(s), -1);
@@ -33,8 +39,9 @@ HappensBefore::HappensBefore(const Scenario& s)
     int& last_blocking = last_blocking_of_thread[op.thread];
     std::vector<int>& waits = waited_for_[i];
     auto all_on_device = [&](int d) {
-      waits = std::move(pending[d]);
-      pending[d].clear();
+      std::vector<int>& mine = pending_of(ProcessOfThread(s, op.thread), d);
+      waits = std::move(mine);
+      mine.clear();
     };
     switch (op.kind) {
       case OpKind::kSyncDevice: all_on_device(device); break;
@@ -55,7 +62,7 @@ HappensBefore::HappensBefore(const Scenario& s)
       case OpKind::kCollective:
         // No part completes before every rank reached it: each part comes after the work
         // that preceded every other part on that part's stream.
-        if (op.collective_first == static_cast<int>(i)) {
+        if (!s.recorded && op.collective_first == static_cast<int>(i)) {
           std::vector<int> parts = CollectiveParts(s, static_cast<int>(i));
           for (int q : parts) {
             int before = last_on_stream[s.ops[q].stream];
@@ -63,12 +70,23 @@ HappensBefore::HappensBefore(const Scenario& s)
             for (int p : parts)
               if (p != q) successors_[before].push_back(p);
           }
+        } else if (s.recorded) {
+          // Recorded parts lie apart (each rank called when it got there). At the last part
+          // every predecessor is known; edges only go forward in op order, so an edge into
+          // a part called before that predecessor is left out: the order is incomplete
+          // there, never wrong (recorded traces are not checked for races).
+          before_part[i] = last_on_stream[op.stream];
+          std::vector<int> parts = CollectiveParts(s, op.collective_first);
+          if (parts.back() == static_cast<int>(i))
+            for (int q : parts)
+              for (int p : parts)
+                if (p != q && before_part[q] >= 0 && before_part[q] < p) successors_[before_part[q]].push_back(p);
         }
         break;
       default: break;
     }
     if (IsGpuWork(op)) {
-      pending[s.streams[op.stream].device].push_back(static_cast<int>(i));
+      pending_of(s.streams[op.stream].process, s.streams[op.stream].device).push_back(static_cast<int>(i));
       last_on_stream[op.stream] = static_cast<int>(i);
     }
     if (!waits.empty()) {

@@ -14,7 +14,10 @@ const char* ToString(EdgeKind kind) {
 }
 
 DependencyTracker::DependencyTracker(const Scenario& s)
-    : s_(s), last_on_stream_(s.streams.size(), -1), last_legacy_(s.device_count, -1), last_record_(s.events.size(), -1) {}
+    : s_(s),
+      last_on_stream_(s.streams.size(), -1),
+      last_record_(s.events.size(), -1),
+      last_legacy_(static_cast<size_t>(s.device_count) * ProcessCount(s), -1) {}
 
 DependencyTracker::OpDeps DependencyTracker::Add(int to) {
   OpDeps d;
@@ -27,15 +30,17 @@ DependencyTracker::OpDeps DependencyTracker::Add(int to) {
   std::vector<DepEdge>& in = d.into;
   const StreamDesc& st = s_.streams[op.stream];
   if (last_on_stream_[op.stream] >= 0) in.push_back({last_on_stream_[op.stream], to, EdgeKind::kStreamOrder});
+  // The legacy stream synchronises with the blocking streams of its own process's context
+  // only: another process's streams on the same GPU are another context's.
+  int& last_legacy = last_legacy_[static_cast<size_t>(st.process) * s_.device_count + st.device];
   if (st.kind == StreamKind::kLegacyDefault) {
     for (size_t j = 0; j < s_.streams.size(); ++j) {
       const StreamDesc& other = s_.streams[j];
-      if (other.device == st.device && IsBlockingStream(other) && last_on_stream_[j] >= 0)
+      if (other.device == st.device && other.process == st.process && IsBlockingStream(other) && last_on_stream_[j] >= 0)
         in.push_back({last_on_stream_[j], to, EdgeKind::kLegacyBarrier});
     }
-  } else if (IsBlockingStream(st) && last_legacy_[st.device] >= 0 &&
-             last_legacy_[st.device] != last_on_stream_[op.stream]) {
-    in.push_back({last_legacy_[st.device], to, EdgeKind::kLegacyBarrier});
+  } else if (IsBlockingStream(st) && last_legacy >= 0 && last_legacy != last_on_stream_[op.stream]) {
+    in.push_back({last_legacy, to, EdgeKind::kLegacyBarrier});
   }
   if (op.kind == OpKind::kWaitEvent && last_record_[op.event] >= 0)
     in.push_back({last_record_[op.event], to, EdgeKind::kEvent});
@@ -43,7 +48,7 @@ DependencyTracker::OpDeps DependencyTracker::Add(int to) {
     in.push_back({last_on_stream_[op.other_stream], to, EdgeKind::kWaitStream});
 
   last_on_stream_[op.stream] = to;
-  if (st.kind == StreamKind::kLegacyDefault) last_legacy_[st.device] = to;
+  if (st.kind == StreamKind::kLegacyDefault) last_legacy = to;
   if (op.kind == OpKind::kRecord) last_record_[op.event] = to;
   return d;
 }

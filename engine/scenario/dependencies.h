@@ -46,7 +46,8 @@ class DependencyTracker {
 
  private:
   const Scenario& s_;
-  std::vector<int> last_on_stream_, last_legacy_, last_record_;
+  std::vector<int> last_on_stream_, last_record_;
+  std::vector<int> last_legacy_;  // per (process, device): the legacy stream's latest op
 };
 
 const char* ToString(EdgeKind kind);

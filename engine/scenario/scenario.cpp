@@ -2,6 +2,7 @@
 #include "engine/scenario/scenario.h"
 
 #include <algorithm>
+#include <set>
 #include <array>
 #include <string>
 #include <utility>
@@ -119,13 +120,25 @@ int GraphNodesEnd(const Scenario& scenario, int launch) {
   return end;
 }
 
+int ProcessOfThread(const Scenario& scenario, int thread) {
+  return thread >= 0 && thread < static_cast<int>(scenario.thread_process.size()) ? scenario.thread_process[thread] : 0;
+}
+
+int ProcessCount(const Scenario& scenario) { return std::max<int>(1, static_cast<int>(scenario.processes.size())); }
+
 std::vector<int> CollectiveParts(const Scenario& scenario, int part) {
   int first = scenario.ops[part].collective_first;
   std::vector<int> parts;
-  for (int i = first; i < static_cast<int>(scenario.ops.size()) && scenario.ops[i].kind == OpKind::kCollective &&
-                      scenario.ops[i].collective_first == first;
-       ++i)
-    parts.push_back(i);
+  int n = static_cast<int>(scenario.ops.size());
+  if (!scenario.recorded) {
+    for (int i = first; i < n && scenario.ops[i].kind == OpKind::kCollective && scenario.ops[i].collective_first == first; ++i)
+      parts.push_back(i);
+    return parts;
+  }
+  // Recorded ranks each call the collective when they get there: other ops lie between the
+  // parts (a linear scan; recorded traces have few collectives per op).
+  for (int i = first; i < n; ++i)
+    if (scenario.ops[i].kind == OpKind::kCollective && scenario.ops[i].collective_first == first) parts.push_back(i);
   return parts;
 }
 
@@ -193,7 +206,7 @@ void ValidateScenario(const Scenario& s) {
   if (s.ops.size() > kMaxOps) fail("too many ops (limit " + std::to_string(kMaxOps) + ")");
 
   auto device_ok = [&](int d) { return d >= 0 && d < s.device_count; };
-  std::vector<int> special(s.device_count, 0);
+  std::set<std::pair<int, int>> legacy;  // (process, device): each process's context has one
   for (size_t i = 0; i < s.streams.size(); ++i) {
     const StreamDesc& st = s.streams[i];
     std::string at = "streams[" + std::to_string(i) + "]";
@@ -202,7 +215,7 @@ void ValidateScenario(const Scenario& s) {
     if (st.priority < -5 || st.priority > 0) fail(at + ".priority: must be -5..0");
     if (st.kind != StreamKind::kCreated && st.non_blocking)
       fail(at + ": a default stream cannot be non-blocking");
-    if (st.kind == StreamKind::kLegacyDefault && ++special[st.device] > 1)
+    if (st.kind == StreamKind::kLegacyDefault && !legacy.emplace(st.process, st.device).second)
       fail(at + ": a device has one legacy default stream");
     if (st.thread < 0 || st.thread >= kMaxThreads)
       fail(at + ".thread: must be 0.." + std::to_string(kMaxThreads - 1));
@@ -313,7 +326,8 @@ void ValidateScenario(const Scenario& s) {
           fail(Where(i, "buffer") + ": a collective needs a device buffer");
         if (s.buffers[op.buffer].device != s.streams[op.stream].device)
           fail(Where(i, "buffer") + ": the buffer must be on the part's stream's device");
-        if (op.bytes == 0 || op.bytes > s.buffers[op.buffer].bytes)
+        // A recorded NCCL kernel does not say how many bytes it moved: 0 = unknown.
+        if ((op.bytes == 0 && !s.recorded) || op.bytes > s.buffers[op.buffer].bytes)
           fail(Where(i, "bytes") + ": must be 1..buffer size");
         break;
       default:

@@ -24,6 +24,7 @@ struct StreamDesc {
   bool non_blocking = false;  // cudaStreamNonBlocking: never syncs with the legacy stream
   int priority = 0;           // lower number = higher priority (CUDA convention)
   int thread = 0;             // per-thread default stream: the host thread it belongs to
+  int process = 0;            // a recorded program of several processes: whose stream it is
 };
 
 struct EventDesc {
@@ -144,6 +145,11 @@ struct Scenario {
   std::vector<EventDesc> events;
   std::vector<BufferDesc> buffers;
   std::vector<Op> ops;
+  // A recorded program of several processes (torchrun ranks): their names and the process
+  // of each host thread. Empty = one process. A legacy default stream, a device-wide wait
+  // or a free reaches only its own process's streams.
+  std::vector<std::string> processes;
+  std::vector<int> thread_process;
 };
 
 const char* ToString(StreamKind kind);
@@ -169,6 +175,9 @@ std::vector<int> BuffersWritten(const Op& op);
 int StorageOf(const Scenario& scenario, int buffer);
 // Host threads the scenario uses (1 + the largest op.thread).
 int ThreadCount(const Scenario& scenario);
+// The process a host thread belongs to (0 unless the program had several), and how many.
+int ProcessOfThread(const Scenario& scenario, int thread);
+int ProcessCount(const Scenario& scenario);
 // One past the last node of the graph launched by op `launch` (its nodes directly follow it).
 int GraphNodesEnd(const Scenario& scenario, int launch);
 // The parts of the collective that op `part` belongs to (op indices, first to last).

@@ -112,6 +112,7 @@ Json ScenarioToJson(const Scenario& s) {
     Json j{{"name", st.name}, {"kind", ToString(st.kind)}, {"device", st.device}};
     if (st.non_blocking) j["non_blocking"] = true;
     if (st.priority != 0) j["priority"] = st.priority;
+    if (st.process != 0) j["process"] = st.process;
     if (st.thread != 0) j["thread"] = st.thread;
     streams.push_back(j);
   }
@@ -123,7 +124,7 @@ Json ScenarioToJson(const Scenario& s) {
     buffers.push_back(j);
   }
   for (const Op& op : s.ops) ops.push_back(OpToJson(s, op));
-  return Json{{"kind", kKind},
+  Json out{{"kind", kKind},
               {"schema", Scenario::kSchemaVersion},
               {"name", s.name},
               {"recorded", s.recorded},
@@ -137,7 +138,35 @@ Json ScenarioToJson(const Scenario& s) {
               {"events", events},
               {"buffers", buffers},
               {"ops", ops}};
+  if (!s.processes.empty()) {
+    out["processes"] = s.processes;
+    out["thread_process"] = s.thread_process;
+  }
+  return out;
 }
+
+namespace {
+
+// "processes": ["rank 0 (pid 4242)", ...] and "thread_process": [0, 0, 1, ...].
+void ProcessesFromJson(const JsonReader& root, Scenario& s) {
+  if (!root.Has("processes")) return;
+  const Json& names = root.value().at("processes");
+  if (!names.is_array() || names.size() > 64) root.FailAt("processes", "expected up to 64 names");
+  for (const Json& n : names) {
+    if (!n.is_string()) root.FailAt("processes", "expected names");
+    s.processes.push_back(n.get<std::string>());
+  }
+  if (!root.Has("thread_process")) root.FailAt("thread_process", "missing (which process each host thread is in)");
+  const Json& threads = root.value().at("thread_process");
+  if (!threads.is_array() || threads.size() > 64) root.FailAt("thread_process", "expected up to 64 process indices");
+  for (const Json& t : threads) {
+    if (!t.is_number_integer() || t.get<int64_t>() < 0 || t.get<int64_t>() >= static_cast<int64_t>(s.processes.size()))
+      root.FailAt("thread_process", "expected indices into processes");
+    s.thread_process.push_back(static_cast<int>(t.get<int64_t>()));
+  }
+}
+
+}  // namespace
 
 Scenario ScenarioFromJson(const Json& json, const std::string& source) {
   if (!json.is_object()) throw InputError(source + ": expected a JSON object at the top level");
@@ -170,6 +199,7 @@ Scenario ScenarioFromJson(const Json& json, const std::string& source) {
     d.non_blocking = r.Bool("non_blocking", false);
     d.priority = ToInt(r, "priority", r.Int("priority", 0), -5, 0);
     d.thread = ToInt(r, "thread", r.Int("thread", 0), 0, 63);
+    d.process = ToInt(r, "process", r.Int("process", 0), 0, 63);
     streams.Add(r, d.name, static_cast<int>(s.streams.size()));
     s.streams.push_back(d);
   }
@@ -222,6 +252,7 @@ Scenario ScenarioFromJson(const Json& json, const std::string& source) {
     op.collective_first = ToInt(r, "collective_first", r.Int("collective_first", -1), -1, 99999);
     s.ops.push_back(std::move(op));
   }
+  ProcessesFromJson(root, s);
   try {
     ValidateScenario(s);
   } catch (const InputError& e) {

@@ -3,13 +3,16 @@
 // stream or event (the legacy default stream aside) by one thread only - so the order in
 // which threads happen to call never changes what a record captures.
 // Collectives: a group's parts are consecutive ops of one thread (one ncclGroupStart/End),
-// agree on kind and size, and sit on distinct devices (one rank per GPU).
+// agree on kind and size, and sit on distinct devices (one rank per GPU). A recorded
+// program's parts come from several processes: spread out, on many threads, size unknown.
+// Processes: a recorded program's threads and streams name one of its processes.
 // Graphs: a graph_launch op is followed by its nodes (ops with graph = its index). Capture
 // starts on the launch stream; another stream joins only by waiting on an event recorded
 // inside the graph, and must be joined back into the launch stream before the graph ends
 // (otherwise cudaStreamEndCapture fails with cudaErrorStreamCaptureUnjoined).
 #include "engine/scenario/scenario_structure.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -136,11 +139,11 @@ void ValidateCollectives(const Scenario& s) {
     if (first < 0 || first > static_cast<int>(i) || s.ops[first].kind != OpKind::kCollective ||
         s.ops[first].collective_first != first)
       throw InputError(At(i) + ".collective_first: must be the index of this collective's first part");
-    if (first != static_cast<int>(i) && s.ops[i - 1].collective_first != first)
+    if (first != static_cast<int>(i) && s.ops[i - 1].collective_first != first && !s.recorded)
       throw InputError(At(i) + ": a collective's parts must be consecutive ops");
     if (op.graph >= 0) throw InputError(At(i) + ": a collective cannot be a graph node here");
     const Op& head = s.ops[first];
-    if (op.collective != head.collective || op.bytes != head.bytes || op.thread != head.thread)
+    if (op.collective != head.collective || op.bytes != head.bytes || (op.thread != head.thread && !s.recorded))
       throw InputError(At(i) + ": every part of a collective has the same kind, size and host thread");
     if (static_cast<int>(i) != first) continue;
     std::vector<int> parts = CollectiveParts(s, first);
@@ -154,9 +157,33 @@ void ValidateCollectives(const Scenario& s) {
   }
 }
 
+void ValidateProcesses(const Scenario& s) {
+  int processes = static_cast<int>(s.processes.size());
+  if (processes == 0 && s.thread_process.empty()) {
+    for (size_t i = 0; i < s.streams.size(); ++i)
+      if (s.streams[i].process != 0) throw InputError("streams[" + std::to_string(i) + "].process: there is one process");
+    return;
+  }
+  if (!s.recorded) throw InputError("processes: only a recorded program has several processes");
+  if (processes > 64) throw InputError("processes: at most 64");
+  for (size_t t = 0; t < s.thread_process.size(); ++t)
+    if (s.thread_process[t] < 0 || s.thread_process[t] >= std::max(processes, 1))
+      throw InputError("thread_process[" + std::to_string(t) + "]: no such process");
+  for (size_t i = 0; i < s.streams.size(); ++i)
+    if (s.streams[i].process < 0 || s.streams[i].process >= std::max(processes, 1))
+      throw InputError("streams[" + std::to_string(i) + "].process: no such process");
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    if (op.stream >= 0 && op.stream < static_cast<int>(s.streams.size()) &&
+        s.streams[op.stream].process != ProcessOfThread(s, op.thread))
+      throw InputError(At(i) + ": its thread and its stream belong to different processes");
+  }
+}
+
 }  // namespace
 
 void ValidateThreadsAndGraphs(const Scenario& s) {
+  ValidateProcesses(s);
   ValidateThreads(s);
   ValidateGraphs(s);
   ValidateCollectives(s);

@@ -47,10 +47,19 @@ struct RecordedDevice {
   int id = 0;
   std::string name;
   int sms = 0, warps_per_sm = 0, blocks_per_sm = 0, regs_per_sm = 0, smem_per_sm = 0;
+  std::string uuid;  // the physical GPU, the same in every process ("" = not logged)
+};
+
+// One reading of CUPTI's clock and the host's CLOCK_MONOTONIC at (about) the same moment;
+// `err` = how far apart the two readings may be.
+struct ClockPair {
+  uint64_t cupti = 0, host = 0, err = 0;
 };
 
 struct Recording {
   int pid = 0;
+  int rank = -1;                  // RANK of a distributed job's process, -1 = not set
+  std::vector<ClockPair> clocks;  // at the start and at the end (several processes' logs)
   std::vector<RecordedCall> calls;
   std::vector<RecordedActivity> activity;
   std::vector<RecordedDevice> devices;
@@ -72,9 +81,17 @@ struct Recording {
 bool LooksLikeRecording(const std::string& text);
 // Throws InputError naming "path:line: what" for anything malformed.
 Recording ParseRecording(const std::string& text, const std::string& path);
+// Every log in a folder (`record --raw-dir`: raw.<pid>.jsonl, one per process). A damaged log
+// is skipped and its error kept in `problem`; `logs` = how many logs there were.
+std::vector<Recording> ReadRecordingFolder(const std::string& dir, size_t* logs, std::string* problem);
 // The Scenario + Trace of the recorded program (backend "record"). Throws InputError if
 // the log holds no CUDA work at all.
-Trace TraceFromRecording(const Recording& recording);
+Trace TraceFromRecording(const Recording& recording, uint64_t* time_zero = nullptr);
+// Several processes' recordings (one log per rank of a torchrun job) as one trace: each log's
+// clock mapped onto the host's CLOCK_MONOTONIC through the clock pairs it logged (the error
+// is in the notes), a lane group per process, and the NCCL kernels of different GPUs matched
+// into collectives in the order each GPU ran them. One recording: TraceFromRecording.
+Trace TraceFromRecordings(std::vector<Recording> recordings);
 
 // Blocks of this kernel that fit on one SM at once (threads, warps, registers, shared
 // memory against the device's limits); 0 when the device is unknown. An estimate: it

@@ -23,6 +23,9 @@ constexpr int kCuptiPageable = 1, kCuptiPinned = 2;
 constexpr int kCuptiHtoH = 9;
 // Other calls shorter than this are bookkeeping (the recorder keeps those >= 2 us).
 constexpr uint64_t kMinApiCallNs = 2000;
+// A launch longer than this right after cudaProfilerStart is taken to include CUPTI's own
+// start-up (a launch takes microseconds).
+constexpr uint64_t kCuptiSwitchOnNs = 500000;
 
 MemoryKind KindOfCuptiMemory(int kind) {
   if (kind == kCuptiPageable) return MemoryKind::kPageableHost;
@@ -33,6 +36,8 @@ MemoryKind KindOfCuptiMemory(int kind) {
 class Converter {
  public:
   explicit Converter(const Recording& r) : r_(r) {}
+  // The recording's time (CUPTI's clock) that the trace calls 0.
+  uint64_t time_zero() const { return t0_; }
 
   Trace Run() {
     Index();
@@ -80,6 +85,11 @@ class Converter {
     }
     for (const RecordedDevice& d : r_.devices) device_count_ = std::max(device_count_, d.id + 1);
     device_count_ = std::min(device_count_, 16);
+    std::map<int, size_t> work_on;
+    for (const RecordedActivity& a : r_.activity) ++work_on[a.device];
+    size_t most = 0;
+    for (const auto& [device, n] : work_on)
+      if (n > most && device < device_count_) main_device_ = device, most = n;
     s_.device_count = device_count_;
     s_.recorded = true;
     s_.settings.warmup = true;  // module loads appear as the program's own calls
@@ -98,7 +108,9 @@ class Converter {
   int Stream(int64_t sid, uint64_t handle, bool per_thread, int thread) {
     if (auto it = stream_of_sid_.find(sid); it != stream_of_sid_.end()) return it->second;
     StreamDesc d;
-    d.device = sid_device_.count(sid) ? std::min(sid_device_[sid], device_count_ - 1) : 0;
+    // A stream that ran nothing has no device in the log: take the one the process used most
+    // (a torchrun rank's streams are all on its own GPU).
+    d.device = sid_device_.count(sid) ? std::min(sid_device_[sid], device_count_ - 1) : main_device_;
     if ((handle == 0 && !per_thread) || handle == kLegacyHandle) {
       d.kind = StreamKind::kLegacyDefault;
       // Each device has one legacy stream. One that ran no GPU work of its own (a PyTorch
@@ -225,6 +237,17 @@ class Converter {
       if (role == "graph_launch") AddApiCall(c, thread, "");
       if (!acts) {
         if (role != "graph_launch") AddApiCall(c, thread, " (no GPU record: not delivered before the program ended)");
+        return;
+      }
+      if (windowed_ && role == "launch" && launched_in_window_.insert(c.thread).second &&
+          c.end - c.begin > kCuptiSwitchOnNs) {
+        // Measured on H200s: the first launch after cudaProfilerStart took 3.4-5.6 ms while
+        // CUPTI switched GPU activity recording on; without the recorder it is microseconds.
+        RecordedCall first = c;
+        first.inferred = "this first launch of the capture range includes CUPTI switching GPU activity recording on "
+                         "(the recorder's cost, not the program's)";
+        first.inferred_zh = "录制范围内的第一次 launch 包含 CUPTI 开启 GPU 活动记录的时间（这是录制器的开销，不是程序的）";
+        for (const RecordedActivity* a : *acts) AddGpuWork(first, *a, thread, false);
         return;
       }
       for (const RecordedActivity* a : *acts) AddGpuWork(c, *a, thread, role == "memcpy" || role == "memset");
@@ -358,13 +381,21 @@ class Converter {
   void PlaceMarkers() {
     std::vector<TimeNs> stream_end(s_.streams.size(), 0);
     std::vector<TimeNs> event_time(s_.events.size(), 0);
+    std::vector<bool> had_work(s_.streams.size(), false);
     for (size_t i = 0; i < s_.ops.size(); ++i) {
       const Op& op = s_.ops[i];
       OpRecord& rec = t_.ops[i];
       if (op.stream < 0) continue;
       if (rec.gpu) {
         stream_end[op.stream] = std::max(stream_end[op.stream], rec.end);
+        had_work[op.stream] = true;
       } else if (op.kind == OpKind::kRecord || op.kind == OpKind::kWaitEvent) {
+        if (op.kind == OpKind::kRecord && windowed_ && !had_work[op.stream]) {
+          // Its stream's work before the capture range is not in the trace.
+          rec.inferred = "its stream ran nothing since the capture range began; what it ran before is not in this "
+                         "recording, so what this record captured is unknown";
+          rec.inferred_zh = "录制范围开始以来它的流上没有工作；之前的工作不在本次录制中，因此这次记录捕获了什么无从得知";
+        }
         TimeNs at = std::max(rec.submit, stream_end[op.stream]);
         if (op.kind == OpKind::kRecord) event_time[op.event] = at;
         else at = std::max(at, event_time[op.event]);
@@ -417,8 +448,10 @@ class Converter {
   uint64_t t0_ = 0;
   uint64_t windowed_ = 0, window_begin_ = 0, window_end_ = UINT64_MAX;  // the capture range
   std::set<uint64_t> recorded_in_window_;                              // event handles
+  std::set<int> launched_in_window_;                                   // recorder threads
   int device_count_ = 1;
   int device_ = 0;
+  int main_device_ = 0;  // the device with the most GPU work
   int kernels_ = 0, copies_ = 0;
   std::map<uint64_t, uint64_t> alias_;
   std::map<uint64_t, std::vector<const RecordedActivity*>> activity_;
@@ -440,8 +473,10 @@ class Converter {
 
 }  // namespace
 
-Trace TraceFromRecording(const Recording& recording) {
-  Trace t = Converter(recording).Run();
+Trace TraceFromRecording(const Recording& recording, uint64_t* time_zero) {
+  Converter converter(recording);
+  Trace t = converter.Run();
+  if (time_zero) *time_zero = converter.time_zero();
   ValidateScenario(t.scenario);
   return t;
 }

@@ -1,6 +1,7 @@
 // Parsing the recorder's JSON-lines log (kernels/recorder/): one object per line, checked
 // field by field, so a truncated or corrupted log gives "path:line: what" and exit 2.
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "engine/trace/recording.h"
@@ -46,6 +47,9 @@ void ParseLine(const Json& json, const std::string& where, Recording& out) {
     if (r.String("format") != "streamlab-record") r.FailAt("format", "not a StreamLab recording");
     if (r.Int("version") != 1) r.FailAt("version", "only version 1 is read by this build");
     out.pid = Small(r, "pid", 0, 1 << 30);
+    out.rank = Small(r, "rank", -1, 1 << 20, -1);
+  } else if (type == "clock") {
+    out.clocks.push_back({U64(r, "cupti"), U64(r, "host"), U64(r, "err")});
   } else if (type == "thread") {
     out.os_thread[Small(r, "tid", 0, 1 << 20)] = static_cast<long>(U64(r, "os_tid"));
   } else if (type == "call") {
@@ -103,6 +107,7 @@ void ParseLine(const Json& json, const std::string& where, Recording& out) {
     d.blocks_per_sm = Small(r, "blocks_per_sm", 0, 1024);
     d.regs_per_sm = Small(r, "regs_per_sm", 0, 1 << 24);
     d.smem_per_sm = Small(r, "smem_per_sm", 0, 1 << 30);
+    d.uuid = r.String("uuid", "");
     out.devices.push_back(d);
   } else if (type == "overhead") {
     uint64_t b = U64(r, "b"), e = U64(r, "e");
@@ -148,6 +153,28 @@ Recording ParseRecording(const std::string& text, const std::string& path) {
     if (number == 1) meta = true;
   }
   if (!meta || !LooksLikeRecording(text)) throw InputError(path + ": not a StreamLab recording (no meta line)");
+  return out;
+}
+
+std::vector<Recording> ReadRecordingFolder(const std::string& dir, size_t* logs, std::string* problem) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> paths;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error))
+    if (entry.path().extension() == ".jsonl") paths.push_back(entry.path().string());
+  if (error) throw InputError(dir + ": cannot read the folder: " + error.message());
+  std::sort(paths.begin(), paths.end());
+  *logs = paths.size();
+  std::vector<Recording> out;
+  for (const std::string& path : paths) {
+    try {
+      std::string text = ReadTextFile(path);
+      if (!LooksLikeRecording(text)) continue;
+      out.push_back(ParseRecording(text, path));
+    } catch (const InputError& e) {
+      *problem = e.what();
+    }
+  }
   return out;
 }
 

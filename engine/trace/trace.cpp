@@ -8,9 +8,10 @@ namespace streamlab {
 
 std::vector<Lane> LanesOf(const Scenario& s) {
   std::vector<Lane> lanes;
+  // A recorded program of several processes: each host lane says whose thread it is.
   for (int t = 0; t < ThreadCount(s); ++t)
     lanes.push_back({LaneKind::kHost, -1, -1, t == 0 ? "host" : "host " + std::to_string(t),
-                     "thread " + std::to_string(t), t});
+                     (s.processes.empty() ? "" : s.processes[ProcessOfThread(s, t)] + ", ") + "thread " + std::to_string(t), t});
   for (int d = 0; d < s.device_count; ++d) {
     for (size_t i = 0; i < s.streams.size(); ++i) {
       const StreamDesc& st = s.streams[i];

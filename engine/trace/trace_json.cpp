@@ -2,6 +2,7 @@
 #include "engine/trace/trace_json.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "engine/trace/kineto.h"
 #include "engine/trace/recording.h"
@@ -163,6 +164,15 @@ bool IsTraceContent(const std::string& text) {
 }
 
 Trace LoadTraceFile(const std::string& path) {
+  // A folder of recorder logs (record --raw-dir): every process's log, on one timeline.
+  if (std::filesystem::is_directory(path)) {
+    size_t logs = 0;
+    std::string problem;
+    std::vector<Recording> recordings = ReadRecordingFolder(path, &logs, &problem);
+    if (recordings.empty())
+      throw InputError(path + ": " + (problem.empty() ? "no recorder logs (raw.*.jsonl) in this folder" : problem));
+    return TraceFromRecordings(std::move(recordings));
+  }
   std::string text = ReadTextFile(path);
   // A recorder log (streamlab-cli record --raw-dir) is converted on the way in.
   if (LooksLikeRecording(text)) return TraceFromRecording(ParseRecording(text, path));

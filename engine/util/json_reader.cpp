@@ -1,6 +1,7 @@
 // JSON parsing with located errors (line/column for syntax, a path for structure).
 #include "engine/util/json_reader.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -9,6 +10,8 @@
 namespace streamlab {
 
 std::string ReadTextFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open file");
   in.seekg(0, std::ios::end);

@@ -130,6 +130,14 @@ void WriteRecord(const CUpti_Activity* record) {
                     d->computeCapabilityMajor, d->computeCapabilityMinor);
       line += extra;
       AppendEscaped(line, d->name);
+      // The UUID names the physical GPU in every process (device ids are per process: a
+      // rank started with CUDA_VISIBLE_DEVICES=1 calls GPU 1 "device 0").
+      line += "\",\"uuid\":\"";
+      for (unsigned char byte : d->uuid.bytes) {
+        char hex[3];
+        std::snprintf(hex, sizeof(hex), "%02x", byte);
+        line += hex;
+      }
       line += '"';
       Emit(line);
       break;

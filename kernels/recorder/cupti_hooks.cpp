@@ -9,6 +9,7 @@
 #include <generated_nvtx_meta.h>
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 #include "kernels/recorder/call_log.h"
 
@@ -412,9 +414,12 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
 
 // [SECTION] lifetime: start, exit, fatal signals, fork ----------------------------------
 
+void WriteClockPair();
+
 void Finish() {
   if (g_finished || getpid() != g_pid) return;
   FlushActivity(true);
+  WriteClockPair();  // a second pair: how far the two clocks drifted over the run
   g_finished = true;
   if (g_subscriber) cuptiUnsubscribe(g_subscriber);
   StopLog();
@@ -458,13 +463,47 @@ void OnForkChild() {
   DisableLog();
 }
 
+// The process's rank in a distributed job (torchrun and MPI launchers set it), or -1.
+int Rank() {
+  for (const char* name : {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(name); v && *v >= '0' && *v <= '9') return std::atoi(v);
+  return -1;
+}
+
 void WriteMeta() {
   char line[512];
   uint64_t t = Now();
   int n = std::snprintf(line, sizeof(line),
-                        "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":%d,\"start\":%" PRIu64
-                        "}\n",
-                        static_cast<int>(g_pid), t);
+                        "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":%d,\"rank\":%d,"
+                        "\"start\":%" PRIu64 "}\n",
+                        static_cast<int>(g_pid), Rank(), t);
+  WriteLine(line, static_cast<size_t>(n));
+}
+
+uint64_t MonotonicNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// CUPTI's clock against the host's CLOCK_MONOTONIC, which every process on the host shares:
+// `record` puts several processes' logs on one timeline with these pairs. The pair with the
+// tightest bracket of 8 tries is kept; half its width is how far off the pair can be.
+void WriteClockPair() {
+  uint64_t best_cupti = 0, best_host = 0, best_width = UINT64_MAX;
+  for (int i = 0; i < 8; ++i) {
+    uint64_t before = MonotonicNs();
+    uint64_t cupti = Now();
+    uint64_t after = MonotonicNs();
+    if (after - before < best_width) {
+      best_width = after - before;
+      best_cupti = cupti;
+      best_host = before + (after - before) / 2;
+    }
+  }
+  char line[160];
+  int n = std::snprintf(line, sizeof(line), "{\"t\":\"clock\",\"cupti\":%" PRIu64 ",\"host\":%" PRIu64 ",\"err\":%" PRIu64 "}\n",
+                        best_cupti, best_host, (best_width + 1) / 2);
   WriteLine(line, static_cast<size_t>(n));
 }
 
@@ -499,6 +538,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     return 1;
   }
   WriteMeta();
+  WriteClockPair();
   const char* range = std::getenv("STREAMLAB_RECORD_RANGE");
   bool capture_range = range && std::strcmp(range, "cudaProfilerApi") == 0;
   if (cuptiSubscribe(&g_subscriber, OnCallback, nullptr) != CUPTI_SUCCESS) {
