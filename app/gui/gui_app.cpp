@@ -444,6 +444,11 @@ void GuiApp::DrawLabHeader() {
     bool imported = trace_->backend == "record" || trace_->backend == "kineto";
     if (trace_->backend == "sim")
       ImGui::TextDisabled("%s", ui_.Fill("banner.sim_profile", {{"profile", trace_->profile}}).c_str());
+    else if (imported && !trace_->scenario.processes.empty())
+      ImGui::TextDisabled("%s", ui_.Fill("banner.processes", {{"backend", trace_->backend}, {"device", trace_->device_name},
+                                                              {"n", std::to_string(trace_->scenario.processes.size())},
+                                                              {"error", FormatDuration(trace_->clock_error)}})
+                                    .c_str());
     else if (imported)
       ImGui::TextDisabled("%s", ui_.Fill("banner.imported", {{"backend", trace_->backend}, {"device", trace_->device_name},
                                                              {"date", trace_->captured_at}})
