@@ -56,9 +56,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   try {
 #if defined(FUZZ_RECORDING)
-    // The recorder's JSON lines: parsed line by line, then converted like `record` does.
-    Trace t = TraceFromRecording(ParseRecording(text, "fuzz"));
+    // The recorder's JSON lines: parsed line by line, then converted like `record` does -
+    // alone, and as two processes of one job (the log and a copy that is rank + 1), merged.
+    Recording r = ParseRecording(text, "fuzz");
+    Trace t = TraceFromRecording(r);
     if (t.ops.size() <= 400) Exercise(t);
+    if (!r.clocks.empty() && t.ops.size() <= 200) {
+      Recording other = r;
+      other.pid = r.pid + 1;
+      other.rank = r.rank + 1;
+      Trace merged = TraceFromRecordings({r, other});
+      Exercise(merged);
+    }
     return 0;
 #elif defined(FUZZ_KINETO)
     // A torch.profiler Chrome trace: read, inferred and converted like `import` does.
