@@ -139,6 +139,9 @@ TEST(RecordingMerge, ProcessesSurviveTheTraceFile) {
   EXPECT_EQ(back.scenario.thread_process, t.scenario.thread_process);
   for (size_t i = 0; i < t.scenario.streams.size(); ++i)
     EXPECT_EQ(back.scenario.streams[i].process, t.scenario.streams[i].process);
+  // Two processes that claim one rank keep distinct lane names (the file needs them).
+  Trace twice = TraceFromRecordings({OneLaunch(10, 0, 0, 2 * kMs, "aa"), OneLaunch(11, 0, 0, 2 * kMs, "bb")});
+  EXPECT_NO_THROW(TraceFromJson(TraceToJson(twice), "twice"));
   // A scenario that is to be run has one process.
   Scenario runnable = back.scenario;
   runnable.recorded = false;

@@ -92,8 +92,11 @@ std::string ProcessName(const Recording& r) {
   return r.rank >= 0 ? "rank " + std::to_string(r.rank) + " (pid " + std::to_string(r.pid) + ")" : "pid " + std::to_string(r.pid);
 }
 
-std::string LanePrefix(const Recording& r, size_t index) {
-  return (r.rank >= 0 ? "rank " + std::to_string(r.rank) : "process " + std::to_string(index)) + ": ";
+// "rank 0: " - or the pid where two processes claim one rank (names must stay unique).
+std::string LanePrefix(const Recording& r, size_t index, std::set<std::string>& taken) {
+  std::string prefix = (r.rank >= 0 ? "rank " + std::to_string(r.rank) : "process " + std::to_string(index)) + ": ";
+  if (!taken.insert(prefix).second) taken.insert(prefix = "pid " + std::to_string(r.pid) + ": ");
+  return prefix;
 }
 
 // [SECTION] interleaving the processes' ops ---------------------------------------------
@@ -346,12 +349,13 @@ Trace TraceFromRecordings(std::vector<Recording> recordings) {
   if (traces.empty()) throw InputError("no process's recording holds GPU work: " + failed.front());
   uint64_t zero = *std::min_element(zeros.begin(), zeros.end());
   std::vector<Part> parts;
+  std::set<std::string> prefixes;
   for (size_t k = 0; k < traces.size(); ++k) {
     Part p;
     p.trace = &traces[k];
     p.process = static_cast<int>(k);
     p.shift = static_cast<TimeNs>(zeros[k] - zero);
-    p.prefix = LanePrefix(recordings[kept[k]], k);
+    p.prefix = LanePrefix(recordings[kept[k]], k, prefixes);
     parts.push_back(p);
   }
   Trace t = Merger(parts).Run();
