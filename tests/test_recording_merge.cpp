@@ -132,6 +132,11 @@ TEST(RecordingMerge, SaysWhyItCannotAlignLogsWithoutClockPairs) {
   }
 }
 
+TEST(RecordingMerge, LogsHoursApartAreNotOneRun) {
+  EXPECT_THROW(TraceFromRecordings({OneLaunch(10, 0, 0, 2 * kMs, "aa"), OneLaunch(11, 1, 0, 2 * kMs + 7200 * 1000 * kMs, "bb")}),
+               InputError);
+}
+
 TEST(RecordingMerge, ProcessesSurviveTheTraceFile) {
   Trace t = TraceFromRecordings({OneLaunch(10, 0, 0, 2 * kMs, "aa"), OneLaunch(11, 1, 0, 2 * kMs, "bb")});
   Trace back = TraceFromJson(TraceToJson(t), "merged");

@@ -7,6 +7,7 @@
 // kernel of each GPU is one collective, which is how NCCL orders them on one communicator.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -348,6 +349,13 @@ Trace TraceFromRecordings(std::vector<Recording> recordings) {
   }
   if (traces.empty()) throw InputError("no process's recording holds GPU work: " + failed.front());
   uint64_t zero = *std::min_element(zeros.begin(), zeros.end());
+  // Processes of one run start within minutes of each other; logs an hour apart (or a log
+  // whose times span half of TimeNs) are not one run, and adding them could overflow.
+  constexpr uint64_t kHour = uint64_t{3600} * 1000000000;
+  for (size_t k = 0; k < traces.size(); ++k)
+    if (zeros[k] - zero > kHour || TraceEnd(traces[k]) > INT64_MAX / 2)
+      throw InputError(ProcessName(recordings[kept[k]]) + " began more than an hour after the first process (on the "
+                       "host clock), or its log spans that long: these logs are not one run");
   std::vector<Part> parts;
   std::set<std::string> prefixes;
   for (size_t k = 0; k < traces.size(); ++k) {
