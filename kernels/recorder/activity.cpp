@@ -79,8 +79,8 @@ template <typename Record>
 void EmitMemcpy(const Record& m) {
   char extra[160];
   std::string line = Head("memcpy", m.correlationId, m.deviceId, m.streamId, m.start, m.end);
-  std::snprintf(extra, sizeof(extra), ",\"bytes\":%" PRIu64 ",\"copy\":%u,\"src\":%u,\"dst\":%u,\"graph\":%u",
-                m.bytes, m.copyKind, m.srcKind, m.dstKind, m.graphId);
+  std::snprintf(extra, sizeof(extra), ",\"bytes\":%" PRIu64 ",\"copy\":%u,\"src\":%u,\"dst\":%u,\"graph\":%u,\"node\":%" PRIu64,
+                m.bytes, m.copyKind, m.srcKind, m.dstKind, m.graphId, static_cast<uint64_t>(m.graphNodeId));
   line += extra;
   Emit(line);
 }
@@ -93,9 +93,9 @@ void WriteRecord(const CUpti_Activity* record) {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
       std::string line = Head("kernel", k->correlationId, k->deviceId, k->streamId, k->start, k->end);
       std::snprintf(extra, sizeof(extra),
-                    ",\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d],\"regs\":%u,\"ssmem\":%d,\"dsmem\":%d,\"graph\":%u,\"name\":\"",
+                    ",\"grid\":[%d,%d,%d],\"block\":[%d,%d,%d],\"regs\":%u,\"ssmem\":%d,\"dsmem\":%d,\"graph\":%u,\"node\":%" PRIu64 ",\"name\":\"",
                     k->gridX, k->gridY, k->gridZ, k->blockX, k->blockY, k->blockZ, k->registersPerThread,
-                    k->staticSharedMemory, k->dynamicSharedMemory, k->graphId);
+                    k->staticSharedMemory, k->dynamicSharedMemory, k->graphId, static_cast<uint64_t>(k->graphNodeId));
       line += extra;
       AppendEscaped(line, k->name);
       line += '"';
@@ -113,8 +113,8 @@ void WriteRecord(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
       std::string line = Head("memset", m->correlationId, m->deviceId, m->streamId, m->start, m->end);
-      std::snprintf(extra, sizeof(extra), ",\"bytes\":%" PRIu64 ",\"mem\":%u,\"graph\":%u", m->bytes, m->memoryKind,
-                    m->graphId);
+      std::snprintf(extra, sizeof(extra), ",\"bytes\":%" PRIu64 ",\"mem\":%u,\"graph\":%u,\"node\":%" PRIu64, m->bytes,
+                    m->memoryKind, m->graphId, static_cast<uint64_t>(m->graphNodeId));
       line += extra;
       Emit(line);
       break;

@@ -104,6 +104,10 @@ const char* RoleName(Role role) {
     case Role::kCorrelationAlias: return "alias";
     case Role::kCaptureStart: return "capture_start";
     case Role::kCaptureStop: return "capture_stop";
+    case Role::kBeginCapture: return "begin_capture";
+    case Role::kEndCapture: return "end_capture";
+    case Role::kGraphNode: return "graph_node";
+    case Role::kGraphNodeClone: return "graph_node_clone";
   }
   return "other";
 }
@@ -138,7 +142,8 @@ void FormatCallLocked(const ThreadLog& log, const CallRecord& r) {
   };
   if (r.stream || r.role == Role::kLaunch || r.role == Role::kRecord || r.role == Role::kWaitEvent ||
       r.role == Role::kSyncStream || r.role == Role::kMemcpyAsync || r.role == Role::kMemsetAsync ||
-      r.role == Role::kGraphLaunch || r.role == Role::kQueryStream || r.role == Role::kPeerCopy)
+      r.role == Role::kGraphLaunch || r.role == Role::kQueryStream || r.role == Role::kPeerCopy ||
+      r.role == Role::kBeginCapture || r.role == Role::kEndCapture)
     add(",\"stream\":%" PRIu64, r.stream);
   if (r.stream_id != UINT32_MAX) add(",\"sid\":%u", r.stream_id);
   if (r.event) add(",\"event\":%" PRIu64, r.event);

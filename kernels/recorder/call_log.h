@@ -42,6 +42,12 @@ enum class Role : uint8_t {
   kCorrelationAlias,  // a driver call made inside a runtime call: corr -> parent corr
   kCaptureStart,      // --capture-range: cudaProfilerStart turned recording on
   kCaptureStop,       // cudaProfilerStop turned it off for good
+  kBeginCapture,      // cudaStreamBeginCapture: stream (its calls build a graph, they run nothing)
+  kEndCapture,        // cudaStreamEndCapture: stream
+  kGraphNode,         // a CUDA graph node was created: out = node id, value = node type;
+                      // correlation = the call that made it (0 if its callback was off)
+  kGraphNodeClone,    // graph instantiation cloned node `parent` into node `out` (the id
+                      // replayed work's activity records carry)
 };
 
 struct CallRecord {

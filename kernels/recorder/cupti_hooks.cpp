@@ -131,6 +131,10 @@ Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r
     case SL_RT(cudaMemcpyPeerAsync_v4000): {
       SL_P(cudaMemcpyPeerAsync_v4000); r.size = p->count; r.stream = H(p->stream); return Role::kPeerCopy; }
     case SL_RT(cudaSetDevice_v3020): { SL_P(cudaSetDevice_v3020); r.value = p->device; return Role::kSetDevice; }
+    case SL_RT(cudaStreamBeginCapture_v10000): case SL_RT(cudaStreamBeginCapture_ptsz_v10000): {
+      SL_P(cudaStreamBeginCapture_v10000); r.stream = H(p->stream); return Role::kBeginCapture; }
+    case SL_RT(cudaStreamEndCapture_v10000): case SL_RT(cudaStreamEndCapture_ptsz_v10000): {
+      SL_P(cudaStreamEndCapture_v10000); r.stream = H(p->stream); return Role::kEndCapture; }
     default: return Role::kOther;
   }
 }
@@ -171,7 +175,8 @@ constexpr CUpti_CallbackId kRuntimeCalls[] = {
     SL_RT(cudaMemPrefetchAsync_v8000), SL_RT(cudaMemcpy2D_v3020), SL_RT(cudaMemcpy2DAsync_v3020),
     SL_RT(cudaMemcpyToSymbol_v3020), SL_RT(cudaMemcpyFromSymbol_v3020), SL_RT(cudaMemcpyPeer_v4000),
     SL_RT(cudaGraphInstantiate_v10000), SL_RT(cudaGraphInstantiateWithFlags_v11040),
-    SL_RT(cudaStreamBeginCapture_v10000), SL_RT(cudaStreamEndCapture_v10000), SL_RT(cudaIpcOpenMemHandle_v4010),
+    SL_RT(cudaStreamBeginCapture_v10000), SL_RT(cudaStreamBeginCapture_ptsz_v10000), SL_RT(cudaStreamEndCapture_v10000),
+    SL_RT(cudaStreamEndCapture_ptsz_v10000), SL_RT(cudaIpcOpenMemHandle_v4010),
     SL_RT(cudaLaunchHostFunc_v10000), SL_RT(cudaStreamAddCallback_v5000)};
 
 // [SECTION] driver API: the calls libraries make directly (cuBLAS, Triton, NCCL) ------------
@@ -325,7 +330,7 @@ void ReadOutputs(const CUpti_CallbackData* d, CallRecord& r) {
 bool NeedsStreamId(Role role) {
   switch (role) {
     case Role::kGraphLaunch: case Role::kStreamCreate: case Role::kRecord: case Role::kWaitEvent:
-    case Role::kSyncStream: case Role::kQueryStream: return true;
+    case Role::kSyncStream: case Role::kQueryStream: case Role::kBeginCapture: case Role::kEndCapture: return true;
     default: return false;
   }
 }
@@ -406,9 +411,43 @@ void OnNvtx(CUpti_CallbackId id, const CUpti_NvtxData* d) {
   Append(CurrentThreadLog(), r);
 }
 
+// Graph nodes: replayed work's activity records name the node (a clone made when the graph
+// was instantiated) that ran it; these two records lead back to the call, and the NVTX range,
+// that created the original node while the program captured the graph. Subscribed for the
+// whole run, also outside a capture range: programs capture before the steps they study.
+void OnGraphNode(CUpti_CallbackId id, const CUpti_ResourceData* d) {
+  const auto* g = static_cast<const CUpti_GraphData*>(d->resourceDescriptor);
+  if (!g || !g->node) return;
+  CallRecord r;
+  r.begin = r.end = Now();
+  uint64_t node = 0;
+  if (cuptiGetGraphNodeId(g->node, &node) != CUPTI_SUCCESS) return;
+  r.out = node;
+  if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED) {
+    r.role = Role::kGraphNode;
+    r.function = "graph node created";
+    r.value = static_cast<int32_t>(g->nodeType);
+    // The program's own call (the outermost one: a runtime call encloses the driver calls
+    // it makes, and the log names calls by the outer one).
+    if (t_depth > 0) r.correlation = t_stack[0].correlation;
+  } else {
+    uint64_t original = 0;
+    if (!g->originalNode || cuptiGetGraphNodeId(g->originalNode, &original) != CUPTI_SUCCESS) return;
+    r.role = Role::kGraphNodeClone;
+    r.function = "graph node cloned";
+    r.parent = original;
+  }
+  Append(CurrentThreadLog(), r);
+}
+
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   if (g_finished) return;
   if (domain == CUPTI_CB_DOMAIN_NVTX) return OnNvtx(id, static_cast<const CUpti_NvtxData*>(data));
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (g_capture.load(std::memory_order_relaxed) != Capture::kDone)
+      OnGraphNode(id, static_cast<const CUpti_ResourceData*>(data));
+    return;
+  }
   OnApi(domain, id, static_cast<const CUpti_CallbackData*>(data));
 }
 
@@ -554,6 +593,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, std::getenv("STREAMLAB_RECORD_DRIVER"), kDriverCalls);
     }
     cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_NVTX);
+    cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
+    cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
     RouteNvtxToCupti();
   }
   // Diagnosis only (bench/README.md): STREAMLAB_RECORD_ACTIVITY=0 records calls without GPU times.
