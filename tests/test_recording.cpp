@@ -178,6 +178,72 @@ TEST(Recording, ACaptureRangeKeepsOnlyItsOwnCalls) {
   EXPECT_EQ(Count(a, FindingKind::kWaitCapturedNothing), 0);
 }
 
+// torch.cuda.graph's pattern: capture on s1 (handle 77), s2 (88) joins through an event and
+// rejoins; the captured calls build nodes and run nothing; the replay's kernels name the
+// instantiated nodes, which lead back to the ranges they were captured in.
+TEST(Recording, GraphCapturesRunNothingAndReplaysNameTheirCaptureRange) {
+  auto call = [](const std::string& fn, const std::string& role, int b, int e, int corr, const std::string& more) {
+    return "{\"t\":\"call\",\"tid\":0,\"fn\":\"" + fn + "\",\"role\":\"" + role + "\",\"dom\":" +
+           (role.rfind("nvtx", 0) == 0 ? "2" : "0") + ",\"b\":" + std::to_string(b) + ",\"e\":" + std::to_string(e) +
+           ",\"corr\":" + std::to_string(corr) + more + "}\n";
+  };
+  auto kernel = [](int corr, int sid, int b, int e, int node) {
+    return "{\"t\":\"kernel\",\"corr\":" + std::to_string(corr) + ",\"dev\":0,\"sid\":" + std::to_string(sid) +
+           ",\"b\":" + std::to_string(b) + ",\"e\":" + std::to_string(e) +
+           ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"graph\":2,\"node\":" +
+           std::to_string(node) + ",\"name\":\"_Z1kv\"}\n";
+  };
+  std::string log = "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":7,\"start\":0}\n";
+  log += call("cudaStreamCreateWithFlags", "stream_create", 100, 200, 1, ",\"stream\":77,\"sid\":13,\"flags\":1");
+  log += call("cudaStreamCreateWithFlags", "stream_create", 300, 400, 2, ",\"stream\":88,\"sid\":14,\"flags\":1");
+  log += call("cudaStreamBeginCapture", "begin_capture", 1000, 1100, 3, ",\"stream\":77,\"sid\":13");
+  log += call("nvtxRangePushA", "nvtx_push", 1200, 1200, 0, ",\"text\":\"capture:a\"");
+  log += call("cudaLaunchKernel", "launch", 1300, 9300, 4, ",\"stream\":77");  // 8 us: kept as a call
+  log += call("graph node created", "graph_node", 1400, 1400, 4, ",\"out\":101");
+  log += call("nvtxRangePop", "nvtx_pop", 9400, 9400, 0, "");
+  log += call("cudaEventRecord", "record", 9500, 9600, 5, ",\"stream\":77,\"sid\":13,\"event\":55");
+  log += call("cudaStreamWaitEvent", "wait_event", 9700, 9800, 6, ",\"stream\":88,\"sid\":14,\"event\":55");
+  log += call("nvtxRangePushA", "nvtx_push", 9900, 9900, 0, ",\"text\":\"capture:b\"");
+  log += call("cudaLaunchKernel", "launch", 10000, 10100, 7, ",\"stream\":88");
+  log += call("graph node created", "graph_node", 10050, 10050, 7, ",\"out\":102");
+  log += call("nvtxRangePop", "nvtx_pop", 10200, 10200, 0, "");
+  log += call("cudaEventRecord", "record", 10300, 10400, 8, ",\"stream\":88,\"sid\":14,\"event\":66");
+  log += call("cudaStreamWaitEvent", "wait_event", 10500, 10600, 9, ",\"stream\":77,\"sid\":13,\"event\":66");
+  log += call("cudaStreamEndCapture", "end_capture", 10700, 10800, 10, ",\"stream\":77,\"sid\":13");
+  log += call("graph node cloned", "graph_node_clone", 11000, 11000, 0, ",\"out\":201,\"parent\":101");
+  log += call("graph node cloned", "graph_node_clone", 11000, 11000, 0, ",\"out\":202,\"parent\":102");
+  // After the capture, s2 waits on 55 for real: no longer part of any capture.
+  log += call("cudaEventRecord", "record", 11500, 11600, 11, ",\"stream\":77,\"sid\":13,\"event\":55");
+  log += call("cudaStreamWaitEvent", "wait_event", 11700, 11800, 12, ",\"stream\":88,\"sid\":14,\"event\":55");
+  log += call("cudaGraphLaunch", "graph_launch", 20000, 20500, 13, ",\"stream\":77,\"sid\":13");
+  log += kernel(13, 13, 21000, 22000, 201) + kernel(13, 150, 21000, 23000, 202);
+  Trace t = TraceFromRecording(ParseRecording(log, "graph.jsonl"));
+  int captured_calls = 0, records = 0, waits = 0;
+  std::vector<int> replayed;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = t.scenario.ops[i];
+    if (op.kind == OpKind::kApiCall && op.name.find("captured into a CUDA graph") != std::string::npos) ++captured_calls;
+    records += op.kind == OpKind::kRecord;
+    waits += op.kind == OpKind::kWaitEvent;
+    if (t.ops[i].graph_replay) replayed.push_back(static_cast<int>(i));
+  }
+  EXPECT_EQ(captured_calls, 1);  // the 8 us launch; the short captured calls are dropped
+  EXPECT_EQ(records, 1);         // only the record and wait after the capture ran
+  EXPECT_EQ(waits, 1);
+  ASSERT_EQ(replayed.size(), 2u);
+  EXPECT_EQ(t.ops[replayed[0]].captured_in, "capture:a");
+  EXPECT_EQ(t.ops[replayed[1]].captured_in, "capture:b");
+  EXPECT_EQ(t.ops[replayed[1]].start, 21000 - 100);
+  EXPECT_NE(t.ops[replayed[1]].inferred.find("replayed from a CUDA graph (captured in range capture:b)"), std::string::npos);
+  // The node CUDA ran on a stream of the graph's own is not put on the launch stream.
+  EXPECT_EQ(t.scenario.streams[t.scenario.ops[replayed[0]].stream].name, "stream 13");
+  EXPECT_EQ(t.scenario.streams[t.scenario.ops[replayed[1]].stream].name, "stream 150");
+  Trace back = TraceFromJson(TraceToJson(t), "round trip");
+  EXPECT_TRUE(back.ops[replayed[1]].graph_replay);
+  EXPECT_EQ(back.ops[replayed[1]].captured_in, "capture:b");
+  EXPECT_NO_THROW(Analyze(t));
+}
+
 TEST(Recording, KernelNamesAndOccupancy) {
   std::string full;
   EXPECT_EQ(ShortKernelName("_ZN2at4cuda12_GLOBAL__N_111spin_kernelEl", &full), "at::cuda::spin_kernel");

@@ -187,9 +187,10 @@ Finding Explain(const AnalysisContext& ctx, int x) {
     std::vector<int> resident =
         queued > 0 ? ResidentAt(ctx, x, r.start - queued / 2, &share, &estimated) : std::vector<int>{};
     if (queued > 0 && share >= 0.5) candidates.push_back({Cause::kSmsBusy, r.start, resident, -1});
-    // Ready late with nothing in the scenario to explain it: a shared hardware queue.
+    // Ready late with nothing in the scenario to explain it: a shared hardware queue. (Not
+    // for recorded graph replays: the graph's own edges, not in the recording, may explain it.)
     TimeNs ready = queued > 0 ? r.ready : r.start;
-    if (ready - explained > ctx.slack) {
+    if (ready - explained > ctx.slack && !r.graph_replay) {
       int q = QueueBlocker(ctx, x, explained, ready);
       if (q >= 0) candidates.push_back({Cause::kHardwareQueue, ready, {q}, -1});
     }

@@ -41,6 +41,7 @@ struct RecordedActivity {
   int registers = 0, shared_bytes = 0;
   uint64_t bytes = 0;
   int copy_kind = 0, src_kind = 0, dst_kind = 0;  // CUPTI's memcpy / memory kinds
+  uint64_t graph_node = 0;     // replayed from a CUDA graph: the (instantiated) node; 0 = not
 };
 
 struct RecordedDevice {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "engine/trace/recording.h"
+#include "engine/trace/recording_graphs.h"
 #include "engine/util/errors.h"
 
 namespace streamlab {
@@ -17,6 +18,8 @@ namespace {
 
 constexpr uint64_t kLegacyHandle = 0x1;     // cudaStreamLegacy
 constexpr uint64_t kPerThreadHandle = 0x2;  // cudaStreamPerThread
+// Stands for a stream a CUDA graph replay runs a node on that the program never named.
+constexpr uint64_t kGraphStreamHandle = ~uint64_t{0};
 constexpr uint64_t kMaxBytes = uint64_t{8} << 30;
 // CUPTI's memory kinds (CUpti_ActivityMemoryKind) and memcpy kinds.
 constexpr int kCuptiPageable = 1, kCuptiPinned = 2;
@@ -35,7 +38,7 @@ MemoryKind KindOfCuptiMemory(int kind) {
 
 class Converter {
  public:
-  explicit Converter(const Recording& r) : r_(r) {}
+  explicit Converter(const Recording& r) : r_(r), graphs_(r) {}
   // The recording's time (CUPTI's clock) that the trace calls 0.
   uint64_t time_zero() const { return t0_; }
 
@@ -229,8 +232,15 @@ class Converter {
   }
 
   void Convert(const RecordedCall& c) {
-    int thread = Thread(c.thread);
     const std::string& role = c.role;
+    if (role == "graph_node" || role == "graph_node_clone") return;
+    int thread = Thread(c.thread);
+    if (graphs_.Captured(c)) {
+      // Built a graph node (or an edge) and ran nothing: the replay runs it.
+      if (c.end - c.begin >= kMinApiCallNs)
+        AddApiCall(c, thread, " (captured into a CUDA graph: it runs when the graph is launched)");
+      return;
+    }
     if (role == "launch" || role == "graph_launch" || role == "memcpy" || role == "memcpy_async" ||
         role == "peer_copy" || role == "memset" || role == "memset_async") {
       const auto* acts = ActivityOf(c);
@@ -303,8 +313,15 @@ class Converter {
   void AddGpuWork(const RecordedCall& c, const RecordedActivity& a, int thread, bool synchronous) {
     Op op;
     op.thread = thread;
-    op.stream = Stream(a.stream_id, c.stream, c.per_thread, thread);
-    if (c.stream) sid_of_handle_[c.stream] = a.stream_id;
+    bool replayed = a.graph_node != 0 && c.role == "graph_launch";
+    if (replayed && c.stream_id >= 0 && c.stream_id != a.stream_id) {
+      // CUDA ran this node on a stream of the graph's own, not the one it was launched into.
+      op.stream = Stream(a.stream_id, kGraphStreamHandle, false, thread);
+      s_.streams[op.stream].non_blocking = true;  // the graph orders its nodes itself
+    } else {
+      op.stream = Stream(a.stream_id, c.stream, c.per_thread, thread);
+      if (c.stream && !replayed) sid_of_handle_[c.stream] = a.stream_id;
+    }
     int device = s_.streams[op.stream].device;
     if (a.type == "kernel") {
       op.kind = OpKind::kKernel;
@@ -335,7 +352,20 @@ class Converter {
       op.buffer = Pooled(MemoryKind::kDevice, device, op.bytes);
       ++copies_;
     }
-    Add(std::move(op), c, &a);
+    int index = Add(std::move(op), c, &a);
+    if (replayed) MarkReplayed(t_.ops[index], graphs_.CapturedIn(a.graph_node));
+  }
+
+  // The graph's edges (its captured records and waits) ordered this node too; they are not
+  // in the recording, so what held it is not fully known, and findings say so.
+  static void MarkReplayed(OpRecord& rec, const std::string& range) {
+    rec.graph_replay = true;
+    rec.captured_in = range;
+    std::string where = range.empty() ? "" : " (captured in range " + range + ")";
+    rec.inferred = "replayed from a CUDA graph" + where +
+                   ": the graph's own dependencies also ordered it, and the recording does not hold them";
+    rec.inferred_zh = "由 CUDA graph 重放" + (range.empty() ? std::string() : "（在范围 " + range + " 中捕获）") +
+                      "：graph 自身的依赖也约束它的顺序，而录制中没有这些依赖";
   }
 
   const RecordedDevice* DeviceInfo(int device) const {
@@ -443,6 +473,7 @@ class Converter {
   }
 
   const Recording& r_;
+  RecordedGraphs graphs_;
   Scenario s_;
   Trace t_;
   uint64_t t0_ = 0;

@@ -84,6 +84,7 @@ void ParseLine(const Json& json, const std::string& where, Recording& out) {
     a.begin = U64(r, "b");
     a.end = U64(r, "e");
     if (a.end < a.begin) r.FailAt("e", "ends before it begins");
+    a.graph_node = U64(r, "node");
     if (type == "kernel") {
       a.name = r.String("name");
       a.grid = Product3(r, "grid");

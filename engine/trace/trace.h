@@ -35,6 +35,11 @@ struct OpRecord {
   // What about this op an imported trace did not say and StreamLab inferred (English,
   // Chinese); empty when everything about it was recorded. Findings repeat it.
   std::string inferred, inferred_zh;
+  // Recorded work a CUDA graph replay ran (a recorded program's graph nodes are plain ops:
+  // the graph's own edges are not in the recording), and the NVTX range the program was in
+  // when it captured the node ("" if none).
+  bool graph_replay = false;
+  std::string captured_in;
 };
 
 // A range a program marked on a host thread (NVTX push ... pop). A PyTorch program StreamLab

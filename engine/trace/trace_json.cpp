@@ -27,6 +27,8 @@ Json TraceToJson(const Trace& t) {
     if (!r.note.empty()) j["note"] = r.note;
     if (!r.inferred.empty()) j["inferred"] = r.inferred;
     if (!r.inferred_zh.empty()) j["inferred_zh"] = r.inferred_zh;
+    if (r.graph_replay) j["graph_replay"] = true;
+    if (!r.captured_in.empty()) j["captured_in"] = r.captured_in;
     if (!r.blocks.empty()) {
       // Compact: [block, sm, start, end] rows.
       Json rows = Json::array();
@@ -135,6 +137,8 @@ Trace TraceFromJson(const Json& json, const std::string& source) {
     rec.note = r.String("note", "");
     rec.inferred = r.String("inferred", "");
     rec.inferred_zh = r.String("inferred_zh", "");
+    rec.graph_replay = r.Bool("graph_replay", false);
+    rec.captured_in = r.String("captured_in", "");
     if (r.Has("blocks")) {
       const Json& rows = r.value()["blocks"];
       if (!rows.is_array()) r.FailAt("blocks", "expected an array");

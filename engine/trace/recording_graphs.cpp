@@ -1,0 +1,74 @@
+// See recording_graphs.h.
+#include "engine/trace/recording_graphs.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace streamlab {
+
+RecordedGraphs::RecordedGraphs(const Recording& r) {
+  // Each thread's NVTX marks and node creations, walked together in time order.
+  std::map<int, std::vector<const RecordedCall*>> by_thread;
+  for (const RecordedCall& c : r.calls) {
+    if (c.role == "graph_node_clone") clone_of_[c.out] = c.parent;
+    if (c.role == "graph_node" || c.role == "nvtx_push" || c.role == "nvtx_pop") by_thread[c.thread].push_back(&c);
+    if (c.role == "graph_node" && c.correlation) capturing_calls_.insert(c.correlation);
+  }
+  for (auto& [thread, marks] : by_thread) {
+    // A node made inside a call sorts after a push at the same time (it is in that range).
+    std::stable_sort(marks.begin(), marks.end(), [](const RecordedCall* a, const RecordedCall* b) {
+      return a->begin != b->begin ? a->begin < b->begin : (a->role == "graph_node") < (b->role == "graph_node");
+    });
+    std::vector<const std::string*> open;
+    for (const RecordedCall* m : marks) {
+      if (m->role == "nvtx_push") open.push_back(&m->text);
+      else if (m->role == "nvtx_pop") { if (!open.empty()) open.pop_back(); }
+      else range_of_node_[m->out] = open.empty() ? "" : *open.back();
+    }
+  }
+}
+
+bool RecordedGraphs::Captured(const RecordedCall& c) {
+  const std::string& role = c.role;
+  bool stream_ordered = role == "launch" || role == "graph_launch" || role == "memcpy_async" || role == "memset_async" ||
+                        role == "peer_copy" || role == "record" || role == "wait_event" || role == "begin_capture" ||
+                        role == "end_capture";
+  if (!stream_ordered) return false;
+  if (role == "begin_capture") {
+    capturing_[c.stream] = c.stream;
+    return false;  // the call itself is shown as a call
+  }
+  if (role == "end_capture") {
+    // The capture ends for its origin and for every stream that joined it.
+    for (auto it = capturing_.begin(); it != capturing_.end();)
+      it = it->second == c.stream ? capturing_.erase(it) : std::next(it);
+    for (auto it = captured_event_.begin(); it != captured_event_.end();)
+      it = it->second == c.stream ? captured_event_.erase(it) : std::next(it);
+    return false;
+  }
+  auto origin = capturing_.find(c.stream);
+  if (role == "wait_event" && origin == capturing_.end()) {
+    auto joined = captured_event_.find(c.event);
+    if (joined == captured_event_.end()) return false;
+    capturing_[c.stream] = joined->second;  // this stream is now part of that capture
+    return true;
+  }
+  bool captured = origin != capturing_.end() || capturing_calls_.count(c.correlation) > 0;
+  if (role == "record") {
+    if (origin != capturing_.end()) captured_event_[c.event] = origin->second;
+    else captured_event_.erase(c.event);  // recorded for real: a wait on it waits
+  }
+  return captured;
+}
+
+std::string RecordedGraphs::CapturedIn(uint64_t node) const {
+  for (int hops = 0; hops < 8; ++hops) {  // an instantiated graph's node copies the captured one
+    auto it = clone_of_.find(node);
+    if (it == clone_of_.end()) break;
+    node = it->second;
+  }
+  auto it = range_of_node_.find(node);
+  return it == range_of_node_.end() ? "" : it->second;
+}
+
+}  // namespace streamlab
