@@ -48,7 +48,10 @@ TEST(TorchProgram, SaysWhatPyTorchCannotDoOrDoesDifferently) {
   EXPECT_TRUE(legacy.unsupported.empty());
   EXPECT_NE(program("w2-legacy-default-stall", "per-thread").differs.front().find("per-thread"), std::string::npos);
   EXPECT_TRUE(program("w2-event-chain", "chain").differs.empty());  // blocking streams, but no legacy-stream work
-  EXPECT_FALSE(program("w3-graphs", "graph").unsupported.empty());
+  TorchProgram graphs = program("w3-graphs", "graph");
+  EXPECT_TRUE(graphs.unsupported.empty());  // captured with torch.cuda.graph, replayed, mapped back
+  EXPECT_NE(graphs.text.find("with torch.cuda.graph(graphs[12], stream=s1):"), std::string::npos);
+  EXPECT_NE(graphs.text.find("graphs[12].replay()"), std::string::npos);
   EXPECT_FALSE(program("w2-myth-check", "atomics").unsupported.empty());
   EXPECT_FALSE(program("w1-gpu-is-full", "full").differs.empty());  // 264 blocks, not one
   TorchProgram threads = program("w3-thread-per-stream", "per-thread-default-stream");
@@ -114,6 +117,35 @@ TEST(TorchMapping, AMissingRangeOrGpuOpIsARunError) {
   Trace no_kernel = RecordedRun();
   no_kernel.ops[1].gpu = false;
   EXPECT_THROW(MapTorchRun(no_kernel, LabScenario()), RunError);
+}
+
+// The PyTorch program of w3-graphs/graph (steps=3) recorded on an H100: torch.cuda.graph
+// captured each step, and every replayed kernel is mapped to its lab op through the node
+// CUPTI named and the capture range that node was made in.
+TEST(TorchMapping, GraphReplaysMapToTheirCapturedOps) {
+  Trace recorded = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/graph_replay.raw.jsonl"));
+  const Lab& lab = FindLab("w3-graphs");
+  LabArgs args = ResolveLabArgs(lab, "graph", {{"steps", 3}});
+  Scenario s = lab.build(args);
+  Trace t = MapTorchRun(recorded, s);
+  int nodes = 0;
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    if (s.ops[i].graph < 0) continue;
+    ++nodes;
+    EXPECT_TRUE(t.ops[i].gpu) << DisplayName(s, static_cast<int>(i));  // kernels and the graph's markers
+    EXPECT_EQ(t.ops[i].submit, t.ops[s.ops[i].graph].submit);
+  }
+  EXPECT_EQ(nodes, 2 * 11);  // steps 2 and 3: 4 kernels, 3 records, 4 waits each
+  for (const Expectation& e : ExpectationsFor(lab, args, "torch")) EXPECT_TRUE(e.check(t).pass) << e.claim;
+  // A replayed kernel is the node captured in its op's range, inside its launch's range.
+  int d2 = -1;
+  for (size_t i = 0; i < s.ops.size(); ++i)
+    if (s.ops[i].name == "d@2") d2 = static_cast<int>(i);
+  ASSERT_GE(d2, 0);
+  bool found = false;
+  for (const OpRecord& r : recorded.ops)
+    found |= r.graph_replay && r.captured_in == TorchCaptureRangeName(d2) && r.start == t.ops[d2].start;
+  EXPECT_TRUE(found);
 }
 
 }  // namespace

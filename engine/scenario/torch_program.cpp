@@ -47,6 +47,7 @@ class Writer {
     Header();
     Declarations();
     for (int t = 0; t < ThreadCount(s_); ++t) Thread(t);
+    Graphs();
     Passes();
     return {o_.str(), differs_, unsupported_};
   }
@@ -77,7 +78,6 @@ class Writer {
       differs_.push_back("kernels: every one is torch.cuda._sleep, one function, so lazy loading loads one module, "
                          "not one per kernel function");
     for (const Op& op : s_.ops) {
-      if (op.kind == OpKind::kGraphLaunch) unsupported_.push_back("graph launch " + op.name + ": not mapped back yet");
       if (op.kind == OpKind::kApiCall) unsupported_.push_back("recorded API call " + op.name);
       if (op.kind == OpKind::kCollective && op.collective_first == static_cast<int>(&op - s_.ops.data()))
         unsupported_.push_back("collective " + op.name.substr(0, op.name.rfind("_gpu")) +
@@ -175,6 +175,7 @@ class Writer {
       case OpKind::kCollective:
         return "dist.all_reduce(" + Buf(s_, op.buffer) + ")  # " + op.name + ": needs one process per GPU, not run";
       case OpKind::kGraphLaunch:
+        return "graphs[" + std::to_string(&op - s_.ops.data()) + "].replay()  # " + op.name + ": one cudaGraphLaunch";
       case OpKind::kApiCall: return "pass  # " + op.name + ": not run";
     }
     return "pass";
@@ -183,7 +184,14 @@ class Writer {
   bool OnItsStream(const Op& op) const {
     // Calls that take a stream argument name it; the rest run on the stream made current.
     return op.stream >= 0 && (op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kPeerCopy ||
-                              op.kind == OpKind::kMemset);
+                              op.kind == OpKind::kMemset || op.kind == OpKind::kGraphLaunch);
+  }
+
+  void OpBlock(size_t i) {
+    const Op& op = s_.ops[i];
+    o_ << "    with op_range(tag, " << i << ")";
+    if (OnItsStream(op)) o_ << ", torch.cuda.stream(" << Stream(op.stream) << ")";
+    o_ << ":\n        " << Body(op) << "\n";
   }
 
   void Thread(int t) {
@@ -193,17 +201,41 @@ class Writer {
       const Op& op = s_.ops[i];
       if (op.thread != t || op.graph >= 0) continue;
       any = true;
-      o_ << "    with op_range(tag, " << i << ")";
-      if (OnItsStream(op)) o_ << ", torch.cuda.stream(" << Stream(op.stream) << ")";
-      o_ << ":\n        " << Body(op) << "\n";
+      OpBlock(i);
     }
     if (!any) o_ << "    pass\n";
     o_ << "\n\n";
   }
 
+  // Each graph_launch's ops as a function, captured once per pass into graphs[N] on the
+  // launch's stream (the other streams join the capture through their waits, as in CUDA).
+  void Graphs() {
+    std::vector<int> launches;
+    for (size_t l = 0; l < s_.ops.size(); ++l)
+      if (s_.ops[l].kind == OpKind::kGraphLaunch) launches.push_back(static_cast<int>(l));
+    if (launches.empty()) return;
+    o_ << "graphs = {}\n\n\n";
+    for (int l : launches) {
+      o_ << "def graph_" << l << "(tag):\n    \"\"\"What " << s_.ops[l].name << " replays.\"\"\"\n";
+      for (int k = l + 1; k < GraphNodesEnd(s_, l); ++k) OpBlock(static_cast<size_t>(k));
+      o_ << "\n\n";
+    }
+    o_ << "def capture_graphs():\n"
+       << "    \"\"\"Captured before the pass's ops, as the lab's CUDA program does; each captured op is in an\n"
+       << "    NVTX range capture:N, which CUPTI ties to the node every replay runs.\"\"\"\n";
+    for (int l : launches) {
+      o_ << "    graphs[" << l << "] = torch.cuda.CUDAGraph()\n"
+         << "    with torch.cuda.graph(graphs[" << l << "], stream=" << Stream(s_.ops[l].stream) << "):\n"
+         << "        graph_" << l << "(\"capture\")\n";
+    }
+    o_ << "\n\n";
+  }
+
   void Passes() {
     int threads = ThreadCount(s_);
-    o_ << "def run_pass(tag):\n    make_buffers()\n    torch.cuda.synchronize()\n";
+    bool graphs = std::any_of(s_.ops.begin(), s_.ops.end(), [](const Op& op) { return op.kind == OpKind::kGraphLaunch; });
+    o_ << "def run_pass(tag):\n    make_buffers()\n" << (graphs ? "    capture_graphs()\n" : "")
+       << "    torch.cuda.synchronize()\n";
     if (threads == 1) {
       o_ << "    thread_0(tag)\n";
     } else {
@@ -226,6 +258,8 @@ class Writer {
 TorchProgram ScenarioAsTorchProgram(const Scenario& scenario) { return Writer(scenario).Write(); }
 
 std::string TorchRangeName(int op) { return "streamlab:" + std::to_string(op); }
+
+std::string TorchCaptureRangeName(int op) { return "capture:" + std::to_string(op); }
 
 std::string ScenarioAsPyTorch(const Scenario& scenario) { return ScenarioAsTorchProgram(scenario).text; }
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/scenario/torch_program.h"
+#include "engine/trace/graph_markers.h"
 #include "engine/util/errors.h"
 
 namespace streamlab {
@@ -24,6 +25,34 @@ bool Matches(OpKind lab, OpKind recorded) {
     case OpKind::kWaitStream: return recorded == OpKind::kWaitEvent || recorded == OpKind::kWaitStream;
     default: return false;
   }
+}
+
+// A node of a graph_launch op: its GPU work is the replayed work of that launch (made inside
+// the launch's range) whose node was captured inside this op's capture range. Records and
+// waits in a graph run nothing; FillGraphMarkerTimes places them afterwards.
+void MapGraphNode(const Trace& recorded, const Scenario& lab, int i, const std::map<std::string, const HostRange*>& range_of,
+                  Trace& t) {
+  const Op& op = lab.ops[i];
+  OpRecord& rec = t.ops[i];
+  rec.submit = t.ops[op.graph].submit;  // the launch is mapped first: it comes before its nodes
+  rec.ret = t.ops[op.graph].ret;
+  if (op.kind != OpKind::kKernel && op.kind != OpKind::kMemcpy && op.kind != OpKind::kMemset) return;
+  auto launch = range_of.find(TorchRangeName(op.graph));
+  if (launch == range_of.end()) return;  // MapTorchRun already failed on the launch
+  const HostRange& range = *launch->second;
+  std::string captured = TorchCaptureRangeName(i);
+  for (size_t j = 0; j < recorded.ops.size(); ++j) {
+    const OpRecord& r = recorded.ops[j];
+    if (!r.gpu || r.captured_in != captured || !Matches(op.kind, recorded.scenario.ops[j].kind)) continue;
+    if (recorded.scenario.ops[j].thread != range.thread || r.submit < range.begin || r.submit > range.end) continue;
+    rec.gpu = true;
+    rec.ready = r.ready;
+    rec.start = r.start;
+    rec.end = r.end;
+    return;
+  }
+  throw RunError("the PyTorch run recorded no replayed GPU work for graph node " + DisplayName(lab, i) +
+                 " (no kernel of " + lab.ops[op.graph].name + "'s replay was captured in range " + captured + ")");
 }
 
 }  // namespace
@@ -46,7 +75,10 @@ Trace MapTorchRun(const Trace& recorded, const Scenario& lab) {
     const Op& op = lab.ops[i];
     OpRecord& rec = t.ops[i];
     rec.op = static_cast<int>(i);
-    if (op.graph >= 0) throw RunError("op " + std::to_string(i) + ": graph nodes are not mapped from PyTorch runs");
+    if (op.graph >= 0) {
+      MapGraphNode(recorded, lab, static_cast<int>(i), range_of, t);
+      continue;
+    }
     auto found = range_of.find(TorchRangeName(static_cast<int>(i)));
     if (found == range_of.end())
       throw RunError("the PyTorch run has no range " + TorchRangeName(static_cast<int>(i)) + " (op " +
@@ -78,8 +110,12 @@ Trace MapTorchRun(const Trace& recorded, const Scenario& lab) {
     if (IsStreamOp(op) && !rec.gpu)
       throw RunError("the PyTorch run recorded no GPU work for op " + DisplayName(lab, static_cast<int>(i)));
   }
+  FillGraphMarkerTimes(t);
   t.notes.push_back("run in PyTorch: the program StreamLab wrote for this lab, recorded with CUPTI; each op is found "
                     "by its NVTX range, and its host call spans the CUDA calls PyTorch made in it");
+  if (std::any_of(lab.ops.begin(), lab.ops.end(), [](const Op& op) { return op.graph >= 0; }))
+    t.notes.push_back("graph replays: each replayed kernel is the node CUPTI says it ran, captured in the op's own range; "
+                      "a graph's records and waits are placed where the graph's order puts them");
   if (missing_ready) t.notes.push_back("when each kernel became ready is not recorded: ready is shown at its start");
   for (const std::string& n : recorded.notes) t.notes.push_back(n);
   return t;
