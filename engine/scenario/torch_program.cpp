@@ -66,10 +66,15 @@ class Writer {
       if (st.kind == StreamKind::kCreated && !st.non_blocking && legacy_used[st.device])
         differs_.push_back("stream " + st.name + ": PyTorch creates every stream non-blocking, so it never waits for the legacy default stream");
     }
-    for (const BufferDesc& b : s_.buffers)
-      if (b.checked)
-        differs_.push_back("buffer " + b.name + ": torch.cuda._sleep reads and writes no memory, so a race cannot corrupt it "
-                           "and its contents are not checked");
+    for (size_t b = 0; b < s_.buffers.size(); ++b) {
+      if (!s_.buffers[b].checked) continue;
+      if (WrittenByCompiledKernel(static_cast<int>(b)))
+        differs_.push_back("buffer " + s_.buffers[b].name + ": the PyTorch run does not read buffers back, so its "
+                           "contents are not checked");
+      else
+        differs_.push_back("buffer " + s_.buffers[b].name + ": torch.cuda._sleep reads and writes no memory, so a race "
+                           "cannot corrupt it and its contents are not checked");
+    }
     std::vector<int> slots;
     for (const Op& op : s_.ops)
       if (op.kind == OpKind::kKernel && std::find(slots.begin(), slots.end(), op.kernel.function_slot) == slots.end())
@@ -83,11 +88,64 @@ class Writer {
         unsupported_.push_back("collective " + op.name.substr(0, op.name.rfind("_gpu")) +
                                ": torch.distributed runs one process per GPU (torchrun), not one process driving every GPU");
       if (op.kind != OpKind::kKernel) continue;
-      if (op.kernel.kind != KernelKind::kSpin)
+      if (op.kernel.kind != KernelKind::kSpin && !Compiled(op.kernel.kind))
         unsupported_.push_back("kernel " + op.name + ": PyTorch has no equivalent of StreamLab's " + ToString(op.kernel.kind) + " kernel");
       else if (op.kernel.grid > kMaxSleepGrid)
         differs_.push_back("kernel " + op.name + ": torch.cuda._sleep runs one block, not " + std::to_string(op.kernel.grid));
     }
+  }
+
+  static bool Compiled(KernelKind kind) { return kind == KernelKind::kAtomic || kind == KernelKind::kSharedMemory; }
+
+  bool WrittenByCompiledKernel(int buffer) const {
+    for (const Op& op : s_.ops)
+      if (op.kind == OpKind::kKernel && Compiled(op.kernel.kind) &&
+          std::find(op.kernel.writes.begin(), op.kernel.writes.end(), buffer) != op.kernel.writes.end())
+        return true;
+    return false;
+  }
+
+  bool Uses(KernelKind kind) const {
+    return std::any_of(s_.ops.begin(), s_.ops.end(),
+                       [&](const Op& op) { return op.kind == OpKind::kKernel && op.kernel.kind == kind; });
+  }
+
+  // StreamLab's atomic and shared-memory kernels, as in kernels/device_kernels.cu (without
+  // the block timestamps: CUPTI times the kernel). PyTorch has no op that does only this, so
+  // the program compiles them at start with NVRTC through torch.cuda._compile_kernel and
+  // launches them on the current stream like any PyTorch kernel.
+  void CompiledKernels() {
+    if (Uses(KernelKind::kAtomic))
+      o_ << "ATOMIC_SOURCE = r\"\"\"\n"
+         << "extern \"C\" __global__ void streamlab_atomics(unsigned* target, int n, int work) {\n"
+         << "  // A few hot addresses, contended on purpose: work atomic adds per thread.\n"
+         << "  for (int i = 0; i < work && n; ++i) atomicAdd(&target[(threadIdx.x + i) % n], 1u);\n"
+         << "}\n\"\"\"\n"
+         << "atomics_kernel = torch.cuda._compile_kernel(ATOMIC_SOURCE, \"streamlab_atomics\")\n\n\n";
+    if (Uses(KernelKind::kSharedMemory))
+      o_ << "SHARED_SOURCE = r\"\"\"\n"
+         << "__device__ float streamlab_sink;\n"
+         << "extern \"C\" __global__ void streamlab_shared_tiles(int work) {\n"
+         << "  // Reads a tile no thread writes after the barrier; writes only its own slot.\n"
+         << "  __shared__ float tile[1024];\n  __shared__ float mine[1024];\n"
+         << "  unsigned slot = threadIdx.x % 1024;\n  tile[slot] = threadIdx.x;\n  mine[slot] = 0;\n"
+         << "  __syncthreads();\n  float acc = 0;\n"
+         << "  for (int i = 0; i < work; ++i) {\n"
+         << "    acc += tile[(threadIdx.x + i * 33) % 1024];\n    mine[slot] = acc * 0.5f + mine[slot];\n  }\n"
+         << "  acc += mine[slot];\n  if (acc == -1.0f) streamlab_sink = acc;  // keeps the loop\n"
+         << "}\n\"\"\"\n"
+         << "shared_tiles_kernel = torch.cuda._compile_kernel(SHARED_SOURCE, \"streamlab_shared_tiles\")\n\n\n";
+  }
+
+  std::string CompiledLaunch(const Op& op) const {
+    std::string shape = "grid=(" + std::to_string(op.kernel.grid) + ", 1, 1), block=(" + std::to_string(op.kernel.block) + ", 1, 1)";
+    std::string work = std::to_string(op.kernel.work);
+    if (op.kernel.kind == KernelKind::kSharedMemory)
+      return "shared_tiles_kernel(" + shape + ", args=[" + work + "])  # " + op.name;
+    if (op.kernel.writes.empty()) return "pass  # " + op.name + ": an atomic kernel with no buffer";
+    int target = op.kernel.writes.front();
+    uint64_t hot = std::min<uint64_t>(s_.buffers[target].bytes / 4, 32);
+    return "atomics_kernel(" + shape + ", args=[" + Buf(s_, target) + ", " + std::to_string(hot) + ", " + work + "])  # " + op.name;
   }
 
   void Header() {
@@ -116,6 +174,7 @@ class Writer {
        << "    def __init__(self, tag, op):\n        self.name = f\"{tag}:{op}\"\n\n"
        << "    def __enter__(self):\n        nvtx.range_push(self.name)\n\n"
        << "    def __exit__(self, *exc):\n        nvtx.range_pop()\n\n\n";
+    CompiledKernels();
   }
 
   void Declarations() {
@@ -155,7 +214,9 @@ class Writer {
   std::string Body(const Op& op) const {
     std::string ev = op.event >= 0 ? CodeIdent(s_.events[op.event].name) : "";
     switch (op.kind) {
-      case OpKind::kKernel: return "spin(" + Us(op.kernel.work) + ")  # " + op.name;
+      case OpKind::kKernel:
+        if (Compiled(op.kernel.kind)) return CompiledLaunch(op);
+        return "spin(" + Us(op.kernel.work) + ")  # " + op.name;
       case OpKind::kMemcpy:
         return Buf(s_, op.dst) + ".copy_(" + Buf(s_, op.src) + (op.async ? ", non_blocking=True" : "") + ")  # " + op.name;
       case OpKind::kPeerCopy: return Buf(s_, op.dst) + ".copy_(" + Buf(s_, op.src) + ", non_blocking=True)  # " + op.name;
