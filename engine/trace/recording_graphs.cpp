@@ -28,29 +28,42 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
   }
 }
 
+namespace {
+
+// One key per stream: handle 0 is the legacy stream, or the calling thread's per-thread
+// stream in a _ptsz call (the same stream as the handle cudaStreamPerThread).
+uint64_t StreamKey(const RecordedCall& c) {
+  constexpr uint64_t kLegacy = 0x1, kPerThread = 0x2;
+  if (c.stream == 0) return c.per_thread ? kPerThread : kLegacy;
+  return c.stream;
+}
+
+}  // namespace
+
 bool RecordedGraphs::Captured(const RecordedCall& c) {
   const std::string& role = c.role;
+  const uint64_t stream = StreamKey(c);
   bool stream_ordered = role == "launch" || role == "graph_launch" || role == "memcpy_async" || role == "memset_async" ||
                         role == "peer_copy" || role == "record" || role == "wait_event" || role == "begin_capture" ||
                         role == "end_capture";
   if (!stream_ordered) return false;
   if (role == "begin_capture") {
-    capturing_[c.stream] = c.stream;
+    capturing_[stream] = stream;
     return false;  // the call itself is shown as a call
   }
   if (role == "end_capture") {
     // The capture ends for its origin and for every stream that joined it.
     for (auto it = capturing_.begin(); it != capturing_.end();)
-      it = it->second == c.stream ? capturing_.erase(it) : std::next(it);
+      it = it->second == stream ? capturing_.erase(it) : std::next(it);
     for (auto it = captured_event_.begin(); it != captured_event_.end();)
-      it = it->second == c.stream ? captured_event_.erase(it) : std::next(it);
+      it = it->second == stream ? captured_event_.erase(it) : std::next(it);
     return false;
   }
-  auto origin = capturing_.find(c.stream);
+  auto origin = capturing_.find(stream);
   if (role == "wait_event" && origin == capturing_.end()) {
     auto joined = captured_event_.find(c.event);
     if (joined == captured_event_.end()) return false;
-    capturing_[c.stream] = joined->second;  // this stream is now part of that capture
+    capturing_[stream] = joined->second;  // this stream is now part of that capture
     return true;
   }
   bool captured = origin != capturing_.end() || capturing_calls_.count(c.correlation) > 0;
