@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "app/cli/child_run.h"
 #include "engine/scenario/torch_program.h"
@@ -51,7 +53,13 @@ Trace RunInTorch(const Scenario& scenario, const TorchRunOptions& options) {
   std::string path = (std::filesystem::temp_directory_path() /
                       ("streamlab-torch-" + std::to_string(getpid()) + ".py")).string();
   Write(path, program.text);
-  ChildRunResult run = RecordInChild(options.self, {Python(), path}, options.timeout_s);
+  // A scenario with collectives is a torchrun job: one process per GPU, recorded into one
+  // trace (a lane group per rank, on the host's clock).
+  std::vector<std::string> command{Python(), path};
+  if (program.processes > 1)
+    command = {Python(), "-m", "torch.distributed.run", "--standalone",
+               "--nproc_per_node=" + std::to_string(program.processes), path};
+  ChildRunResult run = RecordInChild(options.self, command, options.timeout_s);
   std::remove(path.c_str());
   if (run.exit_code != 0)
     throw RunError("the PyTorch program failed" + (run.error.empty() ? std::string() : ": " + run.error));

@@ -1,9 +1,11 @@
 // The scenario as a runnable PyTorch program (see torch_program.h). One function per host
-// thread; each op is one `with op_range(...)` block, so the recorded NVTX range of op N
-// holds exactly the calls PyTorch made for it.
+// thread (under torchrun, per host thread and GPU process); each op is one
+// `with op_range(...)` block, so the recorded NVTX range of op N holds exactly the calls
+// PyTorch made for it.
 #include "engine/scenario/torch_program.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
 
 #include "engine/scenario/code_gen.h"
@@ -43,18 +45,68 @@ class Writer {
   explicit Writer(const Scenario& s) : s_(s) {}
 
   TorchProgram Write() {
+    AssignRanks();
     Check();
     Header();
     Declarations();
-    for (int t = 0; t < ThreadCount(s_); ++t) Thread(t);
+    for (int r = 0; r < Ranks(); ++r)
+      for (int t = 0; t < ThreadCount(s_); ++t) Thread(t, r);
     Graphs();
     Passes();
-    return {o_.str(), differs_, unsupported_};
+    return {o_.str(), differs_, unsupported_, distributed_ ? s_.device_count : 1};
   }
 
  private:
+  // [SECTION] ranks: a scenario with collectives runs as a torchrun job, one process per GPU.
+  // Each op belongs to the process of its GPU: a stream's device, a set_device's device, and
+  // for other host ops the device its host thread last set (0 at first).
+  void AssignRanks() {
+    distributed_ = std::any_of(s_.ops.begin(), s_.ops.end(), [](const Op& op) { return op.kind == OpKind::kCollective; });
+    std::vector<int> current(static_cast<size_t>(ThreadCount(s_)), 0);
+    for (const Op& op : s_.ops) {
+      int rank = current[op.thread];
+      if (op.kind == OpKind::kSetDevice) rank = current[op.thread] = op.device;
+      else if (op.stream >= 0) rank = s_.streams[op.stream].device;
+      rank_.push_back(rank);
+    }
+  }
+
+  int Ranks() const { return distributed_ ? s_.device_count : 1; }
+  bool OnRank(size_t op, int rank) const { return !distributed_ || rank_[op] == rank; }
+
+  // What one process per GPU cannot do: use another GPU's stream, event or memory.
+  void CheckOneGpuPerOp() {
+    auto device_buffer_elsewhere = [&](int b, int rank) {
+      return b >= 0 && s_.buffers[b].kind == MemoryKind::kDevice && s_.buffers[b].device != rank;
+    };
+    std::vector<int> high, normal;  // collectives' stream priorities
+    for (size_t i = 0; i < s_.ops.size(); ++i) {
+      const Op& op = s_.ops[i];
+      int rank = rank_[i];
+      bool elsewhere = (op.event >= 0 && s_.events[op.event].device != rank) ||
+                       (op.other_stream >= 0 && s_.streams[op.other_stream].device != rank) ||
+                       device_buffer_elsewhere(op.buffer, rank) || device_buffer_elsewhere(op.src, rank) ||
+                       device_buffer_elsewhere(op.dst, rank);
+      for (int b : op.kernel.reads) elsewhere |= device_buffer_elsewhere(b, rank);
+      for (int b : op.kernel.writes) elsewhere |= device_buffer_elsewhere(b, rank);
+      if (elsewhere)
+        unsupported_.push_back("op " + op.name + " on GPU " + std::to_string(rank) + " uses another GPU's event, stream "
+                               "or memory: under torchrun each GPU is its own process");
+      if (op.kind == OpKind::kGraphLaunch) unsupported_.push_back("graph " + op.name + " in a torchrun program");
+      if (op.kind != OpKind::kCollective || op.collective_first != static_cast<int>(i)) continue;
+      (s_.streams[op.stream].priority < 0 ? high : normal).push_back(static_cast<int>(i));
+      if (static_cast<int>(CollectiveParts(s_, static_cast<int>(i)).size()) != s_.device_count)
+        unsupported_.push_back("collective " + op.name + " over some of the GPUs: the program uses the default group only");
+    }
+    if (!high.empty() && !normal.empty())
+      differs_.push_back("collectives: ProcessGroupNCCL has one stream priority for all of them, and this lab mixes two; "
+                         "all run at high priority");
+    high_priority_comm_ = !high.empty();
+  }
+
   void Check() {
     if (s_.recorded) unsupported_.push_back("a recorded program is explained, not re-run");
+    if (distributed_) CheckOneGpuPerOp();
     // A blocking stream differs only where the legacy default stream has work to wait for.
     std::vector<bool> legacy_used(static_cast<size_t>(std::max(1, s_.device_count)), false);
     for (const Op& op : s_.ops)
@@ -84,14 +136,9 @@ class Writer {
                          "not one per kernel function");
     for (const Op& op : s_.ops) {
       if (op.kind == OpKind::kApiCall) unsupported_.push_back("recorded API call " + op.name);
-      if (op.kind == OpKind::kCollective && op.collective_first == static_cast<int>(&op - s_.ops.data()))
-        unsupported_.push_back("collective " + op.name.substr(0, op.name.rfind("_gpu")) +
-                               ": torch.distributed runs one process per GPU (torchrun), not one process driving every GPU");
       if (op.kind != OpKind::kKernel) continue;
       if (op.kernel.kind != KernelKind::kSpin && !Compiled(op.kernel.kind))
         unsupported_.push_back("kernel " + op.name + ": PyTorch has no equivalent of StreamLab's " + ToString(op.kernel.kind) + " kernel");
-      else if (op.kernel.grid > kMaxSleepGrid)
-        differs_.push_back("kernel " + op.name + ": torch.cuda._sleep runs one block, not " + std::to_string(op.kernel.grid));
     }
   }
 
@@ -105,6 +152,12 @@ class Writer {
     return false;
   }
 
+  // A spin kernel of many blocks is StreamLab's spin compiled with NVRTC: torch.cuda._sleep
+  // runs one block, which never fills the GPU (what w1-gpu-is-full and the priority labs need).
+  static bool GridSpin(const Op& op) {
+    return op.kind == OpKind::kKernel && op.kernel.kind == KernelKind::kSpin && op.kernel.grid > kMaxSleepGrid;
+  }
+
   bool Uses(KernelKind kind) const {
     return std::any_of(s_.ops.begin(), s_.ops.end(),
                        [&](const Op& op) { return op.kind == OpKind::kKernel && op.kernel.kind == kind; });
@@ -115,6 +168,16 @@ class Writer {
   // the program compiles them at start with NVRTC through torch.cuda._compile_kernel and
   // launches them on the current stream like any PyTorch kernel.
   void CompiledKernels() {
+    if (std::any_of(s_.ops.begin(), s_.ops.end(), GridSpin))
+      o_ << "SPIN_SOURCE = r\"\"\"\n"
+         << "extern \"C\" __global__ void streamlab_spin(int ns) {\n"
+         << "  // Thread 0 of every block spins on the GPU's nanosecond timer; the block holds its\n"
+         << "  // SM slot meanwhile, so a big grid fills the GPU as a real kernel does.\n"
+         << "  if (threadIdx.x == 0) {\n    unsigned long long start, now;\n"
+         << "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(start));\n"
+         << "    do {\n      asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(now));\n"
+         << "    } while (now - start < (unsigned long long)ns);\n  }\n  __syncthreads();\n}\n\"\"\"\n"
+         << "spin_kernel = torch.cuda._compile_kernel(SPIN_SOURCE, \"streamlab_spin\")\n\n\n";
     if (Uses(KernelKind::kAtomic))
       o_ << "ATOMIC_SOURCE = r\"\"\"\n"
          << "extern \"C\" __global__ void streamlab_atomics(unsigned* target, int n, int work) {\n"
@@ -158,9 +221,12 @@ class Writer {
        << "# Per-process settings, before CUDA starts.\n"
        << "os.environ[\"CUDA_DEVICE_MAX_CONNECTIONS\"] = \"" << r.max_connections << "\"\n"
        << "os.environ[\"CUDA_MODULE_LOADING\"] = \"" << (r.lazy_loading ? "LAZY" : "EAGER") << "\"\n"
-       << "os.environ[\"CUDA_LAUNCH_BLOCKING\"] = \"" << (r.launch_blocking ? 1 : 0) << "\"\n"
-       << "import threading\nimport time\n\nimport torch\n\nnvtx = torch.cuda.nvtx\n\n\n"
-       << "def cycles_per_us():\n"
+       << "os.environ[\"CUDA_LAUNCH_BLOCKING\"] = \"" << (r.launch_blocking ? 1 : 0) << "\"\n";
+    if (distributed_) o_ << "os.environ.setdefault(\"NCCL_NVLS_ENABLE\", \"0\")  # no NVLink multicast\n";
+    o_ << "import threading\nimport time\n\nimport torch\n" << (distributed_ ? "import torch.distributed as dist\n" : "")
+       << "\nnvtx = torch.cuda.nvtx\n\n\n";
+    if (distributed_) DistributedStart();
+    o_ << "def cycles_per_us():\n"
        << "    \"\"\"torch.cuda._sleep spins for GPU clock cycles: time a long one to convert.\"\"\"\n"
        << "    torch.cuda._sleep(1000)\n    torch.cuda.synchronize()\n"
        << "    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)\n"
@@ -177,19 +243,44 @@ class Writer {
     CompiledKernels();
   }
 
+  // One process per GPU (torchrun --nproc_per_node=N): this one drives GPU RANK, and the
+  // collectives are NCCL's through torch.distributed.
+  void DistributedStart() {
+    o_ << "# torchrun starts one process per GPU; this one drives GPU RANK.\n"
+       << "RANK = int(os.environ[\"LOCAL_RANK\"])\n"
+       << "torch.cuda.set_device(RANK)\n";
+    if (high_priority_comm_)
+      o_ << "# The lab's communication streams have high priority; ProcessGroupNCCL runs every\n"
+         << "# collective on a stream of its own, whose priority is this option.\n"
+         << "options = dist.ProcessGroupNCCL.Options()\noptions.is_high_priority_stream = True\n"
+         << "dist.init_process_group(\"nccl\", device_id=torch.device(\"cuda\", RANK), pg_options=options)\n\n\n";
+    else
+      o_ << "dist.init_process_group(\"nccl\", device_id=torch.device(\"cuda\", RANK))\n\n\n";
+  }
+
+  // Python to run only in the process of GPU `device` (every line, where there is one process).
+  std::string RankGuard(int device) const { return distributed_ ? "if RANK == " + std::to_string(device) + ":\n" : ""; }
+
   void Declarations() {
-    for (const StreamDesc& st : s_.streams) {
-      o_ << CodeIdent(st.name) << " = ";
-      switch (st.kind) {
-        case StreamKind::kLegacyDefault: o_ << "torch.cuda.default_stream(" << st.device << ")  # the legacy default stream\n"; break;
-        case StreamKind::kPerThreadDefault: o_ << "torch.cuda.Stream(" << st.device << ")  # stands in for the per-thread default stream\n"; break;
-        case StreamKind::kCreated:
-          o_ << "torch.cuda.Stream(" << st.device << ", priority=" << st.priority << ")"
-             << (st.non_blocking ? "" : "  # the lab's stream was blocking") << "\n";
-          break;
+    // Under torchrun, each process makes only its own GPU's streams, events and memory.
+    for (int d = 0; d < Ranks(); ++d) {
+      std::string in = distributed_ ? "    " : "";
+      o_ << RankGuard(d);
+      for (const StreamDesc& st : s_.streams) {
+        if (distributed_ && st.device != d) continue;
+        o_ << in << CodeIdent(st.name) << " = ";
+        switch (st.kind) {
+          case StreamKind::kLegacyDefault: o_ << "torch.cuda.default_stream(" << st.device << ")  # the legacy default stream\n"; break;
+          case StreamKind::kPerThreadDefault: o_ << "torch.cuda.Stream(" << st.device << ")  # stands in for the per-thread default stream\n"; break;
+          case StreamKind::kCreated:
+            o_ << "torch.cuda.Stream(" << st.device << ", priority=" << st.priority << ")"
+               << (st.non_blocking ? "" : "  # the lab's stream was blocking") << "\n";
+            break;
+        }
       }
+      for (const EventDesc& e : s_.events)
+        if (!distributed_ || e.device == d) o_ << in << CodeIdent(e.name) << " = torch.cuda.Event()\n";
     }
-    for (const EventDesc& e : s_.events) o_ << CodeIdent(e.name) << " = torch.cuda.Event()\n";
     o_ << "buf = {}\n\n\n";
     // Buffers an op allocates are made by that op; the rest before each pass.
     std::vector<bool> by_op(s_.buffers.size(), false);
@@ -199,11 +290,16 @@ class Writer {
     for (size_t b = 0; b < s_.buffers.size(); ++b) {
       const BufferDesc& d = s_.buffers[b];
       if (by_op[b]) continue;
+      std::string in = "    ";
+      if (distributed_ && d.kind == MemoryKind::kDevice) {
+        o_ << in << RankGuard(d.device);
+        in += "    ";
+      }
       if (d.alias_of >= 0)
-        o_ << "    " << Buf(s_, static_cast<int>(b)) << " = " << Buf(s_, d.alias_of)
+        o_ << in << Buf(s_, static_cast<int>(b)) << " = " << Buf(s_, d.alias_of)
            << "  # the caching allocator hands the freed block back\n";
       else
-        o_ << "    " << Buf(s_, static_cast<int>(b)) << " = " << NewTensor(d) << "\n";
+        o_ << in << Buf(s_, static_cast<int>(b)) << " = " << NewTensor(d) << "\n";
     }
     o_ << "\n\n";
   }
@@ -216,6 +312,9 @@ class Writer {
     switch (op.kind) {
       case OpKind::kKernel:
         if (Compiled(op.kernel.kind)) return CompiledLaunch(op);
+        if (GridSpin(op))
+          return "spin_kernel(grid=(" + std::to_string(op.kernel.grid) + ", 1, 1), block=(" + std::to_string(op.kernel.block) +
+                 ", 1, 1), args=[" + std::to_string(std::min<TimeNs>(op.kernel.work, INT32_MAX)) + "])  # " + op.name;
         return "spin(" + Us(op.kernel.work) + ")  # " + op.name;
       case OpKind::kMemcpy:
         return Buf(s_, op.dst) + ".copy_(" + Buf(s_, op.src) + (op.async ? ", non_blocking=True" : "") + ")  # " + op.name;
@@ -233,8 +332,7 @@ class Writer {
       case OpKind::kMalloc:
       case OpKind::kMallocHost: return Buf(s_, op.buffer) + " = " + NewTensor(s_.buffers[op.buffer]);
       case OpKind::kFree: return "del " + Buf(s_, op.buffer) + "\n        torch.cuda.empty_cache()  # cudaFree of the cached block";
-      case OpKind::kCollective:
-        return "dist.all_reduce(" + Buf(s_, op.buffer) + ")  # " + op.name + ": needs one process per GPU, not run";
+      case OpKind::kCollective: return CollectiveCall(op);
       case OpKind::kGraphLaunch:
         return "graphs[" + std::to_string(&op - s_.ops.data()) + "].replay()  # " + op.name + ": one cudaGraphLaunch";
       case OpKind::kApiCall: return "pass  # " + op.name + ": not run";
@@ -242,10 +340,29 @@ class Writer {
     return "pass";
   }
 
+  // This GPU's part of a collective: the buffer as float32 (as the CUDA executor's NCCL
+  // calls), in place. ProcessGroupNCCL runs it on its own stream, which waits for the
+  // current stream first and which the current stream then waits for.
+  std::string CollectiveCall(const Op& op) const {
+    std::string b = Buf(s_, op.buffer) + (s_.buffers[op.buffer].bytes % 4 == 0 ? ".view(torch.float32)" : "");
+    std::string n = std::to_string(CollectiveParts(s_, static_cast<int>(&op - s_.ops.data())).size());
+    switch (op.collective) {
+      case CollectiveKind::kAllReduce: return "dist.all_reduce(" + b + ")  # " + op.name;
+      case CollectiveKind::kReduceScatter:
+        return "dist.reduce_scatter_tensor(" + b + ".chunk(" + n + ")[RANK], " + b + ")  # " + op.name;
+      case CollectiveKind::kAllGather:
+        return "dist.all_gather_into_tensor(" + b + ", " + b + ".chunk(" + n + ")[RANK])  # " + op.name;
+      case CollectiveKind::kBroadcast:
+        return "dist.broadcast(" + b + ", src=" + std::to_string(s_.streams[s_.ops[op.collective_first].stream].device) +
+               ")  # " + op.name;
+    }
+    return "pass";
+  }
+
   bool OnItsStream(const Op& op) const {
     // Calls that take a stream argument name it; the rest run on the stream made current.
     return op.stream >= 0 && (op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kPeerCopy ||
-                              op.kind == OpKind::kMemset || op.kind == OpKind::kGraphLaunch);
+                              op.kind == OpKind::kMemset || op.kind == OpKind::kGraphLaunch || op.kind == OpKind::kCollective);
   }
 
   void OpBlock(size_t i) {
@@ -255,12 +372,18 @@ class Writer {
     o_ << ":\n        " << Body(op) << "\n";
   }
 
-  void Thread(int t) {
-    o_ << "def thread_" << t << "(tag):\n";
+  // The Python function of host thread `t` (in the process of GPU `rank`, under torchrun).
+  std::string ThreadFunction(int t, int rank) const {
+    if (!distributed_) return "thread_" + std::to_string(t);
+    return "rank_" + std::to_string(rank) + (ThreadCount(s_) > 1 ? "_thread_" + std::to_string(t) : "");
+  }
+
+  void Thread(int t, int rank) {
+    o_ << "def " << ThreadFunction(t, rank) << "(tag):\n";
     bool any = false;
     for (size_t i = 0; i < s_.ops.size(); ++i) {
       const Op& op = s_.ops[i];
-      if (op.thread != t || op.graph >= 0) continue;
+      if (op.thread != t || op.graph >= 0 || !OnRank(i, rank)) continue;
       any = true;
       OpBlock(i);
     }
@@ -296,22 +419,35 @@ class Writer {
     int threads = ThreadCount(s_);
     bool graphs = std::any_of(s_.ops.begin(), s_.ops.end(), [](const Op& op) { return op.kind == OpKind::kGraphLaunch; });
     o_ << "def run_pass(tag):\n    make_buffers()\n" << (graphs ? "    capture_graphs()\n" : "")
-       << "    torch.cuda.synchronize()\n";
+       << "    torch.cuda.synchronize()\n"
+       << (distributed_ ? "    dist.barrier()  # every GPU's process starts the pass together\n" : "");
+    // Host thread t's function (under torchrun: of this process's GPU).
+    auto function = [&](int t) {
+      if (!distributed_) return ThreadFunction(t, 0);
+      std::string by_rank = "{";
+      for (int r = 0; r < Ranks(); ++r) by_rank += (r ? ", " : "") + std::to_string(r) + ": " + ThreadFunction(t, r);
+      return by_rank + "}[RANK]";
+    };
     if (threads == 1) {
-      o_ << "    thread_0(tag)\n";
+      o_ << "    " << function(0) << "(tag)\n";
     } else {
       o_ << "    # One Python thread per host thread, started one after another.\n    threads = [";
-      for (int t = 0; t < threads; ++t) o_ << (t ? ", " : "") << "threading.Thread(target=thread_" << t << ", args=(tag,))";
+      for (int t = 0; t < threads; ++t) o_ << (t ? ", " : "") << "threading.Thread(target=" << function(t) << ", args=(tag,))";
       o_ << "]\n    for t in threads:\n        t.start()\n    for t in threads:\n        t.join()\n";
     }
     o_ << "    torch.cuda.synchronize()\n\n\n";
-    if (s_.settings.warmup) o_ << "run_pass(\"warmup\")  # loads every kernel and warms the allocator\n";
+    // Under torchrun the first collectives connect the GPUs, so there is always a warm-up.
+    if (s_.settings.warmup || distributed_) o_ << "run_pass(\"warmup\")  # loads every kernel and warms the allocator\n";
     o_ << "run_pass(\"streamlab\")\n";
+    if (distributed_) o_ << "dist.destroy_process_group()\n";
   }
 
   const Scenario& s_;
   std::ostringstream o_;
   std::vector<std::string> differs_, unsupported_;
+  bool distributed_ = false;          // collectives: a torchrun job, one process per GPU
+  bool high_priority_comm_ = false;   // a collective runs on a high-priority stream
+  std::vector<int> rank_;             // per op: the GPU whose process runs it
 };
 
 }  // namespace

@@ -7,7 +7,10 @@
 // mapped back onto the lab's ops (engine/trace/torch_mapping.h); a warm-up pass, where the
 // scenario asks for one, uses "warmup:N". A graph_launch's ops are captured with
 // torch.cuda.graph at the start of each pass, each inside "capture:N", and replayed by the
-// launch; CUPTI names the captured node behind each replayed kernel.
+// launch; CUPTI names the captured node behind each replayed kernel. A spin kernel of more
+// than 32 blocks is StreamLab's spin kernel compiled with NVRTC (torch.cuda._sleep is one
+// block). A scenario with collectives is a torchrun program: each GPU's ops run in that
+// GPU's process (its ranges keep their op numbers), the collectives are torch.distributed's.
 #pragma once
 
 #include <string>
@@ -20,11 +23,15 @@ namespace streamlab {
 struct TorchProgram {
   std::string text;
   // What PyTorch does differently from the lab's program (a per-thread default stream, a
-  // blocking stream, a kernel that fills the GPU): the program runs, and shows what PyTorch
-  // does instead. The text says the same in comments.
+  // blocking stream, buffers it does not read back): the program runs, and shows what
+  // PyTorch does instead. The text says the same in comments.
   std::vector<std::string> differs;
-  // What the program cannot run (a non-spin kernel, a collective, a recorded program).
+  // What the program cannot run (a non-spin kernel, a recorded program, another GPU's
+  // event under torchrun).
   std::vector<std::string> unsupported;
+  // Processes to start: 1 = `python3 program.py`; N = a scenario with collectives, run as
+  // `torchrun --nproc_per_node=N program.py`, one process per GPU (RANK = its GPU).
+  int processes = 1;
 };
 
 TorchProgram ScenarioAsTorchProgram(const Scenario& scenario);

@@ -20,6 +20,7 @@ bool Matches(OpKind lab, OpKind recorded) {
     case OpKind::kPeerCopy:
       return recorded == OpKind::kMemcpy || recorded == OpKind::kPeerCopy || recorded == OpKind::kKernel;
     case OpKind::kMemset: return recorded == OpKind::kMemset || recorded == OpKind::kKernel;
+    case OpKind::kCollective: return recorded == OpKind::kCollective;  // NCCL's kernel, matched across ranks
     case OpKind::kRecord: return recorded == OpKind::kRecord;
     case OpKind::kWaitEvent:
     case OpKind::kWaitStream: return recorded == OpKind::kWaitEvent || recorded == OpKind::kWaitStream;
@@ -101,7 +102,7 @@ Trace MapTorchRun(const Trace& recorded, const Scenario& lab) {
       rec.ready = r.ready;
       rec.start = r.start;
       rec.end = r.end;
-      missing_ready = missing_ready || op.kind == OpKind::kKernel;
+      missing_ready = missing_ready || op.kind == OpKind::kKernel || op.kind == OpKind::kCollective;
     }
     if (rec.ret < rec.submit) {
       rec.submit = range.begin;
@@ -116,6 +117,10 @@ Trace MapTorchRun(const Trace& recorded, const Scenario& lab) {
   if (std::any_of(lab.ops.begin(), lab.ops.end(), [](const Op& op) { return op.graph >= 0; }))
     t.notes.push_back("graph replays: each replayed kernel is the node CUPTI says it ran, captured in the op's own range; "
                       "a graph's records and waits are placed where the graph's order puts them");
+  if (std::any_of(lab.ops.begin(), lab.ops.end(), [](const Op& op) { return op.kind == OpKind::kCollective; }))
+    t.notes.push_back("collectives: torchrun ran one process per GPU, and each op is found in its GPU's process; "
+                      "ProcessGroupNCCL ran each collective on a stream of its own, which waited for the op's stream "
+                      "and which the op's stream then waited for, so the collective is drawn on the op's stream");
   if (missing_ready) t.notes.push_back("when each kernel became ready is not recorded: ready is shown at its start");
   for (const std::string& n : recorded.notes) t.notes.push_back(n);
   return t;

@@ -4,8 +4,11 @@
 // slower GPU, a bigger batch, a thermal throttle): the all-reduce can only move data once
 // every rank has arrived, so the others sit inside it - the time shows up as communication,
 // though the cause is compute on another GPU.
+#include <algorithm>
+
 #include "engine/analysis/analyzer.h"
 #include "engine/scenario/scenario_builder.h"
+#include "engine/trace/trace_query.h"
 #include "engine/util/format.h"
 #include "labs/catalogue.h"
 
@@ -89,6 +92,27 @@ Lab StragglerLab() {
                double ratio = extra > 0 ? static_cast<double>(w.longest) / static_cast<double>(extra) : 0;
                return CheckResult{ratio >= 0.8 && ratio <= 1.2,
                                   "waited " + FormatDuration(w.longest) + " for " + FormatDuration(extra) + " of extra compute"};
+             }}};
+  };
+  // In PyTorch each GPU is its own process: the processes leave the barrier before the step
+  // tens of microseconds apart (58 us on two H200s), so even balanced ranks reach the
+  // all-reduce that far apart, and the earlier one waits for the other's later start.
+  lab.torch_expectations = [](const LabArgs& a) -> std::vector<Expectation> {
+    if (a.variant != "balanced") return {};
+    int gpus = GpusOf(a.variant);
+    return {{"a GPU waits inside the all-reduce no longer than the other processes started their compute later (+ 10 us)",
+             [gpus](const Trace& t) {
+               TimeNs first = 0, last = 0;
+               for (int g = 0; g < gpus; ++g) {
+                 TimeNs start = OpNamed(t, "compute_gpu" + std::to_string(g)).start;
+                 first = g == 0 ? start : std::min(first, start);
+                 last = g == 0 ? start : std::max(last, start);
+               }
+               Wait w = LongestWait(t);
+               TimeNs longest = w.waiting < 0 ? 0 : w.longest;
+               return CheckResult{longest <= last - first + Us(10) + t.clock_error,
+                                  "longest wait " + FormatDuration(longest) + ", compute starts " +
+                                      FormatDuration(last - first) + " apart"};
              }}};
   };
   return lab;
