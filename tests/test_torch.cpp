@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "engine/analysis/analyzer.h"
 #include "engine/scenario/scenario_builder.h"
@@ -14,6 +15,7 @@
 #include "engine/classroom/lab_texts.h"
 #include "engine/scenario/code_gen.h"
 #include "engine/scenario/torch_program.h"
+#include "engine/sim/buffer_contents.h"
 #include "engine/trace/torch_mapping.h"
 #include "engine/util/errors.h"
 #include "labs/catalogue.h"
@@ -85,6 +87,15 @@ TEST(TorchProgram, SaysWhatPyTorchCannotDoOrDoesDifferently) {
   TorchProgram cross = ScenarioAsTorchProgram(b.Build());
   ASSERT_EQ(cross.unsupported.size(), 1u);
   EXPECT_NE(cross.unsupported.front().find("another GPU's event"), std::string::npos);
+  // Checked memory: zeroed, written by the compiled spin kernel, saved after the run.
+  TorchProgram hazard = program("w3-record-stream-hazard", "hazard");
+  EXPECT_TRUE(hazard.differs.empty());
+  EXPECT_NE(hazard.text.find("buf[\"x\"] = torch.zeros(262144"), std::string::npos);
+  EXPECT_NE(hazard.text.find("spin_fill_kernel(grid=(4, 1, 1), block=(128, 1, 1), args=[1000000, buf[\"x\"], 65536, "
+                             "buf[\"out\"], 65536])  # read_x"), std::string::npos);
+  EXPECT_NE(hazard.text.find("for storage, names in {0: [\"x\", \"y\"], 1: [\"out\"]}.items():"), std::string::npos);
+  EXPECT_NE(hazard.text.find("run_pass(\"streamlab\")\nsave_contents()\n"), std::string::npos);
+  EXPECT_EQ(program("w2-event-chain", "chain").text.find("save_contents"), std::string::npos);  // nothing checked
   TorchProgram threads = program("w3-thread-per-stream", "per-thread-default-stream");
   EXPECT_NE(threads.text.find("threading.Thread(target=thread_3"), std::string::npos);
 }
@@ -234,6 +245,45 @@ TEST(TorchTexts, ALabWithPyTorchClaimsSaysWhatPyTorchDoesInBothLanguages) {
     labs += claims || torchrun;
   }
   EXPECT_EQ(labs, 13);
+}
+
+}  // namespace
+}  // namespace streamlab
+
+namespace streamlab {
+namespace {
+
+// What a PyTorch program saved (one file of bytes per checked storage) is checked like a
+// CUDA run's read-back; a storage it did not save (or saved short) is a note, not a check.
+TEST(TorchContents, SavedBytesAreComparedWithProgramOrder) {
+  const Lab& lab = FindLab("w3-record-stream-hazard");
+  Scenario s = lab.build(ResolveLabArgs(lab, "hazard", {}));
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "streamlab-contents-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto save = [&](int buffer, uint32_t value, size_t elements) {
+    std::vector<uint32_t> v(elements, value);
+    std::ofstream(dir / (std::to_string(buffer) + ".bin"), std::ios::binary)
+        .write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
+  };
+  save(1, 0x07070708u, 65536);  // out: read_x saw the reused block's memset
+  std::vector<std::string> notes;
+  std::vector<BufferCheck> checks = SavedContentsChecks(s, dir.string(), notes);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].buffer, "out");
+  EXPECT_FALSE(checks[0].ok);
+  EXPECT_EQ(checks[0].actual, "65536 of 65536 elements differ (the first is 117901064)");
+  ASSERT_EQ(notes.size(), 1u);  // x was not saved
+  EXPECT_NE(notes[0].find("buffer x"), std::string::npos);
+  save(0, 0x07070707u, 65536);
+  save(1, 2u, 100);  // short: not checked
+  notes.clear();
+  checks = SavedContentsChecks(s, dir.string(), notes);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].buffer, "x");
+  EXPECT_TRUE(checks[0].ok) << checks[0].actual;
+  EXPECT_EQ(notes.size(), 1u);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

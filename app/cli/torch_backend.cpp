@@ -8,10 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "app/cli/child_run.h"
 #include "engine/scenario/torch_program.h"
+#include "engine/sim/buffer_contents.h"
 #include "engine/trace/torch_mapping.h"
 #include "engine/util/errors.h"
 #include "kernels/cuda_backend.h"
@@ -29,6 +32,16 @@ void Write(const std::string& path, const std::string& text) {
   out << text;
   if (!out) throw InputError(path + ": cannot write");
 }
+
+// A folder that lives as long as the run needs it.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(std::filesystem::path p) : path(std::move(p)) { std::filesystem::create_directories(path); }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
 
 }  // namespace
 
@@ -53,6 +66,9 @@ Trace RunInTorch(const Scenario& scenario, const TorchRunOptions& options) {
   std::string path = (std::filesystem::temp_directory_path() /
                       ("streamlab-torch-" + std::to_string(getpid()) + ".py")).string();
   Write(path, program.text);
+  // Where the program saves its checked buffers' bytes (the child inherits the variable).
+  TempDir contents{std::filesystem::temp_directory_path() / ("streamlab-torch-" + std::to_string(getpid()))};
+  setenv("STREAMLAB_CONTENTS_DIR", contents.path.c_str(), 1);
   // A scenario with collectives is a torchrun job: one process per GPU, recorded into one
   // trace (a lane group per rank, on the host's clock).
   std::vector<std::string> command{Python(), path};
@@ -60,10 +76,12 @@ Trace RunInTorch(const Scenario& scenario, const TorchRunOptions& options) {
     command = {Python(), "-m", "torch.distributed.run", "--standalone",
                "--nproc_per_node=" + std::to_string(program.processes), path};
   ChildRunResult run = RecordInChild(options.self, command, options.timeout_s);
+  unsetenv("STREAMLAB_CONTENTS_DIR");
   std::remove(path.c_str());
   if (run.exit_code != 0)
     throw RunError("the PyTorch program failed" + (run.error.empty() ? std::string() : ": " + run.error));
   Trace trace = MapTorchRun(run.trace, scenario);
+  trace.checks = SavedContentsChecks(scenario, contents.path.string(), trace.notes);
   for (const std::string& d : program.differs) trace.notes.push_back("PyTorch differs from the lab: " + d);
   return trace;
 }

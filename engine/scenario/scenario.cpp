@@ -108,6 +108,14 @@ int StorageOf(const Scenario& scenario, int buffer) {
   return root >= 0 ? root : buffer;
 }
 
+std::vector<bool> CheckedStorage(const Scenario& s) {
+  std::vector<bool> root_checked(s.buffers.size(), false), checked(s.buffers.size(), false);
+  for (size_t b = 0; b < s.buffers.size(); ++b)
+    if (s.buffers[b].checked) root_checked[StorageOf(s, static_cast<int>(b))] = true;
+  for (size_t b = 0; b < s.buffers.size(); ++b) checked[b] = root_checked[StorageOf(s, static_cast<int>(b))];
+  return checked;
+}
+
 int ThreadCount(const Scenario& scenario) {
   int n = 1;
   for (const Op& op : scenario.ops) n = std::max(n, op.thread + 1);

@@ -173,6 +173,9 @@ std::vector<int> BuffersWritten(const Op& op);
 
 // The buffer whose memory `buffer` uses (itself unless it aliases another).
 int StorageOf(const Scenario& scenario, int buffer);
+// Per buffer: whether its memory (its own, or the memory it aliases) is modelled and
+// checked. Computed once per scenario; index it by buffer.
+std::vector<bool> CheckedStorage(const Scenario& scenario);
 // Host threads the scenario uses (1 + the largest op.thread).
 int ThreadCount(const Scenario& scenario);
 // The process a host thread belongs to (0 unless the program had several), and how many.

@@ -33,8 +33,9 @@ std::string Us(TimeNs ns) {
 
 std::string Buf(const Scenario& s, int b) { return "buf[" + Py(s.buffers[b].name) + "]"; }
 
-std::string NewTensor(const BufferDesc& b) {
-  std::string t = "torch.empty(" + std::to_string(b.bytes) + ", dtype=torch.uint8";
+// Checked memory starts zeroed, as the executors zero it before a run.
+std::string NewTensor(const BufferDesc& b, bool zeroed) {
+  std::string t = std::string(zeroed ? "torch.zeros(" : "torch.empty(") + std::to_string(b.bytes) + ", dtype=torch.uint8";
   if (b.kind == MemoryKind::kDevice) t += ", device=\"cuda:" + std::to_string(b.device) + "\"";
   if (b.kind == MemoryKind::kPinnedHost) t += ", pin_memory=True";
   return t + ")";
@@ -42,7 +43,7 @@ std::string NewTensor(const BufferDesc& b) {
 
 class Writer {
  public:
-  explicit Writer(const Scenario& s) : s_(s) {}
+  explicit Writer(const Scenario& s) : s_(s), checked_(CheckedStorage(s)) {}
 
   TorchProgram Write() {
     AssignRanks();
@@ -118,15 +119,6 @@ class Writer {
       if (st.kind == StreamKind::kCreated && !st.non_blocking && legacy_used[st.device])
         differs_.push_back("stream " + st.name + ": PyTorch creates every stream non-blocking, so it never waits for the legacy default stream");
     }
-    for (size_t b = 0; b < s_.buffers.size(); ++b) {
-      if (!s_.buffers[b].checked) continue;
-      if (WrittenByCompiledKernel(static_cast<int>(b)))
-        differs_.push_back("buffer " + s_.buffers[b].name + ": the PyTorch run does not read buffers back, so its "
-                           "contents are not checked");
-      else
-        differs_.push_back("buffer " + s_.buffers[b].name + ": torch.cuda._sleep reads and writes no memory, so a race "
-                           "cannot corrupt it and its contents are not checked");
-    }
     std::vector<int> slots;
     for (const Op& op : s_.ops)
       if (op.kind == OpKind::kKernel && std::find(slots.begin(), slots.end(), op.kernel.function_slot) == slots.end())
@@ -144,18 +136,21 @@ class Writer {
 
   static bool Compiled(KernelKind kind) { return kind == KernelKind::kAtomic || kind == KernelKind::kSharedMemory; }
 
-  bool WrittenByCompiledKernel(int buffer) const {
-    for (const Op& op : s_.ops)
-      if (op.kind == OpKind::kKernel && Compiled(op.kernel.kind) &&
-          std::find(op.kernel.writes.begin(), op.kernel.writes.end(), buffer) != op.kernel.writes.end())
-        return true;
-    return false;
-  }
 
   // A spin kernel of many blocks is StreamLab's spin compiled with NVRTC: torch.cuda._sleep
   // runs one block, which never fills the GPU (what w1-gpu-is-full and the priority labs need).
-  static bool GridSpin(const Op& op) {
-    return op.kind == OpKind::kKernel && op.kernel.kind == KernelKind::kSpin && op.kernel.grid > kMaxSleepGrid;
+  bool GridSpin(const Op& op) const {
+    return op.kind == OpKind::kKernel && op.kernel.kind == KernelKind::kSpin && op.kernel.grid > kMaxSleepGrid &&
+           !FillSpin(op);
+  }
+  // A spin kernel that writes checked memory also fills it, as StreamLab's CUDA spin kernel
+  // does: out[j] = in[j % n_in] + 1 after the spin, so a race's wrong result shows in PyTorch.
+  bool FillSpin(const Op& op) const {
+    return op.kind == OpKind::kKernel && op.kernel.kind == KernelKind::kSpin && !op.kernel.writes.empty() &&
+           checked_[op.kernel.writes.front()];
+  }
+  bool Any(bool (Writer::*which)(const Op&) const) const {
+    return std::any_of(s_.ops.begin(), s_.ops.end(), [&](const Op& op) { return (this->*which)(op); });
   }
 
   bool Uses(KernelKind kind) const {
@@ -168,16 +163,27 @@ class Writer {
   // the program compiles them at start with NVRTC through torch.cuda._compile_kernel and
   // launches them on the current stream like any PyTorch kernel.
   void CompiledKernels() {
-    if (std::any_of(s_.ops.begin(), s_.ops.end(), GridSpin))
+    bool grid = Any(&Writer::GridSpin), fill = Any(&Writer::FillSpin);
+    if (grid || fill) {
       o_ << "SPIN_SOURCE = r\"\"\"\n"
-         << "extern \"C\" __global__ void streamlab_spin(int ns) {\n"
+         << "__device__ void spin_ns(int ns) {\n"
          << "  // Thread 0 of every block spins on the GPU's nanosecond timer; the block holds its\n"
          << "  // SM slot meanwhile, so a big grid fills the GPU as a real kernel does.\n"
          << "  if (threadIdx.x == 0) {\n    unsigned long long start, now;\n"
          << "    asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(start));\n"
          << "    do {\n      asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(now));\n"
-         << "    } while (now - start < (unsigned long long)ns);\n  }\n  __syncthreads();\n}\n\"\"\"\n"
-         << "spin_kernel = torch.cuda._compile_kernel(SPIN_SOURCE, \"streamlab_spin\")\n\n\n";
+         << "    } while (now - start < (unsigned long long)ns);\n  }\n  __syncthreads();\n}\n\n"
+         << "extern \"C\" __global__ void streamlab_spin(int ns) { spin_ns(ns); }\n\n"
+         << "extern \"C\" __global__ void streamlab_spin_fill(int ns, const unsigned* in, int n_in, unsigned* out, int n_out) {\n"
+         << "  // Reads its input and writes every element of its output only after the spin, so\n"
+         << "  // what it reads is what other streams left there by then.\n"
+         << "  spin_ns(ns);\n"
+         << "  for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n_out; j += gridDim.x * blockDim.x)\n"
+         << "    out[j] = (n_in ? in[j % n_in] : 0u) + 1u;\n}\n\"\"\"\n";
+      if (grid) o_ << "spin_kernel = torch.cuda._compile_kernel(SPIN_SOURCE, \"streamlab_spin\")\n";
+      if (fill) o_ << "spin_fill_kernel = torch.cuda._compile_kernel(SPIN_SOURCE, \"streamlab_spin_fill\")\n";
+      o_ << "\n\n";
+    }
     if (Uses(KernelKind::kAtomic))
       o_ << "ATOMIC_SOURCE = r\"\"\"\n"
          << "extern \"C\" __global__ void streamlab_atomics(unsigned* target, int n, int work) {\n"
@@ -198,6 +204,16 @@ class Writer {
          << "  acc += mine[slot];\n  if (acc == -1.0f) streamlab_sink = acc;  // keeps the loop\n"
          << "}\n\"\"\"\n"
          << "shared_tiles_kernel = torch.cuda._compile_kernel(SHARED_SOURCE, \"streamlab_shared_tiles\")\n\n\n";
+  }
+
+  std::string FillLaunch(const Op& op) const {
+    int out = op.kernel.writes.front();
+    int in = op.kernel.reads.empty() ? -1 : op.kernel.reads.front();
+    std::string n_out = std::to_string(s_.buffers[out].bytes / 4);
+    std::string input = in < 0 ? Buf(s_, out) + ", 0" : Buf(s_, in) + ", " + std::to_string(s_.buffers[in].bytes / 4);
+    return "spin_fill_kernel(grid=(" + std::to_string(op.kernel.grid) + ", 1, 1), block=(" + std::to_string(op.kernel.block) +
+           ", 1, 1), args=[" + std::to_string(std::min<TimeNs>(op.kernel.work, INT32_MAX)) + ", " + input + ", " +
+           Buf(s_, out) + ", " + n_out + "])  # " + op.name;
   }
 
   std::string CompiledLaunch(const Op& op) const {
@@ -299,7 +315,7 @@ class Writer {
         o_ << in << Buf(s_, static_cast<int>(b)) << " = " << Buf(s_, d.alias_of)
            << "  # the caching allocator hands the freed block back\n";
       else
-        o_ << in << Buf(s_, static_cast<int>(b)) << " = " << NewTensor(d) << "\n";
+        o_ << in << Buf(s_, static_cast<int>(b)) << " = " << NewTensor(d, checked_[b]) << "\n";
     }
     o_ << "\n\n";
   }
@@ -312,6 +328,7 @@ class Writer {
     switch (op.kind) {
       case OpKind::kKernel:
         if (Compiled(op.kernel.kind)) return CompiledLaunch(op);
+        if (FillSpin(op)) return FillLaunch(op);
         if (GridSpin(op))
           return "spin_kernel(grid=(" + std::to_string(op.kernel.grid) + ", 1, 1), block=(" + std::to_string(op.kernel.block) +
                  ", 1, 1), args=[" + std::to_string(std::min<TimeNs>(op.kernel.work, INT32_MAX)) + "])  # " + op.name;
@@ -330,7 +347,7 @@ class Writer {
       case OpKind::kHostWork: return "host_work(" + Us(op.duration) + ")";
       case OpKind::kSetDevice: return "torch.cuda.set_device(" + std::to_string(op.device) + ")";
       case OpKind::kMalloc:
-      case OpKind::kMallocHost: return Buf(s_, op.buffer) + " = " + NewTensor(s_.buffers[op.buffer]);
+      case OpKind::kMallocHost: return Buf(s_, op.buffer) + " = " + NewTensor(s_.buffers[op.buffer], checked_[op.buffer]);
       case OpKind::kFree: return "del " + Buf(s_, op.buffer) + "\n        torch.cuda.empty_cache()  # cudaFree of the cached block";
       case OpKind::kCollective: return CollectiveCall(op);
       case OpKind::kGraphLaunch:
@@ -437,9 +454,36 @@ class Writer {
     }
     o_ << "    torch.cuda.synchronize()\n\n\n";
     // Under torchrun the first collectives connect the GPUs, so there is always a warm-up.
+    SaveContents();
     if (s_.settings.warmup || distributed_) o_ << "run_pass(\"warmup\")  # loads every kernel and warms the allocator\n";
     o_ << "run_pass(\"streamlab\")\n";
+    if (std::any_of(checked_.begin(), checked_.end(), [](bool c) { return c; })) o_ << "save_contents()\n";
     if (distributed_) o_ << "dist.destroy_process_group()\n";
+  }
+
+  // The checked memory's bytes after the measured pass, one file per storage (named by its
+  // buffer index), for `--backend torch` to compare with what program order gives. The
+  // memory may be held under the name of a buffer that reuses it.
+  void SaveContents() {
+    std::string storages;
+    for (size_t b = 0; b < s_.buffers.size(); ++b) {
+      if (!checked_[b] || s_.buffers[b].alias_of >= 0) continue;
+      std::string names = Py(s_.buffers[b].name);
+      for (size_t a = 0; a < s_.buffers.size(); ++a)
+        if (a != b && StorageOf(s_, static_cast<int>(a)) == static_cast<int>(b)) names += ", " + Py(s_.buffers[a].name);
+      storages += (storages.empty() ? "" : ", ") + std::to_string(b) + ": [" + names + "]";
+    }
+    if (storages.empty()) return;
+    o_ << "def save_contents():\n"
+       << "    \"\"\"Each checked buffer's bytes, for StreamLab to compare with what program order gives\n"
+       << "    (it sets STREAMLAB_CONTENTS_DIR; run by hand, nothing is saved).\"\"\"\n"
+       << "    where = os.environ.get(\"STREAMLAB_CONTENTS_DIR\")\n"
+       << "    if not where:\n        return\n"
+       << "    for storage, names in {" << storages << "}.items():\n"
+       << "        held = [buf[n] for n in names if n in buf]\n"
+       << "        if held:  # uint8 bytes; tolist needs no numpy (checked buffers are small)\n"
+       << "            with open(os.path.join(where, f\"{storage}.bin\"), \"wb\") as f:\n"
+       << "                f.write(bytes(held[0].cpu().tolist()))\n\n\n";
   }
 
   const Scenario& s_;
@@ -448,6 +492,7 @@ class Writer {
   bool distributed_ = false;          // collectives: a torchrun job, one process per GPU
   bool high_priority_comm_ = false;   // a collective runs on a high-priority stream
   std::vector<int> rank_;             // per op: the GPU whose process runs it
+  std::vector<bool> checked_;         // per buffer: its memory's contents are checked
 };
 
 }  // namespace

@@ -2,6 +2,9 @@
 #include "engine/sim/buffer_contents.h"
 
 #include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 
 namespace streamlab {
@@ -58,14 +61,6 @@ void ApplyKernel(const Scenario& s, const std::vector<bool>& checked, const Op& 
 }
 
 }  // namespace
-
-std::vector<bool> CheckedStorage(const Scenario& s) {
-  std::vector<bool> root_checked(s.buffers.size(), false), checked(s.buffers.size(), false);
-  for (size_t b = 0; b < s.buffers.size(); ++b)
-    if (s.buffers[b].checked) root_checked[StorageOf(s, static_cast<int>(b))] = true;
-  for (size_t b = 0; b < s.buffers.size(); ++b) checked[b] = root_checked[StorageOf(s, static_cast<int>(b))];
-  return checked;
-}
 
 std::vector<Contents> ApplyOps(const Scenario& s, const std::vector<int>& order) {
   std::vector<bool> checked = CheckedStorage(s);
@@ -155,6 +150,27 @@ BufferCheck CheckElements(const std::string& buffer, const Contents& expected,
                   : std::to_string(wrong) + " of " + std::to_string(elements.size()) +
                         " elements differ (the first is " + std::to_string(first_wrong) + ")";
   return c;
+}
+
+std::vector<BufferCheck> SavedContentsChecks(const Scenario& s, const std::string& dir, std::vector<std::string>& notes) {
+  std::vector<bool> checked = CheckedStorage(s);
+  std::vector<Contents> expected;
+  std::vector<BufferCheck> checks;
+  for (size_t b = 0; b < s.buffers.size(); ++b) {
+    if (!checked[b] || s.buffers[b].alias_of >= 0) continue;
+    if (expected.empty()) expected = ProgramOrderContents(s);
+    std::ifstream in(dir + "/" + std::to_string(b) + ".bin", std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // (istreambuf_iterator sets no eof bit: whether the file opened and its size say it all.)
+    if (!in.is_open() || bytes.size() != s.buffers[b].bytes || bytes.size() % 4 != 0) {
+      notes.push_back("buffer " + s.buffers[b].name + ": the program did not save its contents, so they are not checked");
+      continue;
+    }
+    std::vector<uint32_t> elements(bytes.size() / 4);
+    std::memcpy(elements.data(), bytes.data(), bytes.size());
+    checks.push_back(CheckElements(s.buffers[b].name, expected[b], elements));
+  }
+  return checks;
 }
 
 std::vector<BufferCheck> SimulatedChecks(const Trace& t) {

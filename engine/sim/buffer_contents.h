@@ -27,9 +27,6 @@ struct Contents {
   uint64_t elements = 0;
 };
 
-// Per buffer: whether its memory (its own, or the memory it aliases) is modelled and
-// checked. Computed once per scenario; index it by buffer.
-std::vector<bool> CheckedStorage(const Scenario& scenario);
 // The contents of every checked storage (indexed by buffer; non-storage entries unused)
 // after applying `order`'s ops. Storages start zeroed: executors zero them before a run.
 std::vector<Contents> ApplyOps(const Scenario& scenario, const std::vector<int>& order);
@@ -42,6 +39,10 @@ std::string Describe(const Contents& contents);
 // Compares read-back elements with what program order gives.
 BufferCheck CheckElements(const std::string& buffer, const Contents& expected,
                           const std::vector<uint32_t>& elements);
+// The checks of a run whose program saved each checked storage's bytes as DIR/<buffer index>.bin
+// (the PyTorch backend's programs do); a storage with no such file gets a note, not a check.
+std::vector<BufferCheck> SavedContentsChecks(const Scenario& scenario, const std::string& dir,
+                                             std::vector<std::string>& notes);
 // The simulator's checks: program order against completion order, one per checked storage.
 std::vector<BufferCheck> SimulatedChecks(const Trace& trace);
 
