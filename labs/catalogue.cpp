@@ -33,4 +33,6 @@ const Lab& FindLab(const std::string& id) {
   throw InputError("unknown lab \"" + id + "\" (labs: " + known + ")");
 }
 
+int CollectiveLabGpus(const std::string& variant) { return variant.ends_with("-4gpu") ? 4 : 2; }
+
 }  // namespace streamlab

@@ -12,6 +12,10 @@ const std::vector<Lab>& AllLabs();
 // Throws InputError naming the known labs when `id` is unknown.
 const Lab& FindLab(const std::string& id);
 
+// The GPUs a collective lab's variant runs on: 4 for a "-4gpu" variant, else 2 (what its
+// variant_devices says too), for the labs' builders and claims.
+int CollectiveLabGpus(const std::string& variant);
+
 // One function per lab file.
 Lab FifoVsStreamsLab();
 Lab GpuIsFullLab();

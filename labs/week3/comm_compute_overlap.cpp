@@ -12,8 +12,6 @@
 namespace streamlab {
 namespace {
 
-int GpusOf(const std::string& variant) { return variant.ends_with("-4gpu") ? 4 : 2; }
-
 // Fraction of the collectives' time during which a compute kernel ran on the same GPU.
 double HiddenFraction(const Trace& t) {
   TimeNs comm = 0, hidden = 0;
@@ -47,7 +45,7 @@ Lab CommComputeOverlapLab() {
   lab.params = {{"layers", 2, 8, 4, "layers"}, {"layer_us", 100, 5000, 500, "us"}, {"bucket_mb", 4, 256, 64, "MB"}};
 
   lab.build = [](const LabArgs& a) {
-    int gpus = GpusOf(a.variant);
+    int gpus = CollectiveLabGpus(a.variant);
     ScenarioBuilder b("w3-comm-compute-overlap", gpus);
     int layers = static_cast<int>(a["layers"]);
     uint64_t bytes = static_cast<uint64_t>(a["bucket_mb"]) << 20;

@@ -15,8 +15,6 @@
 namespace streamlab {
 namespace {
 
-int GpusOf(const std::string& variant) { return variant.ends_with("-4gpu") ? 4 : 2; }
-
 // The longest time a part of the all-reduce waited for the last rank, as the analyzer says,
 // and the name of the op the late rank was still running.
 struct Wait {
@@ -45,7 +43,7 @@ Lab StragglerLab() {
   lab.params = {{"step_us", 200, 10000, 2000, "us"}, {"slowdown_pct", 0, 200, 50, "%"}, {"grad_mb", 4, 512, 128, "MB"}};
 
   lab.build = [](const LabArgs& a) {
-    int gpus = GpusOf(a.variant);
+    int gpus = CollectiveLabGpus(a.variant);
     ScenarioBuilder b("w3-straggler", gpus);
     uint64_t bytes = static_cast<uint64_t>(a["grad_mb"]) << 20;
     bool straggler = a.variant.starts_with("straggler");
@@ -75,7 +73,7 @@ Lab StragglerLab() {
         Wait w = LongestWait(t);
         return CheckResult{w.waiting < 0, w.waiting < 0 ? "no collective wait" : "longest wait " + FormatDuration(w.longest)};
       }}};
-    int gpus = GpusOf(a.variant);
+    int gpus = CollectiveLabGpus(a.variant);
     TimeNs extra = static_cast<TimeNs>(Us(a["step_us"]) * a["slowdown_pct"] / 100.0);
     std::string slow = "gpu" + std::to_string(gpus - 1);
     return {{"the analyzer names " + slow + " as the late rank, still running compute_" + slow,
@@ -99,7 +97,7 @@ Lab StragglerLab() {
   // all-reduce that far apart, and the earlier one waits for the other's later start.
   lab.torch_expectations = [](const LabArgs& a) -> std::vector<Expectation> {
     if (a.variant != "balanced") return {};
-    int gpus = GpusOf(a.variant);
+    int gpus = CollectiveLabGpus(a.variant);
     return {{"a GPU waits inside the all-reduce no longer than the other processes started their compute later (+ 10 us)",
              [gpus](const Trace& t) {
                TimeNs first = 0, last = 0;
