@@ -120,7 +120,8 @@ Trace MapTorchRun(const Trace& recorded, const Scenario& lab) {
   if (std::any_of(lab.ops.begin(), lab.ops.end(), [](const Op& op) { return op.kind == OpKind::kCollective; }))
     t.notes.push_back("collectives: torchrun ran one process per GPU, and each op is found in its GPU's process; "
                       "ProcessGroupNCCL ran each collective on a stream of its own, which waited for the op's stream "
-                      "and which the op's stream then waited for, so the collective is drawn on the op's stream");
+                      "and which the op's stream then waited for, so the collective is drawn on the op's stream; the "
+                      "lab's host thread ran once per process, so host calls of different GPUs can overlap on its lane");
   if (missing_ready) t.notes.push_back("when each kernel became ready is not recorded: ready is shown at its start");
   for (const std::string& n : recorded.notes) t.notes.push_back(n);
   return t;
