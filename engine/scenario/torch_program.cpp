@@ -437,7 +437,9 @@ class Writer {
     bool graphs = std::any_of(s_.ops.begin(), s_.ops.end(), [](const Op& op) { return op.kind == OpKind::kGraphLaunch; });
     o_ << "def run_pass(tag):\n    make_buffers()\n" << (graphs ? "    capture_graphs()\n" : "")
        << "    torch.cuda.synchronize()\n"
-       << (distributed_ ? "    dist.barrier()  # every GPU's process starts the pass together\n" : "");
+       << (distributed_ ? "    dist.barrier()  # every GPU's process starts the pass together:\n"
+                          "    torch.cuda.synchronize()  # once the barrier's all-reduce is done, all are here\n"
+                        : "");
     // Host thread t's function (under torchrun: of this process's GPU).
     auto function = [&](int t) {
       if (!distributed_) return ThreadFunction(t, 0);

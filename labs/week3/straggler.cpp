@@ -92,9 +92,10 @@ Lab StragglerLab() {
                                   "waited " + FormatDuration(w.longest) + " for " + FormatDuration(extra) + " of extra compute"};
              }}};
   };
-  // In PyTorch each GPU is its own process: the processes leave the barrier before the step
-  // tens of microseconds apart (58 us on two H200s), so even balanced ranks reach the
-  // all-reduce that far apart, and the earlier one waits for the other's later start.
+  // In PyTorch each GPU is its own process: even after a barrier and a synchronize the
+  // processes start the step tens of microseconds apart (25-83 us on two H200s), so even
+  // balanced ranks reach the all-reduce that far apart, and the earlier one waits for the
+  // other's later start.
   lab.torch_expectations = [](const LabArgs& a) -> std::vector<Expectation> {
     if (a.variant != "balanced") return {};
     int gpus = CollectiveLabGpus(a.variant);
