@@ -141,6 +141,27 @@ TEST(Recording, MalformedLogsNameTheLine) {
   EXPECT_THROW(TraceFromRecording(ParseRecording(meta, "x.jsonl")), InputError);
 }
 
+// Two GPUs each copy from pageable host memory (as a program that drives both from one
+// process does): host memory is one buffer, GPU memory one per device, and the scenario is
+// valid (it used to name two "pageable host memory" buffers and fail to load).
+TEST(Recording, CopiesOnTwoGpusShareOneHostBuffer) {
+  std::string log = "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":7,\"start\":0}\n";
+  for (int dev = 0; dev < 2; ++dev) {
+    std::string corr = std::to_string(dev + 1), sid = std::to_string(10 + dev), t0 = std::to_string(1000 + dev * 10000);
+    log += "{\"t\":\"call\",\"tid\":0,\"fn\":\"cudaMemcpy\",\"role\":\"memcpy\",\"dom\":0,\"b\":" + t0 + ",\"e\":" +
+           std::to_string(9000 + dev * 10000) + ",\"corr\":" + corr + ",\"stream\":0}\n";
+    log += "{\"t\":\"memcpy\",\"corr\":" + corr + ",\"dev\":" + std::to_string(dev) + ",\"sid\":" + sid + ",\"b\":" +
+           std::to_string(2000 + dev * 10000) + ",\"e\":" + std::to_string(8000 + dev * 10000) +
+           ",\"bytes\":4096,\"copy\":1,\"src\":1,\"dst\":3}\n";  // HtoD, pageable -> device
+  }
+  Trace t = TraceFromRecording(ParseRecording(log, "two_gpus.jsonl"));
+  EXPECT_NO_THROW(ValidateScenario(t.scenario));
+  std::vector<std::string> names;
+  for (const BufferDesc& b : t.scenario.buffers) names.push_back(b.name);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "pageable host memory"), 1) << names.size();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "GPU 1 memory"), 1);
+}
+
 // A log written with --capture-range cudaProfilerApi: the stream was created before the range
 // (its kind still counts), one kernel ran before it and one after (neither was recorded by the
 // library, but a log may still hold them: they are left out), and the wait inside the range

@@ -166,10 +166,11 @@ class Converter {
     return event_of_handle_[handle] = static_cast<int>(s_.events.size()) - 1;
   }
 
-  // One buffer per memory kind and device stands for "some memory of that kind": the log
-  // says which kind each copy touched, not which bytes, so races are not checked here.
+  // One buffer per memory kind (and, for GPU memory, per device) stands for "some memory of
+  // that kind": the log says which kind each copy touched, not which bytes, so races are not
+  // checked here. Host memory is one pool whichever GPU copied it (names must be unique).
   int Pooled(MemoryKind kind, int device, uint64_t bytes) {
-    int key = static_cast<int>(kind) * 16 + device;
+    int key = static_cast<int>(kind) * 16 + (kind == MemoryKind::kDevice ? device : 0);
     auto it = pooled_.find(key);
     if (it == pooled_.end()) {
       BufferDesc b;
