@@ -126,19 +126,29 @@ bool ModuleLoadCandidate(const AnalysisContext& ctx, int x, Candidate* out) {
 }
 
 // Another stream's op in the same hardware queue that was last to move on before `op`
-// became ready: the source of a false dependency.
-int QueueBlocker(const AnalysisContext& ctx, int op, TimeNs not_before, TimeNs ready) {
+// became ready: the source of a false dependency. `*until_end` says it held the queue
+// until it ended: a collective, behind which NCCL's own wait for it sits (sim_executor.cpp).
+int QueueBlocker(const AnalysisContext& ctx, int op, TimeNs not_before, TimeNs ready, bool* until_end) {
   int stream = ctx.op(op).stream;
   int best = -1;
+  TimeNs best_moved = 0;
   // A queued op releases the queue when it starts (kernels) or ends (what waits behind it):
-  // look at ops of the same device that started in [not_before, ready + slack].
+  // look at ops of the same device that started (or, collectives, ended) in
+  // [not_before, ready + slack].
   ctx.ForEachRunning(ctx.device_of(op), not_before, ready + ctx.slack + 1, [&](int i) {
     const Op& o = ctx.op(i);
     if (i >= op || o.stream == stream) return;
     if (ctx.queue_of_stream[o.stream] != ctx.queue_of_stream[stream]) return;
-    TimeNs moved = ctx.rec(i).start;
-    if (moved < not_before || moved > ready + ctx.slack) return;
-    if (best < 0 || moved > ctx.rec(best).start || (moved == ctx.rec(best).start && i < best)) best = i;
+    std::vector<std::pair<TimeNs, bool>> moves{{ctx.rec(i).start, false}};
+    if (o.kind == OpKind::kCollective) moves.push_back({ctx.rec(i).end, true});
+    for (auto [moved, at_end] : moves) {
+      if (moved < not_before || moved > ready + ctx.slack) continue;
+      if (best < 0 || moved > best_moved || (moved == best_moved && i < best)) {
+        best = i;
+        best_moved = moved;
+        *until_end = at_end;
+      }
+    }
   });
   return best;
 }
@@ -191,8 +201,10 @@ Finding Explain(const AnalysisContext& ctx, int x) {
     // for recorded graph replays: the graph's own edges, not in the recording, may explain it.)
     TimeNs ready = queued > 0 ? r.ready : r.start;
     if (ready - explained > ctx.slack && !r.graph_replay) {
-      int q = QueueBlocker(ctx, x, explained, ready);
-      if (q >= 0) candidates.push_back({Cause::kHardwareQueue, ready, {q}, -1});
+      bool until_end = false;
+      int q = QueueBlocker(ctx, x, explained, ready, &until_end);
+      // The marker names the collective when it held the queue until it ended.
+      if (q >= 0) candidates.push_back({Cause::kHardwareQueue, ready, {q}, until_end ? q : -1});
     }
   } else if (IsCopy(op) && r.start - explained > ctx.slack) {
     std::vector<int> busy = CopiesDuring(ctx, x, explained, r.start);

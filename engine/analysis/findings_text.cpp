@@ -38,7 +38,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
   static const std::vector<std::string> keys{
       "delay.prompt", "delay.stream_order", "delay.event_wait", "delay.wait_stream",
       "delay.legacy_waits_blocking", "delay.blocking_waits_legacy", "delay.host_late",
-      "delay.sms_busy", "delay.copy_engine_busy", "delay.hardware_queue", "delay.also",
+      "delay.sms_busy", "delay.copy_engine_busy", "delay.hardware_queue", "delay.hardware_queue_collective", "delay.also",
       "delay.module_load", "delay.module_load_self", "cause.module_load", "delay.unexplained",
       "cause.unexplained", "sms_estimated",
       "cause.prompt", "cause.stream_order", "cause.event_wait", "cause.wait_stream",
@@ -144,6 +144,7 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
                   ? "delay.legacy_waits_blocking"
                   : "delay.blocking_waits_legacy";
       if (f.cause == Cause::kModuleLoad && f.marker == f.op) key = "delay.module_load_self";
+      if (f.cause == Cause::kHardwareQueue && f.marker >= 0) key = "delay.hardware_queue_collective";
       if (f.marker >= 0 && s.ops[f.marker].event >= 0) v["event"] = s.events[s.ops[f.marker].event].name;
       if (f.cause == Cause::kHostLate) {
         v["call"] = Name(s, f.because.front());

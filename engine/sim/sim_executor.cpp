@@ -10,7 +10,12 @@
 //    device-wide only if the profile says so), pageable copies (until done), cudaMemcpy,
 //    CUDA_LAUNCH_BLOCKING (every launch waits for its kernel);
 //  - an NCCL collective's part occupies SMs from when its stream reaches it until every
-//    rank's part has, plus the transfer (sim_gpu.h);
+//    rank's part has, plus the transfer (sim_gpu.h); after launching it, NCCL makes its own
+//    internal stream wait for the part (recorded on two H200s with NCCL 2.28, one process
+//    driving both GPUs: an event recorded after the kernel, NCCL's stream waiting on it).
+//    That wait sits in the hardware queue of NCCL's stream, modelled as the next one after
+//    the program's streams: with one connection it holds everything behind it until the
+//    collective ends;
 //  - lazy loading (measured on an H200): the first launch of a kernel function costs the
 //    host ~20 us but does not block it; on the GPU the module load waits for all work
 //    already submitted to the device, and all work submitted after it waits for the load.
@@ -41,10 +46,12 @@ class SimRun {
         last_item_on_stream_(s.streams.size(), -1),
         load_barrier_(s.device_count, -1),
         queue_of_stream_(s.streams.size(), 0),
+        nccl_queue_(s.device_count, 0),
         item_of_op_(s.ops.size(), -1) {
     std::vector<int> per_device(s.device_count, 0);
     for (size_t i = 0; i < s.streams.size(); ++i)
       queue_of_stream_[i] = per_device[s.streams[i].device]++ % s.settings.max_connections;
+    for (int d = 0; d < s.device_count; ++d) nccl_queue_[d] = per_device[d] % s.settings.max_connections;
     // A warm-up pass has already launched (and so loaded) every kernel function.
     if (s.settings.warmup)
       for (const Op& op : s.ops)
@@ -180,7 +187,12 @@ class SimRun {
         it.group = op.collective_first;
         it.group_size = ranks;
         it.transfer = CollectiveDuration(p_, op.collective, op.bytes, ranks);
-        Submit(index, std::move(it));
+        SimItem join;  // NCCL's internal stream waits for the part (see the header)
+        join.device = it.device;
+        join.queue = nccl_queue_[it.device];
+        join.visible_at = it.visible_at;
+        join.deps = {Submit(index, std::move(it))};
+        gpu_.Submit(std::move(join));
         return;
       }
       case OpKind::kMemset: {
@@ -366,6 +378,7 @@ class SimRun {
   std::vector<int> last_item_on_stream_;
   std::vector<int> load_barrier_;  // per device: the latest module load, which later work waits for
   std::vector<int> queue_of_stream_;
+  std::vector<int> nccl_queue_;  // per device: the hardware queue of NCCL's internal stream
   std::vector<int> item_of_op_;
   std::set<std::tuple<int, int, int>> loaded_;
   std::vector<HostThread> threads_;
