@@ -9,6 +9,7 @@
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
 #include "engine/analysis/analyzer_context.h"
+#include "engine/analysis/findings_text.h"
 #include "engine/sim/device_profile.h"
 #include "tests/test_util.h"
 
@@ -149,6 +150,35 @@ TEST(Collectives, TwoH200sAgreeWithTheLabsAndTheSimulator) {
   double gpu = static_cast<double>(t.ops[part].end - t.ops[part].start);
   double predicted = static_cast<double>(sim.ops[part].end - sim.ops[part].start);
   EXPECT_NEAR(predicted, gpu, 0.1 * gpu);
+}
+
+// With one connection (w3-comm-priority/one-connection) the next layer is held until the
+// all-reduce ahead of it in the queue has ended, on two H200s and on the simulator (which
+// models NCCL's wait for its kernel): the finding names the collective and says "ended".
+TEST(Collectives, OneConnectionHoldsTheNextLayerUntilTheCollectiveEnds) {
+  Trace gpu = LoadTraceFile(testing::SourcePath("tests/fixtures/gpu/w3-comm-priority.one-connection.json"));
+  Trace sim = testing::Simulate(gpu.scenario, ResolveProfile("h200"));
+  FindingTexts en = FindingTexts::Load("en");
+  for (const Trace* t : {&gpu, &sim}) {
+    Analysis a = Analyze(*t);
+    for (const char* gpu_id : {"0", "1"}) {
+      int layer = testing::GpuOpsNamed(*t, std::string("backward0_gpu") + gpu_id).front();
+      int ar = testing::GpuOpsNamed(*t, std::string("allreduce1_gpu") + gpu_id).front();
+      EXPECT_GE(t->ops[layer].start, t->ops[ar].end - t->clock_error) << t->backend;
+      const Finding* held = nullptr;
+      for (const Finding& f : a.findings)
+        if (f.kind == FindingKind::kStartDelay && f.op == layer) held = &f;
+      ASSERT_NE(held, nullptr) << t->backend;
+      EXPECT_EQ(held->cause, Cause::kHardwareQueue) << t->backend;
+      EXPECT_EQ(held->marker, ar) << t->backend;
+      EXPECT_NE(en.Render(*t, *held).find("until the collective"), std::string::npos) << t->backend;
+    }
+  }
+  // At the default 8 connections the layer is not held: it starts before the all-reduce ends.
+  Trace eight = LoadTraceFile(testing::SourcePath("tests/fixtures/gpu/w3-comm-priority.high-priority.json"));
+  int layer = testing::GpuOpsNamed(eight, "backward0_gpu0").front();
+  int ar = testing::GpuOpsNamed(eight, "allreduce1_gpu0").front();
+  EXPECT_LT(eight.ops[layer].start, eight.ops[ar].end);
 }
 
 }  // namespace
