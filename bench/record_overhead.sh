@@ -10,7 +10,7 @@
 # Configurations (CONFIGS=...): plain; recorded (`streamlab-cli record`); all-runtime (every
 # runtime callback); no-driver-calls; activity-only (no callbacks); calls-only (no activity);
 # write-at-exit (no writer thread: the log is written at exit); writer-idle (the writer thread
-# at SCHED_IDLE); torch.profiler. Costs are ratios to plain in the same round (or, for
+# at SCHED_IDLE); torch.profiler; plain@K (plain, pinned to core K with taskset). Costs are ratios to plain in the same round (or, for
 # resnet-ab, inside/outside the range in one process).
 # Usage: bench/record_overhead.sh CLI [ROUNDS]   (CLI = a built streamlab-cli)
 set -uo pipefail
@@ -25,6 +25,7 @@ run_in() {  # CONFIG PROGRAM...: runs PROGRAM in CONFIG, prints its result lines
   local record=("$cli" record --out /tmp/overhead.json ${RANGE:+--capture-range "$RANGE"} --)
   case $config in
     plain) "$@" ;;
+    plain@*) taskset -c "${config#plain@}" "$@" ;;  # plain, pinned to one core
     recorded) "${record[@]}" "$@" ;;
     all-runtime) STREAMLAB_RECORD_RUNTIME=all "${record[@]}" "$@" ;;
     no-driver-calls) STREAMLAB_RECORD_DRIVER=none "${record[@]}" "$@" ;;
