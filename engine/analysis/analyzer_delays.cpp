@@ -139,16 +139,16 @@ int QueueBlocker(const AnalysisContext& ctx, int op, TimeNs not_before, TimeNs r
     const Op& o = ctx.op(i);
     if (i >= op || o.stream == stream) return;
     if (ctx.queue_of_stream[o.stream] != ctx.queue_of_stream[stream]) return;
-    std::vector<std::pair<TimeNs, bool>> moves{{ctx.rec(i).start, false}};
-    if (o.kind == OpKind::kCollective) moves.push_back({ctx.rec(i).end, true});
-    for (auto [moved, at_end] : moves) {
-      if (moved < not_before || moved > ready + ctx.slack) continue;
+    auto consider = [&](TimeNs moved, bool at_end) {
+      if (moved < not_before || moved > ready + ctx.slack) return;
       if (best < 0 || moved > best_moved || (moved == best_moved && i < best)) {
         best = i;
         best_moved = moved;
         *until_end = at_end;
       }
-    }
+    };
+    consider(ctx.rec(i).start, false);
+    if (o.kind == OpKind::kCollective) consider(ctx.rec(i).end, true);
   });
   return best;
 }

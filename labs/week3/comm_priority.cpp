@@ -93,9 +93,9 @@ Lab CommPriorityLab() {
   // in the middle of backward0, because backward0's pending blocks are taken first.
   lab.torch_expectations = [](const LabArgs& a) -> std::vector<Expectation> {
     TimeNs block = Us(a["block_us"]);
-    // With a process per GPU (torchrun, as Megatron-LM runs) NCCL's launch left nothing in
-    // the single queue that waits for the all-reduce (two H200s, 3 of 3 runs): one
-    // connection pins the order, and the all-reduce, issued first, runs under backward0.
+    // With a process per GPU (torchrun, as Megatron-LM runs) nothing ahead of backward0 in
+    // the single queue waited for the all-reduce (two H200s, 3 of 3 runs): one connection
+    // pins the order, and the all-reduce, issued first, runs under backward0.
     if (a.variant == "one-connection") {
       std::vector<Expectation> claims;
       for (int g = 0; g < 2; ++g) {
