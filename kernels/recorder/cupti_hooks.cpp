@@ -18,7 +18,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <span>
 
+#include "kernels/recorder/api_roles.h"
 #include "kernels/recorder/call_log.h"
 
 namespace streamlab::recorder {
@@ -54,197 +56,11 @@ uint64_t Now() {
   return t;
 }
 
-uint64_t H(const void* p) { return reinterpret_cast<uint64_t>(p); }
-
-// [SECTION] runtime API: which calls matter and their arguments ---------------------------
-
-#define SL_RT(name) CUPTI_RUNTIME_TRACE_CBID_##name
-#define SL_P(type) const auto* p = static_cast<const type##_params*>(d->functionParams)
-
-Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r) {
-  switch (id) {
-    case SL_RT(cudaLaunchKernel_v7000): case SL_RT(cudaLaunchKernel_ptsz_v7000): {
-      SL_P(cudaLaunchKernel_v7000); r.stream = H(p->stream); return Role::kLaunch; }
-    case SL_RT(cudaLaunchKernelExC_v11060): case SL_RT(cudaLaunchKernelExC_ptsz_v11060): {
-      SL_P(cudaLaunchKernelExC_v11060); r.stream = p->config ? H(p->config->stream) : 0; return Role::kLaunch; }
-    case SL_RT(cudaLaunchCooperativeKernel_v9000): case SL_RT(cudaLaunchCooperativeKernel_ptsz_v9000): {
-      SL_P(cudaLaunchCooperativeKernel_v9000); r.stream = H(p->stream); return Role::kLaunch; }
-    case SL_RT(cudaGraphLaunch_v10000): case SL_RT(cudaGraphLaunch_ptsz_v10000): {
-      SL_P(cudaGraphLaunch_v10000); r.stream = H(p->stream); return Role::kGraphLaunch; }
-    case SL_RT(cudaStreamCreate_v3020): return Role::kStreamCreate;
-    case SL_RT(cudaStreamCreateWithFlags_v5000): {
-      SL_P(cudaStreamCreateWithFlags_v5000); r.flags = static_cast<int32_t>(p->flags); return Role::kStreamCreate; }
-    case SL_RT(cudaStreamCreateWithPriority_v5050): {
-      SL_P(cudaStreamCreateWithPriority_v5050);
-      r.flags = static_cast<int32_t>(p->flags);
-      r.priority = p->priority;
-      return Role::kStreamCreate;
-    }
-    case SL_RT(cudaStreamDestroy_v3020): case SL_RT(cudaStreamDestroy_v5050): {
-      SL_P(cudaStreamDestroy_v5050); r.stream = H(p->stream); return Role::kStreamDestroy; }
-    case SL_RT(cudaEventCreate_v3020): return Role::kEventCreate;
-    case SL_RT(cudaEventCreateWithFlags_v3020): {
-      SL_P(cudaEventCreateWithFlags_v3020); r.flags = static_cast<int32_t>(p->flags); return Role::kEventCreate; }
-    case SL_RT(cudaEventDestroy_v3020): {
-      SL_P(cudaEventDestroy_v3020); r.event = H(p->event); return Role::kEventDestroy; }
-    case SL_RT(cudaEventRecord_v3020): case SL_RT(cudaEventRecord_ptsz_v7000): {
-      SL_P(cudaEventRecord_v3020); r.event = H(p->event); r.stream = H(p->stream); return Role::kRecord; }
-    case SL_RT(cudaEventRecordWithFlags_v11010): case SL_RT(cudaEventRecordWithFlags_ptsz_v11010): {
-      SL_P(cudaEventRecordWithFlags_v11010); r.event = H(p->event); r.stream = H(p->stream); return Role::kRecord; }
-    case SL_RT(cudaStreamWaitEvent_v3020): case SL_RT(cudaStreamWaitEvent_ptsz_v7000): {
-      SL_P(cudaStreamWaitEvent_v3020);
-      r.stream = H(p->stream);
-      r.event = H(p->event);
-      r.flags = static_cast<int32_t>(p->flags);
-      return Role::kWaitEvent;
-    }
-    case SL_RT(cudaDeviceSynchronize_v3020): return Role::kSyncDevice;
-    case SL_RT(cudaStreamSynchronize_v3020): case SL_RT(cudaStreamSynchronize_ptsz_v7000): {
-      SL_P(cudaStreamSynchronize_v3020); r.stream = H(p->stream); return Role::kSyncStream; }
-    case SL_RT(cudaEventSynchronize_v3020): {
-      SL_P(cudaEventSynchronize_v3020); r.event = H(p->event); return Role::kSyncEvent; }
-    case SL_RT(cudaEventQuery_v3020): {
-      SL_P(cudaEventQuery_v3020); r.event = H(p->event); return Role::kQueryEvent; }
-    case SL_RT(cudaStreamQuery_v3020): case SL_RT(cudaStreamQuery_ptsz_v7000): {
-      SL_P(cudaStreamQuery_v3020); r.stream = H(p->stream); return Role::kQueryStream; }
-    case SL_RT(cudaMalloc_v3020): { SL_P(cudaMalloc_v3020); r.size = p->size; return Role::kMalloc; }
-    case SL_RT(cudaFree_v3020): { SL_P(cudaFree_v3020); r.out = H(p->devPtr); return Role::kFree; }
-    case SL_RT(cudaMallocHost_v3020): { SL_P(cudaMallocHost_v3020); r.size = p->size; return Role::kMallocHost; }
-    case SL_RT(cudaHostAlloc_v3020): {
-      SL_P(cudaHostAlloc_v3020); r.size = p->size; r.flags = static_cast<int32_t>(p->flags); return Role::kMallocHost; }
-    case SL_RT(cudaHostRegister_v4000): {
-      SL_P(cudaHostRegister_v4000); r.out = H(p->ptr); r.size = p->size; return Role::kHostRegister; }
-    case SL_RT(cudaFreeHost_v3020): { SL_P(cudaFreeHost_v3020); r.out = H(p->ptr); return Role::kFreeHost; }
-    case SL_RT(cudaMemcpy_v3020): case SL_RT(cudaMemcpy_ptds_v7000): {
-      SL_P(cudaMemcpy_v3020); r.size = p->count; r.value = static_cast<int32_t>(p->kind); return Role::kMemcpy; }
-    case SL_RT(cudaMemcpyAsync_v3020): case SL_RT(cudaMemcpyAsync_ptsz_v7000): {
-      SL_P(cudaMemcpyAsync_v3020);
-      r.size = p->count;
-      r.value = static_cast<int32_t>(p->kind);
-      r.stream = H(p->stream);
-      return Role::kMemcpyAsync;
-    }
-    case SL_RT(cudaMemset_v3020): case SL_RT(cudaMemset_ptds_v7000): {
-      SL_P(cudaMemset_v3020); r.size = p->count; return Role::kMemset; }
-    case SL_RT(cudaMemsetAsync_v3020): case SL_RT(cudaMemsetAsync_ptsz_v7000): {
-      SL_P(cudaMemsetAsync_v3020); r.size = p->count; r.stream = H(p->stream); return Role::kMemsetAsync; }
-    case SL_RT(cudaMemcpyPeerAsync_v4000): {
-      SL_P(cudaMemcpyPeerAsync_v4000); r.size = p->count; r.stream = H(p->stream); return Role::kPeerCopy; }
-    case SL_RT(cudaSetDevice_v3020): { SL_P(cudaSetDevice_v3020); r.value = p->device; return Role::kSetDevice; }
-    case SL_RT(cudaStreamBeginCapture_v10000): case SL_RT(cudaStreamBeginCapture_ptsz_v10000): {
-      SL_P(cudaStreamBeginCapture_v10000); r.stream = H(p->stream); return Role::kBeginCapture; }
-    case SL_RT(cudaStreamEndCapture_v10000): case SL_RT(cudaStreamEndCapture_ptsz_v10000): {
-      SL_P(cudaStreamEndCapture_v10000); r.stream = H(p->stream); return Role::kEndCapture; }
-    default: return Role::kOther;
-  }
-}
-
-// The per-thread-stream variants: there, stream 0 means cudaStreamPerThread.
-bool IsPerThreadVariant(const char* name) {
-  return name && (std::strstr(name, "_ptsz") != nullptr || std::strstr(name, "_ptds") != nullptr);
-}
-
-// The runtime calls subscribed by default: those RuntimeRole reads, and calls that can hold
-// the host long (context creation, device queries, graph instantiation, capture, managed and
-// stream-ordered allocation). PyTorch makes thousands of cheap calls per step besides
-// (cudaGetDevice, cudaStreamIsCapturing, cudaPeekAtLastError); a callback on each of them
-// cost a ResNet-50 step measurably (bench/README.md). STREAMLAB_RECORD_RUNTIME=all
-// subscribes every call and keeps those that took at least 2 us.
-constexpr CUpti_CallbackId kRuntimeCalls[] = {
-    SL_RT(cudaLaunchKernel_v7000), SL_RT(cudaLaunchKernel_ptsz_v7000), SL_RT(cudaLaunchKernelExC_v11060),
-    SL_RT(cudaLaunchKernelExC_ptsz_v11060), SL_RT(cudaLaunchCooperativeKernel_v9000),
-    SL_RT(cudaLaunchCooperativeKernel_ptsz_v9000), SL_RT(cudaGraphLaunch_v10000), SL_RT(cudaGraphLaunch_ptsz_v10000),
-    SL_RT(cudaStreamCreate_v3020), SL_RT(cudaStreamCreateWithFlags_v5000), SL_RT(cudaStreamCreateWithPriority_v5050),
-    SL_RT(cudaStreamDestroy_v3020), SL_RT(cudaStreamDestroy_v5050), SL_RT(cudaEventCreate_v3020),
-    SL_RT(cudaEventCreateWithFlags_v3020), SL_RT(cudaEventDestroy_v3020), SL_RT(cudaEventRecord_v3020),
-    SL_RT(cudaEventRecord_ptsz_v7000), SL_RT(cudaEventRecordWithFlags_v11010),
-    SL_RT(cudaEventRecordWithFlags_ptsz_v11010), SL_RT(cudaStreamWaitEvent_v3020),
-    SL_RT(cudaStreamWaitEvent_ptsz_v7000), SL_RT(cudaDeviceSynchronize_v3020), SL_RT(cudaStreamSynchronize_v3020),
-    SL_RT(cudaStreamSynchronize_ptsz_v7000), SL_RT(cudaEventSynchronize_v3020), SL_RT(cudaEventQuery_v3020),
-    SL_RT(cudaStreamQuery_v3020), SL_RT(cudaStreamQuery_ptsz_v7000), SL_RT(cudaMalloc_v3020), SL_RT(cudaFree_v3020),
-    SL_RT(cudaMallocHost_v3020), SL_RT(cudaHostAlloc_v3020), SL_RT(cudaHostRegister_v4000), SL_RT(cudaFreeHost_v3020),
-    SL_RT(cudaMemcpy_v3020), SL_RT(cudaMemcpy_ptds_v7000), SL_RT(cudaMemcpyAsync_v3020),
-    SL_RT(cudaMemcpyAsync_ptsz_v7000), SL_RT(cudaMemset_v3020), SL_RT(cudaMemset_ptds_v7000),
-    SL_RT(cudaMemsetAsync_v3020), SL_RT(cudaMemsetAsync_ptsz_v7000), SL_RT(cudaMemcpyPeerAsync_v4000),
-    SL_RT(cudaSetDevice_v3020),
-    // Slow calls that order nothing but hold the host:
-    SL_RT(cudaGetDeviceCount_v3020), SL_RT(cudaGetDeviceProperties_v3020), SL_RT(cudaGetDeviceProperties_v12000),
-    SL_RT(cudaDeviceGetStreamPriorityRange_v5050), SL_RT(cudaMemGetInfo_v3020), SL_RT(cudaDeviceReset_v3020),
-    SL_RT(cudaDeviceSetLimit_v3020), SL_RT(cudaDeviceEnablePeerAccess_v4000), SL_RT(cudaHostUnregister_v4000),
-    SL_RT(cudaMallocManaged_v6000), SL_RT(cudaMallocAsync_v11020), SL_RT(cudaFreeAsync_v11020),
-    SL_RT(cudaMemPrefetchAsync_v8000), SL_RT(cudaMemcpy2D_v3020), SL_RT(cudaMemcpy2DAsync_v3020),
-    SL_RT(cudaMemcpyToSymbol_v3020), SL_RT(cudaMemcpyFromSymbol_v3020), SL_RT(cudaMemcpyPeer_v4000),
-    SL_RT(cudaGraphInstantiate_v10000), SL_RT(cudaGraphInstantiateWithFlags_v11040),
-    SL_RT(cudaStreamBeginCapture_v10000), SL_RT(cudaStreamBeginCapture_ptsz_v10000), SL_RT(cudaStreamEndCapture_v10000),
-    SL_RT(cudaStreamEndCapture_ptsz_v10000), SL_RT(cudaIpcOpenMemHandle_v4010),
-    SL_RT(cudaLaunchHostFunc_v10000), SL_RT(cudaStreamAddCallback_v5000)};
-
-// [SECTION] driver API: the calls libraries make directly (cuBLAS, Triton, NCCL) ------------
-
-#define SL_DRV(name) CUPTI_DRIVER_TRACE_CBID_##name
-
-Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r) {
-  switch (id) {
-    case SL_DRV(cuLaunchKernel): case SL_DRV(cuLaunchKernel_ptsz): {
-      SL_P(cuLaunchKernel); r.stream = H(p->hStream); return Role::kLaunch; }
-    case SL_DRV(cuLaunchKernelEx): case SL_DRV(cuLaunchKernelEx_ptsz): {
-      SL_P(cuLaunchKernelEx); r.stream = p->config ? H(p->config->hStream) : 0; return Role::kLaunch; }
-    case SL_DRV(cuGraphLaunch): case SL_DRV(cuGraphLaunch_ptsz): {
-      SL_P(cuGraphLaunch); r.stream = H(p->hStream); return Role::kGraphLaunch; }
-    case SL_DRV(cuEventRecord): case SL_DRV(cuEventRecord_ptsz): {
-      SL_P(cuEventRecord); r.event = H(p->hEvent); r.stream = H(p->hStream); return Role::kRecord; }
-    case SL_DRV(cuEventRecordWithFlags): {
-      SL_P(cuEventRecordWithFlags); r.event = H(p->hEvent); r.stream = H(p->hStream); return Role::kRecord; }
-    case SL_DRV(cuStreamWaitEvent): case SL_DRV(cuStreamWaitEvent_ptsz): {
-      SL_P(cuStreamWaitEvent); r.stream = H(p->hStream); r.event = H(p->hEvent); return Role::kWaitEvent; }
-    case SL_DRV(cuStreamSynchronize): case SL_DRV(cuStreamSynchronize_ptsz): {
-      SL_P(cuStreamSynchronize); r.stream = H(p->hStream); return Role::kSyncStream; }
-    case SL_DRV(cuEventSynchronize): { SL_P(cuEventSynchronize); r.event = H(p->hEvent); return Role::kSyncEvent; }
-    case SL_DRV(cuCtxSynchronize): return Role::kSyncDevice;
-    case SL_DRV(cuStreamCreate): {
-      SL_P(cuStreamCreate); r.flags = static_cast<int32_t>(p->Flags); return Role::kStreamCreate; }
-    case SL_DRV(cuStreamCreateWithPriority): {
-      SL_P(cuStreamCreateWithPriority);
-      r.flags = static_cast<int32_t>(p->flags);
-      r.priority = p->priority;
-      return Role::kStreamCreate;
-    }
-    case SL_DRV(cuEventCreate): { SL_P(cuEventCreate); r.flags = static_cast<int32_t>(p->Flags); return Role::kEventCreate; }
-    case SL_DRV(cuMemAlloc_v2): { SL_P(cuMemAlloc_v2); r.size = p->bytesize; return Role::kMalloc; }
-    case SL_DRV(cuMemFree_v2): { SL_P(cuMemFree_v2); r.out = p->dptr; return Role::kFree; }
-    case SL_DRV(cuMemcpyHtoDAsync_v2): {
-      SL_P(cuMemcpyHtoDAsync_v2); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
-    case SL_DRV(cuMemcpyDtoHAsync_v2): {
-      SL_P(cuMemcpyDtoHAsync_v2); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
-    case SL_DRV(cuMemcpyDtoDAsync_v2): {
-      SL_P(cuMemcpyDtoDAsync_v2); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
-    case SL_DRV(cuMemcpyAsync): { SL_P(cuMemcpyAsync); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
-    case SL_DRV(cuMemcpyHtoD_v2): { SL_P(cuMemcpyHtoD_v2); r.size = p->ByteCount; return Role::kMemcpy; }
-    case SL_DRV(cuMemcpyDtoH_v2): { SL_P(cuMemcpyDtoH_v2); r.size = p->ByteCount; return Role::kMemcpy; }
-    case SL_DRV(cuMemcpyDtoD_v2): { SL_P(cuMemcpyDtoD_v2); r.size = p->ByteCount; return Role::kMemcpy; }
-    default: return Role::kOther;
-  }
-}
-
-// The driver calls DriverRole reads. Only these are subscribed by default: the runtime makes
-// dozens of driver calls per runtime call, and a callback on each of them cost a PyTorch
-// training step measurably (bench/README.md). STREAMLAB_RECORD_DRIVER=all subscribes all.
-constexpr CUpti_CallbackId kDriverCalls[] = {
-    SL_DRV(cuLaunchKernel), SL_DRV(cuLaunchKernel_ptsz), SL_DRV(cuLaunchKernelEx), SL_DRV(cuLaunchKernelEx_ptsz),
-    SL_DRV(cuGraphLaunch), SL_DRV(cuGraphLaunch_ptsz), SL_DRV(cuEventRecord), SL_DRV(cuEventRecord_ptsz),
-    SL_DRV(cuEventRecordWithFlags), SL_DRV(cuStreamWaitEvent), SL_DRV(cuStreamWaitEvent_ptsz),
-    SL_DRV(cuStreamSynchronize), SL_DRV(cuStreamSynchronize_ptsz), SL_DRV(cuEventSynchronize),
-    SL_DRV(cuCtxSynchronize), SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority), SL_DRV(cuEventCreate),
-    SL_DRV(cuMemAlloc_v2), SL_DRV(cuMemFree_v2), SL_DRV(cuMemcpyHtoDAsync_v2), SL_DRV(cuMemcpyDtoHAsync_v2),
-    SL_DRV(cuMemcpyDtoDAsync_v2), SL_DRV(cuMemcpyAsync), SL_DRV(cuMemcpyHtoD_v2), SL_DRV(cuMemcpyDtoH_v2),
-    SL_DRV(cuMemcpyDtoD_v2)};
-
 // [SECTION] capture range (record --capture-range cudaProfilerApi) ------------------------
 
 // The calls of one API subscribed: the listed ones by default; `choice` "all" subscribes the
 // whole domain, "none" nothing (diagnosis: bench/record_overhead.sh measures each part).
-template <size_t N>
-void EnableCalls(CUpti_CallbackDomain domain, const char* choice, const CUpti_CallbackId (&calls)[N]) {
+void EnableCalls(CUpti_CallbackDomain domain, const char* choice, std::span<const CUpti_CallbackId> calls) {
   if (choice && std::strcmp(choice, "none") == 0) return;
   if (choice && std::strcmp(choice, "all") == 0) {
     cuptiEnableDomain(1, g_subscriber, domain);
@@ -260,19 +76,6 @@ void EnableCalls(CUpti_CallbackDomain domain, const char* choice, const CUpti_Ca
 enum class Capture : int { kAlways, kWaiting, kOn, kDone };
 std::atomic<Capture> g_capture{Capture::kAlways};
 
-// Subscribed while waiting: what names a stream's kind, and the range's own controls.
-constexpr CUpti_CallbackId kWaitingRuntimeCalls[] = {
-    SL_RT(cudaStreamCreate_v3020), SL_RT(cudaStreamCreateWithFlags_v5000), SL_RT(cudaStreamCreateWithPriority_v5050),
-    SL_RT(cudaProfilerStart_v4000), SL_RT(cudaProfilerStop_v4000)};
-constexpr CUpti_CallbackId kWaitingDriverCalls[] = {SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority),
-                                                    SL_DRV(cuProfilerStart), SL_DRV(cuProfilerStop)};
-
-// +1 for a profiler start call, -1 for a stop, 0 for any other.
-int ProfilerControl(bool runtime, CUpti_CallbackId id) {
-  if (runtime) return id == SL_RT(cudaProfilerStart_v4000) ? 1 : id == SL_RT(cudaProfilerStop_v4000) ? -1 : 0;
-  return id == SL_DRV(cuProfilerStart) ? 1 : id == SL_DRV(cuProfilerStop) ? -1 : 0;
-}
-
 void AppendCaptureMark(Role role) {
   CallRecord r;
   r.begin = r.end = Now();
@@ -285,8 +88,8 @@ void AppendCaptureMark(Role role) {
 void StartCapture() {
   Capture waiting = Capture::kWaiting;
   if (!g_capture.compare_exchange_strong(waiting, Capture::kOn)) return;
-  EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, std::getenv("STREAMLAB_RECORD_RUNTIME"), kRuntimeCalls);
-  EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, std::getenv("STREAMLAB_RECORD_DRIVER"), kDriverCalls);
+  EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, std::getenv("STREAMLAB_RECORD_RUNTIME"), RuntimeCalls());
+  EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, std::getenv("STREAMLAB_RECORD_DRIVER"), DriverCalls());
   SetWorkActivity(true);
   AppendCaptureMark(Role::kCaptureStart);
 }
@@ -304,36 +107,6 @@ void StopCapture() {
 }
 
 // [SECTION] the callback: enter stamps the time, exit appends one record -----------------
-
-void ReadOutputs(const CUpti_CallbackData* d, CallRecord& r) {
-  if (!d->functionParams) return;
-  if (r.domain == 0) {
-    switch (r.role) {
-      case Role::kStreamCreate: r.stream = H(*static_cast<const cudaStreamCreate_v3020_params*>(d->functionParams)->pStream); break;
-      case Role::kEventCreate: r.event = H(*static_cast<const cudaEventCreate_v3020_params*>(d->functionParams)->event); break;
-      case Role::kMalloc: r.out = H(*static_cast<const cudaMalloc_v3020_params*>(d->functionParams)->devPtr); break;
-      case Role::kMallocHost: r.out = H(*static_cast<const cudaMallocHost_v3020_params*>(d->functionParams)->ptr); break;
-      default: break;
-    }
-  } else {
-    switch (r.role) {
-      case Role::kStreamCreate: r.stream = H(*static_cast<const cuStreamCreate_params*>(d->functionParams)->phStream); break;
-      case Role::kEventCreate: r.event = H(*static_cast<const cuEventCreate_params*>(d->functionParams)->phEvent); break;
-      case Role::kMalloc: r.out = *static_cast<const cuMemAlloc_v2_params*>(d->functionParams)->dptr; break;
-      default: break;
-    }
-  }
-}
-
-// Calls whose stream has no activity record to name it (kernels, copies and memsets get
-// their CUPTI stream id from their activity): only these pay for cuptiGetStreamIdEx.
-bool NeedsStreamId(Role role) {
-  switch (role) {
-    case Role::kGraphLaunch: case Role::kStreamCreate: case Role::kRecord: case Role::kWaitEvent:
-    case Role::kSyncStream: case Role::kQueryStream: case Role::kBeginCapture: case Role::kEndCapture: return true;
-    default: return false;
-  }
-}
 
 void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_CallbackData* d) {
   bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
@@ -586,11 +359,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   } else {
     if (capture_range) {
       g_capture.store(Capture::kWaiting);
-      EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, nullptr, kWaitingRuntimeCalls);
-      EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, nullptr, kWaitingDriverCalls);
+      EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, nullptr, WaitingRuntimeCalls());
+      EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, nullptr, WaitingDriverCalls());
     } else {
-      EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, std::getenv("STREAMLAB_RECORD_RUNTIME"), kRuntimeCalls);
-      EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, std::getenv("STREAMLAB_RECORD_DRIVER"), kDriverCalls);
+      EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, std::getenv("STREAMLAB_RECORD_RUNTIME"), RuntimeCalls());
+      EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, std::getenv("STREAMLAB_RECORD_DRIVER"), DriverCalls());
     }
     cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_NVTX);
     cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);

@@ -1,0 +1,32 @@
+// Which CUDA API calls the recorder subscribes, and what each one means for the program's
+// streams: its Role and the arguments kept (which stream, which event, flags, sizes). The
+// callback side (cupti_hooks.cpp) asks here; nothing here keeps state.
+#pragma once
+
+#include <cupti.h>
+
+#include <span>
+
+#include "kernels/recorder/call_log.h"
+
+namespace streamlab::recorder {
+
+// The call's role, with its arguments copied into `r` (runtime / driver API).
+Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r);
+Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r);
+// What a call created (stream, event, pointer), read on its exit.
+void ReadOutputs(const CUpti_CallbackData* d, CallRecord& r);
+// Calls whose stream no activity record names: only these pay for cuptiGetStreamIdEx.
+bool NeedsStreamId(Role role);
+// A _ptsz / _ptds variant: stream 0 there means cudaStreamPerThread.
+bool IsPerThreadVariant(const char* name);
+// +1 for a profiler start call, -1 for a stop, 0 for any other.
+int ProfilerControl(bool runtime, CUpti_CallbackId id);
+
+// The calls subscribed while recording, and while waiting for a capture range to start.
+std::span<const CUpti_CallbackId> RuntimeCalls();
+std::span<const CUpti_CallbackId> DriverCalls();
+std::span<const CUpti_CallbackId> WaitingRuntimeCalls();
+std::span<const CUpti_CallbackId> WaitingDriverCalls();
+
+}  // namespace streamlab::recorder
