@@ -36,6 +36,9 @@ namespace {
 CUpti_SubscriberHandle g_subscriber = nullptr;
 pid_t g_pid = 0;
 bool g_finished = false;
+// Diagnosis (bench/record_overhead.sh): the callback returns at once, so what is left is
+// CUPTI's own dispatch and activity.
+bool g_empty_callbacks = false;
 // Calls that are not about ordering are kept only when they took at least this long, so
 // the thousands of cudaGetDevice calls PyTorch makes cost a callback and nothing more.
 uint64_t g_other_min_ns = 2000;
@@ -75,6 +78,9 @@ void EnableCalls(CUpti_CallbackDomain domain, const char* choice, std::span<cons
 // kinds are switched off, not just ignored, so the rest of the run pays (almost) nothing.
 enum class Capture : int { kAlways, kWaiting, kOn, kDone };
 std::atomic<Capture> g_capture{Capture::kAlways};
+// Diagnosis (bench/launch_rate.py's paired batches): every start/stop pair is a range, not
+// only the first. The conversion reads the last range only.
+bool g_range_repeat = false;
 
 void AppendCaptureMark(Role role) {
   CallRecord r;
@@ -98,11 +104,16 @@ void StartCapture() {
 // the GPU may lose its record, so programs synchronize before they stop (README says so).
 void StopCapture() {
   Capture on = Capture::kOn;
-  if (!g_capture.compare_exchange_strong(on, Capture::kDone)) return;
+  if (!g_capture.compare_exchange_strong(on, g_range_repeat ? Capture::kWaiting : Capture::kDone)) return;
   AppendCaptureMark(Role::kCaptureStop);
   SetWorkActivity(false);
   cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
   cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+  if (g_range_repeat) {
+    EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, nullptr, WaitingRuntimeCalls());
+    EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, nullptr, WaitingDriverCalls());
+    return;
+  }
   cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_NVTX);
 }
 
@@ -116,13 +127,16 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
     if (control < 0 && d->callbackSite == CUPTI_API_ENTER) return StopCapture();
     if (control != 0 || g_capture.load(std::memory_order_relaxed) == Capture::kDone) return;
   }
+  if (g_empty_callbacks) return;
+  // A driver call the runtime made for one of the program's calls (cudaLaunchKernel calls
+  // cuLaunchKernel): the runtime call is the op, so this one needs no timestamps.
+  bool nested = !runtime && t_runtime_depth > 0;
   if (d->callbackSite == CUPTI_API_ENTER) {
-    if (t_depth < 16) t_stack[t_depth] = {Now(), d->correlationId, runtime};
+    if (t_depth < 16) t_stack[t_depth] = {nested ? 0 : Now(), d->correlationId, runtime};
     ++t_depth;
     if (runtime) ++t_runtime_depth;
     return;
   }
-  uint64_t end = Now();
   // An exit without its entry (callbacks were switched on while the call ran) is dropped.
   if (t_depth == 0) return;
   --t_depth;
@@ -132,19 +146,21 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   if (pending.correlation != d->correlationId) return;
   CallRecord r;
   r.domain = runtime ? 0 : 1;
-  r.begin = pending.begin;
-  r.end = end;
   r.correlation = d->correlationId;
   r.function = d->functionName;
-  if (!runtime && t_runtime_depth > 0) {
-    // A driver call the runtime made for one of the program's calls: the runtime call is
-    // the op; keep only the link when activity may carry this call's correlation id.
+  if (nested) {
+    // Keep only the link, when activity may carry this call's correlation id.
     if (t_depth == 0 || t_stack[t_depth - 1].correlation == d->correlationId) return;
     r.role = Role::kCorrelationAlias;
     r.parent = t_stack[t_depth - 1].correlation;
+    // The runtime call's time, not a fresh timestamp (unless it had none either).
+    r.begin = r.end = t_stack[t_depth - 1].begin ? t_stack[t_depth - 1].begin : Now();
     Append(CurrentThreadLog(), r);
     return;
   }
+  uint64_t end = Now();
+  r.begin = pending.begin;
+  r.end = end;
   r.role = runtime ? RuntimeRole(id, d, r) : DriverRole(id, d, r);
   if (r.role == Role::kOther && end - pending.begin < g_other_min_ns) return;
   r.per_thread = IsPerThreadVariant(d->functionName) ? 1 : 0;
@@ -340,6 +356,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   const char* dir = std::getenv("STREAMLAB_RECORD_DIR");
   if (!dir || !*dir) return 1;
   if (const char* v = std::getenv("STREAMLAB_RECORD_MIN_OTHER_NS")) g_other_min_ns = std::strtoull(v, nullptr, 10);
+  const char* empty = std::getenv("STREAMLAB_RECORD_EMPTY_CALLBACKS");
+  g_empty_callbacks = empty && std::strcmp(empty, "1") == 0;
+  const char* repeat = std::getenv("STREAMLAB_RECORD_RANGE_REPEAT");
+  g_range_repeat = repeat && std::strcmp(repeat, "1") == 0;
   char path[4096];
   std::snprintf(path, sizeof(path), "%s/raw.%d.jsonl", dir, static_cast<int>(g_pid));
   // How often the log is written while the program runs (0: only at exit); diagnosis only.
