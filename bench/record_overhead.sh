@@ -4,13 +4,22 @@
 #  - resnet: examples/pytorch/resnet50_amp.py, ResNet-50 (bf16 autocast, batch 64),
 #    STREAMLAB_STEPS measured steps; the median step and the host's median time to issue one;
 #  - launch-rate: bench/launch_rate.py, the host's time per tiny op;
+#  - launch-ab: the same, recorded with --capture-range cudaProfilerApi: the middle batches are
+#    recorded, and inside minus outside is the recorder's cost per op within one process;
+#  - launch-pairs: the same, PAIRS (40) pairs of short batches, one in each pair recorded (every
+#    cudaProfilerStart/Stop a range: STREAMLAB_RECORD_RANGE_REPEAT=1), the median difference;
+#    under torch.profiler* the recorded batch of each pair runs inside torch.profiler instead;
+#  - resnet-pairs: ResNet-50, PAIRS (40) pairs of steps, one in each pair recorded the same way:
+#    the median of the pairs' step ratios, with the host's dispatch time and the GPU time;
 #  - resnet-ab: ResNet-50, 60 steps, steps 20..39 inside torch.cuda.profiler.start()/stop()
 #    and recorded with --capture-range cudaProfilerApi: the steps inside and outside the range
 #    compared within one process. Run plain, the same program is the control.
 # Configurations (CONFIGS=...): plain; recorded (`streamlab-cli record`); all-runtime (every
 # runtime callback); no-driver-calls; activity-only (no callbacks); calls-only (no activity);
 # write-at-exit (no writer thread: the log is written at exit); writer-idle (the writer thread
-# at SCHED_IDLE); torch.profiler; plain@K (plain, pinned to core K with taskset). Costs are ratios to plain in the same round (or, for
+# at SCHED_IDLE); empty-callbacks (subscribed as recorded, the callback returns at once:
+# CUPTI's own dispatch and activity); torch.profiler (CPU and CUDA activity); torch.profiler-cuda
+# (CUDA activity only); plain@K (plain, pinned to core K with taskset). Costs are ratios to plain in the same round (or, for
 # resnet-ab, inside/outside the range in one process).
 # Usage: bench/record_overhead.sh CLI [ROUNDS]   (CLI = a built streamlab-cli)
 set -uo pipefail
@@ -33,9 +42,11 @@ run_in() {  # CONFIG PROGRAM...: runs PROGRAM in CONFIG, prints its result lines
     calls-only) STREAMLAB_RECORD_ACTIVITY=0 "${record[@]}" "$@" ;;
     write-at-exit) STREAMLAB_RECORD_FLUSH_MS=0 "${record[@]}" "$@" ;;
     writer-idle) STREAMLAB_RECORD_WRITER_IDLE=1 "${record[@]}" "$@" ;;
+    empty-callbacks) STREAMLAB_RECORD_EMPTY_CALLBACKS=1 "${record[@]}" "$@" ;;
     torch.profiler) STREAMLAB_KINETO_OUT=/tmp/overhead.kineto.json "$@" ;;
+    torch.profiler-cuda) STREAMLAB_KINETO_CUDA_ONLY=1 STREAMLAB_KINETO_OUT=/tmp/overhead.kineto.json "$@" ;;
     *) echo "unknown configuration $config" >&2; return 2 ;;
-  esac 2>&1 | grep -E "^(resnet50|launch rate|capture range)" | tr '\n' ' '
+  esac 2>&1 | grep -E "^(resnet50|launch rate|capture range|step pairs)" | tr '\n' ' '
 }
 for i in $(seq "$rounds"); do
   for c in $configs; do
@@ -43,6 +54,11 @@ for i in $(seq "$rounds"); do
       case $p in
         resnet) echo "round $i $c: $(run_in "$c" python3 examples/pytorch/resnet50_amp.py)" ;;
         launch-rate) echo "round $i $c: $(run_in "$c" python3 bench/launch_rate.py)" ;;
+        launch-pairs) echo "round $i $c (pairs): $(STREAMLAB_AB_PAIRS=${PAIRS:-40} STREAMLAB_RECORD_RANGE_REPEAT=1 \
+          RANGE=cudaProfilerApi run_in "$c" python3 bench/launch_rate.py)" ;;
+        resnet-pairs) echo "round $i $c (pairs): $(STREAMLAB_AB_STEPS=${PAIRS:-40} STREAMLAB_RECORD_RANGE_REPEAT=1 \
+          RANGE=cudaProfilerApi run_in "$c" python3 examples/pytorch/resnet50_amp.py)" ;;
+        launch-ab) echo "round $i $c (range): $(RANGE=cudaProfilerApi run_in "$c" python3 bench/launch_rate.py)" ;;
         resnet-ab) echo "round $i $c (range): $(STREAMLAB_STEPS=60 STREAMLAB_CAPTURE_STEPS=20:40 RANGE=cudaProfilerApi \
           run_in "$c" python3 examples/pytorch/resnet50_amp.py)" ;;
       esac

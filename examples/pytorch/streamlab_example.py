@@ -52,6 +52,33 @@ def maybe_profiled():
     prof.export_chrome_trace(out)
 
 
+@contextlib.contextmanager
+def recorded_part():
+    """The recorded half of a paired measurement (bench/record_overhead.sh): a
+    torch.cuda.profiler.start()/stop() range, which `streamlab-cli record --capture-range
+    cudaProfilerApi` records; or, when STREAMLAB_KINETO_OUT is set, a torch.profiler session
+    (CUDA activity only with STREAMLAB_KINETO_CUDA_ONLY=1), whose trace is not written."""
+    if not os.environ.get("STREAMLAB_KINETO_OUT"):
+        torch.cuda.profiler.start()
+        try:
+            yield
+        finally:
+            torch.cuda.profiler.stop()
+        return
+    from torch.profiler import ProfilerActivity, profile
+    cuda_only = os.environ.get("STREAMLAB_KINETO_CUDA_ONLY") == "1"
+    activities = [ProfilerActivity.CUDA] if cuda_only else [ProfilerActivity.CPU, ProfilerActivity.CUDA]
+    with profile(activities=activities):
+        yield
+
+
+def paired_median(inside, outside):
+    """Median of inside[i] - outside[i] and of inside[i] / outside[i] over the pairs."""
+    def median(values):
+        return sorted(values)[len(values) // 2]
+    return (median([a - b for a, b in zip(inside, outside)]), median([a / b for a, b in zip(inside, outside)]))
+
+
 def warm_up():
     """Create the CUDA context and load the sleep kernel before the part that is studied."""
     require_gpu()
