@@ -30,6 +30,9 @@ STREAMLAB_STEPS=5 STREAMLAB_KINETO_OUT="$out/kineto/resnet50_amp.json" python3 e
 STREAMLAB_STEPS=5 "$cli" record --out "$out/rec/resnet50_amp.json" -- python3 examples/pytorch/resnet50_amp.py >"$out/rec/resnet50_amp.log" 2>&1
 # Overhead on a training step (bench/record_overhead.sh).
 bash bench/record_overhead.sh "$cli" "$rounds" >"$out/overhead.txt" 2>&1
+# The cost per CUDA call that README states, guarded (paired batches in one process).
+bash bench/check_record_cost.sh "$cli" >>"$out/overhead.txt" 2>&1
+echo "check_record_cost: exit $?" >>"$out/summary.txt"
 # Time to explain the ResNet recordings (5 steps; 20 steps from the overhead runs).
 TIMEFORMAT="%R s"
 { echo -n "explain resnet50_amp (5 steps): "; time "$cli" explain "$out/rec/resnet50_amp.json" >"$out/rec/resnet50_amp.explain.txt" 2>&1; } 2>>"$out/summary.txt"
