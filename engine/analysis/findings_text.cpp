@@ -152,6 +152,8 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
       }
       v["queued"] = FormatDuration(f.cause == Cause::kSmsBusy ? f.amount : QueuedTime(t, t.ops[f.op]));
       v["connections"] = std::to_string(s.settings.max_connections);
+      // English needs the noun's number ("1 connection"); the Chinese text counts with 个.
+      v["connections_en"] = v["connections"] + (s.settings.max_connections == 1 ? " connection" : " connections");
       v["nstreams"] = std::to_string(s.streams.size());
       std::string text = Fill(key, v);
       if (f.estimated) text += " " + Fill("sms_estimated", v);
