@@ -20,7 +20,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "pytorch"))
-from streamlab_example import maybe_profiled, paired_median, recorded_part  # noqa: E402  (see streamlab_example.py)
+from streamlab_example import alternate, maybe_profiled, paired_median  # noqa: E402  (see streamlab_example.py)
 
 OPS_PER_BATCH = 2000
 BATCHES = 7  # per part: before, inside, after
@@ -46,14 +46,7 @@ def median(values):
 pairs = int(os.environ.get("STREAMLAB_AB_PAIRS", "0"))
 if pairs:
     OPS_PER_BATCH = 500
-    inside, outside = [], []
-    for i in range(pairs):
-        for recorded in ((False, True) if i % 2 == 0 else (True, False)):
-            if recorded:
-                with recorded_part():
-                    inside.append(batch())
-            else:
-                outside.append(batch())
+    inside, outside = alternate(pairs, batch)
     difference, _ = paired_median(inside, outside)
     print(f"launch rate pairs: {pairs} pairs of {OPS_PER_BATCH} ops, inside - outside {difference:+.2f} "
           f"us per op (median of the pairs; inside {median(inside):.2f}, outside {median(outside):.2f})")

@@ -16,7 +16,7 @@ import torchvision
 
 import sys
 
-from streamlab_example import maybe_profiled, paired_median, recorded_part, require_gpu
+from streamlab_example import alternate, maybe_profiled, paired_median, require_gpu
 
 require_gpu()
 steps = int(os.environ.get("STREAMLAB_STEPS", "6"))
@@ -60,14 +60,7 @@ for _ in range(3):  # warm-up: cuDNN/cuBLAS choices, allocator growth
 torch.cuda.synchronize()
 pairs = int(os.environ.get("STREAMLAB_AB_STEPS", "0"))
 if pairs:
-    inside, outside = [], []
-    for i in range(pairs):
-        for recorded in ((False, True) if i % 2 == 0 else (True, False)):
-            if recorded:
-                with recorded_part():
-                    inside.append(timed_step())
-            else:
-                outside.append(timed_step())
+    inside, outside = alternate(pairs, timed_step)
     _, ratio = paired_median([t[0] for t in inside], [t[0] for t in outside])
     print(f"step pairs: {pairs} pairs, median step ratio inside/outside {ratio:.3f}; medians inside/outside: "
           f"step {median([t[0] for t in inside]) * 1e3:.2f}/{median([t[0] for t in outside]) * 1e3:.2f} ms, "

@@ -72,6 +72,21 @@ def recorded_part():
         yield
 
 
+def alternate(pairs, measure):
+    """Calls `measure` 2 * pairs times, every other call inside recorded_part(), the order
+    swapped every pair so that a steady drift of the host's speed cancels; returns the
+    results as (inside, outside), pair by pair."""
+    inside, outside = [], []
+    for i in range(pairs):
+        for recorded in ((False, True) if i % 2 == 0 else (True, False)):
+            if recorded:
+                with recorded_part():
+                    inside.append(measure())
+            else:
+                outside.append(measure())
+    return inside, outside
+
+
 def paired_median(inside, outside):
     """Median of inside[i] - outside[i] and of inside[i] / outside[i] over the pairs."""
     def median(values):
