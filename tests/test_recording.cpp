@@ -271,6 +271,10 @@ TEST(Recording, KernelNamesAndOccupancy) {
   EXPECT_NE(full.find("anonymous namespace"), std::string::npos);
   EXPECT_EQ(ShortKernelName("_Z4Spinx"), "Spin");
   EXPECT_EQ(ShortKernelName("not_mangled"), "not_mangled");
+  // A name the demangler refuses (a real 1.6 kB cutlass name did) keeps its leading names.
+  EXPECT_EQ(ShortKernelName("_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11thr"),
+            "cutlass_cudnn_train::Kernel");
+  EXPECT_EQ(ShortKernelName("_Z99short"), "_Z99short");  // a length past the end: left as it is
   RecordedDevice h100{0, "H100", 132, 64, 32, 65536, 233472, ""};
   EXPECT_EQ(EstimateBlocksPerSm(h100, 128, 16, 0), 16);    // warps: 64 / 4
   EXPECT_EQ(EstimateBlocksPerSm(h100, 256, 128, 0), 2);    // registers: 65536 / (128 * 256)

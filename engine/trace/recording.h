@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/trace/kernel_names.h"
 #include "engine/trace/trace.h"
 
 namespace streamlab {
@@ -99,8 +100,5 @@ Trace TraceFromRecordings(std::vector<Recording> recordings);
 // ignores the register and shared-memory allocation details of each architecture.
 int EstimateBlocksPerSm(const RecordedDevice& device, int threads_per_block, int registers,
                         int shared_bytes);
-// "at::native::vectorized_elementwise_kernel" from a mangled name: demangled, without
-// return type, template arguments or parameters. `full` gets the whole demangled name.
-std::string ShortKernelName(const std::string& mangled, std::string* full = nullptr);
 
 }  // namespace streamlab

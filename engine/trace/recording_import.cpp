@@ -1,9 +1,8 @@
 // A Recording becomes a Scenario + Trace: one op per API call that matters, in the order
 // the host made them (all threads on one clock), GPU spans from CUPTI activity joined by
 // correlation id, streams and events identified by the program's own handles.
-#include <cxxabi.h>
-
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -281,6 +280,14 @@ class Converter {
         Add(std::move(op), before);
         return;
       }
+    } else if (role == "unrecorded_wait") {
+      // Kept however short it was: findings that say nothing held an op name it as a
+      // possible cause the trace cannot show.
+      op.kind = OpKind::kApiCall;
+      op.name = c.function;
+      op.duration = T(c.end) - T(c.begin);
+      t_.ops[Add(std::move(op), c)].note = kUnrecordedWait;
+      return;
     } else if (role == "sync_device") {
       op.kind = OpKind::kSyncDevice;
     } else if (role == "sync_stream") {
@@ -312,6 +319,7 @@ class Converter {
   }
 
   void AddGpuWork(const RecordedCall& c, const RecordedActivity& a, int thread, bool synchronous) {
+    ++placed_;
     Op op;
     op.thread = thread;
     bool replayed = a.graph_node != 0 && c.role == "graph_launch";
@@ -471,6 +479,13 @@ class Converter {
       t_.notes.push_back("CUPTI dropped " + std::to_string(r_.dropped) + " activity records: some GPU work is missing");
     if (threads_.size() > 1)
       t_.notes.push_back(std::to_string(threads_.size()) + " host threads called CUDA (one host lane each)");
+    size_t in_window = 0;
+    for (const RecordedActivity& a : r_.activity) in_window += a.begin >= window_begin_ ? 1 : 0;
+    if (in_window > placed_)
+      t_.notes.push_back(std::to_string(in_window - placed_) +
+                         " GPU records (kernels, copies, memsets) have no API call in the trace (launched before it "
+                         "began, by a call that was not logged, or filtered out): they are left out, and a wait "
+                         "behind one of them shows as unexplained");
   }
 
   const Recording& r_;
@@ -485,6 +500,7 @@ class Converter {
   int device_ = 0;
   int main_device_ = 0;  // the device with the most GPU work
   int kernels_ = 0, copies_ = 0;
+  size_t placed_ = 0;  // GPU records that became ops (or API calls, when they moved nothing)
   std::map<uint64_t, uint64_t> alias_;
   std::map<uint64_t, std::vector<const RecordedActivity*>> activity_;
   std::map<int64_t, const RecordedCall*> created_;
@@ -524,33 +540,6 @@ int EstimateBlocksPerSm(const RecordedDevice& d, int threads, int registers, int
   if (shared_bytes > 0 && d.smem_per_sm > 0)
     limit = std::min(limit, d.smem_per_sm / (shared_bytes + 1024));  // 1 KB reserved per block
   return std::max(limit, 0);
-}
-
-std::string ShortKernelName(const std::string& mangled, std::string* full) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
-                                                  std::free);
-  std::string name = status == 0 && demangled ? demangled.get() : mangled;
-  if (full) *full = name;
-  for (size_t at; (at = name.find("(anonymous namespace)::")) != std::string::npos;) name.erase(at, 23);
-  // Cut the parameter list and template arguments at nesting depth 0, and a return type.
-  std::string out;
-  int depth = 0;
-  for (size_t i = 0; i < name.size(); ++i) {
-    char ch = name[i];
-    if (ch == '<' || ch == '(') {
-      if (ch == '(' && depth == 0) break;
-      ++depth;
-      continue;
-    }
-    if (ch == '>' || ch == ')') {
-      depth = std::max(0, depth - 1);
-      continue;
-    }
-    if (depth == 0) out += ch;
-  }
-  if (size_t space = out.rfind(' '); space != std::string::npos) out = out.substr(space + 1);
-  return out.empty() ? name.substr(0, 80) : out;
 }
 
 }  // namespace streamlab

@@ -18,6 +18,11 @@ struct BlockRecord {
   TimeNs end = 0;
 };
 
+// The note of an API call that made a stream wait on an event, where the trace does not say
+// which stream (a Kineto wait without its cuda_sync record): findings that say nothing held
+// an op say that such a wait might have.
+inline constexpr const char* kUnrecordedWait = "a wait whose stream is not in the trace";
+
 struct OpRecord {
   int op = -1;
   // Host thread: the API call began at `submit` and returned at `ret`.
@@ -31,7 +36,7 @@ struct OpRecord {
   TimeNs start = 0;
   TimeNs end = 0;
   std::vector<BlockRecord> blocks;
-  std::string note;  // e.g. "ready" / "not ready" for a query, "lazy module load"
+  std::string note;  // e.g. "ready" / "not ready" for a query, "lazy module load", kUnrecordedWait
   // What about this op an imported trace did not say and StreamLab inferred (English,
   // Chinese); empty when everything about it was recorded. Findings repeat it.
   std::string inferred, inferred_zh;
