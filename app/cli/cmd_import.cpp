@@ -14,7 +14,7 @@ namespace streamlab {
 
 int CmdImport(const std::string& path, const std::string& out_path) {
   std::string text = ReadTextFile(path);
-  if (!LooksLikeKineto(text) && !LooksLikeRecording(text))
+  if (!LooksLikeChromeTrace(text) && !LooksLikeRecording(text))
     throw InputError(path + ": neither a torch.profiler (Kineto) trace nor a StreamLab recorder log");
   Trace trace = LoadTraceFile(path);
   std::ofstream out(out_path);

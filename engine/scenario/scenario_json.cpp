@@ -166,10 +166,22 @@ void ProcessesFromJson(const JsonReader& root, Scenario& s) {
   }
 }
 
+// JSON files people open by mistake, named, so that the error says what to open instead.
+void RejectOtherJson(const Json& json, const std::string& source) {
+  auto schema = json.find("schema");
+  if (json.contains("nodes") && schema != json.end() && schema->is_string())
+    throw InputError(source + ": this is a PyTorch execution trace (ExecutionTraceObserver): it lists ops without "
+                              "GPU times; open a torch.profiler trace (prof.export_chrome_trace) instead");
+  if (!json.contains("kind") && schema == json.end())
+    throw InputError(source + ": not a StreamLab scenario, trace or recording, nor a torch.profiler trace "
+                              "(no \"kind\", \"schema\" or \"traceEvents\")");
+}
+
 }  // namespace
 
 Scenario ScenarioFromJson(const Json& json, const std::string& source) {
   if (!json.is_object()) throw InputError(source + ": expected a JSON object at the top level");
+  RejectOtherJson(json, source);
   JsonReader root(json, source, "");
   std::string kind = root.String("kind", kKind);
   if (kind != kKind) root.FailAt("kind", "expected \"" + std::string(kKind) + "\", got \"" + kind + "\"");

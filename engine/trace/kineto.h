@@ -24,9 +24,10 @@ struct KinetoSync {
   int64_t wait_on_stream = -1;  // the record's stream, when Kineto knows it
 };
 
-// True if the text looks like a Kineto trace (traceEvents plus CUDA categories or
-// Kineto's own header fields), as opposed to StreamLab's own Chrome export.
-bool LooksLikeKineto(const std::string& text);
+// True if the text is a Chrome trace (an object with "traceEvents") and not a StreamLab trace.
+// All such files go to the Kineto reader, which reads torch.profiler's and says what any
+// other one is (StreamLab's own Chrome export, an AMD or CPU-only profile, ...).
+bool LooksLikeChromeTrace(const std::string& text);
 // Throws InputError naming "path: traceEvents[i].field: what" for anything malformed.
 Recording RecordingFromKineto(const Json& root, const std::string& path);
 // Parse + convert: the Trace of a Kineto file's text. Throws InputError.

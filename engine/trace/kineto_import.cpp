@@ -3,6 +3,7 @@
 // kernel / gpu_memcpy / gpu_memset events, waits and syncs completed by their cuda_sync
 // records, PyTorch ops and user annotations as ranges. Joined by correlation id.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -100,11 +101,17 @@ class KinetoReader {
       throw InputError(path_ + ": not a torch.profiler trace (no \"traceEvents\" array)");
     const Json& events = root_["traceEvents"];
     if (events.size() > kMaxEvents) throw InputError(path_ + ": more than 4000000 trace events");
+    const Json* other = root_.contains("otherData") ? &root_["otherData"] : nullptr;
+    if (other && other->is_object() && other->contains("clock_error_ns"))
+      throw InputError(path_ + ": this is StreamLab's own Chrome export (for Perfetto or chrome://tracing); open "
+                       "the StreamLab trace it was exported from");
     r_.source = "kineto";
     r_.default_non_blocking = true;
     ReadDevices();
     base_ = FirstTime(events);
     for (size_t i = 0; i < events.size(); ++i) ReadEvent(events[i], i);
+    // ROCm's PyTorch writes HIP calls in CUDA's categories: read as CUDA, they would mislead.
+    if (r_.activity.empty() || hip_calls_ > 0) throw InputError(path_ + ": " + WhyNoGpuWork());
     JoinCalls();
     AddRanges();
     Describe();
@@ -112,6 +119,46 @@ class KinetoReader {
   }
 
  private:
+  // Kineto's categories, lower-cased; torch 1.x wrote "Runtime", "Kernel", "Memcpy", "Memset"
+  // and "Operator" where later versions write cuda_runtime, kernel, gpu_memcpy, ...
+  static std::string Category(std::string cat) {
+    std::transform(cat.begin(), cat.end(), cat.begin(), [](unsigned char c) { return std::tolower(c); });
+    static const std::map<std::string, std::string> old_names{{"runtime", "cuda_runtime"}, {"driver", "cuda_driver"},
+                                                               {"memcpy", "gpu_memcpy"}, {"memset", "gpu_memset"},
+                                                               {"operator", "cpu_op"}};
+    auto it = old_names.find(cat);
+    return it == old_names.end() ? cat : it->second;
+  }
+
+  // A trace with no GPU records: say what it is instead, and how to profile the GPU too.
+  std::string WhyNoGpuWork() const {
+    auto count = [&](const char* cat) {
+      auto it = categories_.find(cat);
+      return it == categories_.end() ? 0 : it->second;
+    };
+    if (hip_calls_ > 0)
+      return "this trace is from an AMD GPU (" + std::to_string(hip_calls_) +
+             " HIP calls such as hipLaunchKernel); StreamLab explains NVIDIA CUDA traces";
+    for (const auto& [cat, n] : categories_)
+      if (cat.rfind("mtia", 0) == 0)
+        return "this trace is from an MTIA accelerator (\"" + cat + "\" events); StreamLab explains NVIDIA CUDA traces";
+    size_t calls = count("cuda_runtime") + count("cuda_driver");
+    std::string hint = "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]";
+    if (count("cuda_profiler_range") > 0)
+      return "the trace holds " + std::to_string(count("cuda_profiler_range")) +
+             " CUPTI profiler ranges (counter profiling) and no kernel, copy or memset records, so there is no GPU "
+             "timeline to explain; " + hint + " and without the CUPTI range profiler";
+    if (calls > 0)
+      return "the trace holds " + std::to_string(calls) +
+             " CUDA API calls but no kernel, copy or memset records: the GPU side was not profiled; " + hint;
+    if (count("cpu_op") > 0)
+      return "the trace holds only CPU work (" + std::to_string(count("cpu_op")) +
+             " PyTorch ops, no CUDA calls or GPU records): it was profiled without CUDA activity, or the program "
+             "ran on the CPU; " + hint;
+    return "no torch.profiler CUDA records in this Chrome trace (no cuda_runtime, kernel, gpu_memcpy or gpu_memset "
+           "events); StreamLab reads torch.profiler traces of CUDA programs";
+  }
+
   // [SECTION] fields ------------------------------------------------------------------------
   [[noreturn]] void Fail(size_t i, const std::string& what) const {
     throw InputError(path_ + ": traceEvents[" + std::to_string(i) + "]" + what);
@@ -186,7 +233,8 @@ class KinetoReader {
   // [SECTION] events --------------------------------------------------------------------------
   void ReadEvent(const Json& e, size_t i) {
     if (!e.is_object() || Str(e, "ph") != "X") return;
-    std::string cat = Str(e, "cat");
+    std::string cat = Category(Str(e, "cat"));
+    ++categories_[cat];
     bool host_call = cat == "cuda_runtime" || cat == "cuda_driver";
     bool gpu = cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset";
     bool range = cat == "cpu_op" || cat == "user_annotation";
@@ -206,6 +254,7 @@ class KinetoReader {
       c.domain = cat == "cuda_runtime" ? 0 : 1;
       c.function = name;
       c.role = RoleOf(BaseName(name, &c.per_thread));
+      if (name.rfind("hip", 0) == 0) ++hip_calls_;
       c.begin = begin;
       c.end = end;
       c.correlation = static_cast<uint64_t>(Arg(args, "correlation", i, 0, 0));
@@ -310,7 +359,7 @@ class KinetoReader {
       RecordedCall& c = r_.calls[i];
       if (c.role == "query_event" || c.role == "query_stream") c.role = "other";  // the answer is not in the trace
       if ((c.role == "wait_event" || c.role == "sync_stream") && c.stream_id < 0) {
-        c.role = "other";
+        c.role = c.role == "wait_event" ? "unrecorded_wait" : "other";
         c.function += " (no cuda_sync record says which stream)";
         missing_sync_ = true;
       }
@@ -392,6 +441,8 @@ class KinetoReader {
   std::map<uint64_t, KinetoSync> syncs_;
   std::vector<Range> ranges_;
   bool missing_sync_ = false;
+  std::map<std::string, size_t> categories_;  // "X" events per (normalised) category
+  size_t hip_calls_ = 0;
   std::map<uint64_t, int64_t> event_ids_;  // handle -> CUPTI event id
 };
 
@@ -411,12 +462,10 @@ std::string KinetoStreamName(int64_t stream_id) {
 
 std::string KinetoEventName(int64_t event_id) { return "e" + std::to_string(event_id); }
 
-bool LooksLikeKineto(const std::string& text) {
+bool LooksLikeChromeTrace(const std::string& text) {
   size_t head = text.find_first_not_of(" \t\r\n");
   if (head == std::string::npos || text[head] != '{' || text.find("\"traceEvents\"") == std::string::npos) return false;
-  if (text.find("\"streamlab.trace\"") != std::string::npos) return false;
-  return text.find("\"cuda_runtime\"") != std::string::npos || text.find("\"deviceProperties\"") != std::string::npos ||
-         text.find("\"schemaVersion\"") != std::string::npos;
+  return text.find("\"streamlab.trace\"") == std::string::npos;
 }
 
 Recording RecordingFromKineto(const Json& root, const std::string& path) { return KinetoReader(root, path).Read(); }

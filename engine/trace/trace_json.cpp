@@ -161,7 +161,7 @@ Trace TraceFromJson(const Json& json, const std::string& source) {
 }
 
 bool IsTraceContent(const std::string& text) {
-  if (LooksLikeRecording(text) || LooksLikeKineto(text)) return true;
+  if (LooksLikeRecording(text) || LooksLikeChromeTrace(text)) return true;
   Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!json.is_object() || !json.contains("kind") || !json["kind"].is_string()) return false;
   return json["kind"].get<std::string>() == "streamlab.trace";
@@ -181,7 +181,7 @@ Trace LoadTraceFile(const std::string& path) {
   // A recorder log (streamlab-cli record --raw-dir) is converted on the way in.
   if (LooksLikeRecording(text)) return TraceFromRecording(ParseRecording(text, path));
   // So is a torch.profiler (Kineto) Chrome trace.
-  if (LooksLikeKineto(text)) return TraceFromKineto(text, path);
+  if (LooksLikeChromeTrace(text)) return TraceFromKineto(text, path);
   return TraceFromJson(ParseJson(text, path), path);
 }
 
