@@ -2,11 +2,40 @@
 #include "engine/analysis/finding_groups.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "engine/util/format.h"
 
 namespace streamlab {
+
+namespace {
+
+// The time in which at least one member was waiting (or blocked). Ops queued behind each
+// other wait at once: summed, 6 689 waits on a 1.2 s trace came to 831 s.
+TimeNs WallTime(const Trace& t, const Analysis& a, const FindingGroup& g) {
+  std::vector<std::pair<TimeNs, TimeNs>> spans;
+  for (int m : g.members) {
+    const Finding& f = a.findings[m];
+    if (f.op < 0 || f.op >= static_cast<int>(t.ops.size())) continue;
+    // A start delay's wait ends when the op starts; a host-late one's, when the blocking call
+    // returned; a host block's, when its own call returned.
+    TimeNs end = t.ops[f.op].start;
+    if (f.kind == FindingKind::kHostBlock) end = t.ops[f.op].ret;
+    if (f.cause == Cause::kHostLate && !f.because.empty()) end = t.ops[f.because.front()].ret;
+    spans.push_back({end - f.amount, end});
+  }
+  std::sort(spans.begin(), spans.end());
+  TimeNs total = 0, reached = std::numeric_limits<TimeNs>::min();
+  for (const auto& [from, to] : spans) {
+    TimeNs begin = std::max(from, reached);
+    if (to > begin) total += to - begin;
+    reached = std::max(reached, to);
+  }
+  return total;
+}
+
+}  // namespace
 
 std::vector<FindingGroup> GroupFindings(const Trace& t, const Analysis& a, bool with_prompt) {
   std::vector<FindingGroup> groups;
@@ -18,6 +47,7 @@ std::vector<FindingGroup> GroupFindings(const Trace& t, const Analysis& a, bool 
     if (f.kind == FindingKind::kStartDelay) pattern += std::string("/") + ToString(f.cause);
     if (f.kind == FindingKind::kHostBlock) pattern += std::string("/") + ToString(t.scenario.ops[f.op].kind);
     if (f.kind == FindingKind::kGpuIdle) pattern += std::string("/") + ToString(f.idle);
+    if (WaitsRecordIsUnknown(t, f)) pattern += "/record_unknown";
     // Severity is part of the pattern: a warning is never folded under an info header.
     pattern += std::string("/") + ToString(f.severity);
     auto [it, fresh] = index.emplace(pattern, groups.size());
@@ -32,6 +62,8 @@ std::vector<FindingGroup> GroupFindings(const Trace& t, const Analysis& a, bool 
     g.members.push_back(static_cast<int>(i));
     g.total += f.amount;
   }
+  for (FindingGroup& g : groups)
+    if (g.kind == FindingKind::kStartDelay || g.kind == FindingKind::kHostBlock) g.total = WallTime(t, a, g);
   // Largest first; a group short enough to list whole keeps the analyzer's order (op order).
   for (FindingGroup& g : groups)
     if (g.members.size() > kGroupShown)
@@ -46,6 +78,9 @@ std::string RenderGroupHeader(const FindingTexts& texts, const FindingGroup& g) 
   size_t slash = g.pattern.find('/');
   std::string middle = g.pattern.substr(slash + 1, g.pattern.find('/', slash + 1) - slash - 1);
   std::string cause = g.kind == FindingKind::kStartDelay ? texts.Get("cause." + middle) : "";
+  // "started late because of unknown" reads badly: the unexplained group has its own sentence.
+  if (g.kind == FindingKind::kStartDelay && middle == ToString(Cause::kUnexplained)) key = "group.start_delay_unexplained";
+  if (g.kind == FindingKind::kWaitCapturedNothing && middle == "record_unknown") key = "group.wait_record_unknown";
   return texts.Fill(key, {{"n", std::to_string(g.members.size())},
                           {"total", FormatDuration(g.total)},
                           {"cause", cause},

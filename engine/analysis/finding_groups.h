@@ -16,7 +16,9 @@ struct FindingGroup {
   Severity severity = Severity::kInfo;
   std::string pattern;       // e.g. "start_delay/event_wait", "host_block/sync_device"
   std::vector<int> members;  // indices into Analysis::findings, largest amount first
-  TimeNs total = 0;          // sum of the members' amounts
+  // Sum of the members' amounts; for start delays and host blocks, the time in which at
+  // least one member waited (their waits overlap, so a sum would overstate it).
+  TimeNs total = 0;
 };
 
 // Groups in order of their first finding. Prompt starts (launch latency only) are left out

@@ -23,7 +23,13 @@ std::string NameList(const Scenario& s, const std::vector<int>& ops, const std::
   std::string out;
   size_t shown = std::min<size_t>(ops.size(), 4);
   for (size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + DisplayName(s, ops[i]);
-  if (ops.size() > shown) out += " " + more + " " + std::to_string(ops.size() - shown);
+  if (ops.size() > shown) {
+    // `more` is "and {n} more" (en) or "等另外 {n} 个" (zh).
+    std::string rest = more;
+    size_t at = rest.find("{n}");
+    if (at != std::string::npos) rest.replace(at, 3, std::to_string(ops.size() - shown));
+    out += " " + rest;
+  }
   return out.empty() ? "-" : out;
 }
 
@@ -33,6 +39,12 @@ bool Pageable(const Scenario& s, const Op& op) {
 }
 
 }  // namespace
+
+bool WaitsRecordIsUnknown(const Trace& t, const Finding& f) {
+  // A Kineto record whose stream could not be inferred sits on a stream with no work.
+  return f.kind == FindingKind::kWaitCapturedNothing && t.backend == "kineto" && f.marker >= 0 && f.other < 0 &&
+         t.scenario.ops[f.op].kind != OpKind::kWaitStream;
+}
 
 const std::vector<std::string>& FindingTexts::Keys() {
   static const std::vector<std::string> keys{
@@ -48,12 +60,12 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "inferred",
+      "wrong_result", "figures", "figures.mostly_idle", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
-      "group.start_delay", "group.host_block", "group.scope_too_wide", "group.overlap",
-      "group.wait_captured_nothing", "group.data_race", "group.pageable_async_copy",
+      "group.start_delay", "group.start_delay_unexplained", "group.host_block", "group.scope_too_wide", "group.overlap",
+      "group.wait_captured_nothing", "group.wait_record_unknown", "group.data_race", "group.pageable_async_copy",
       "group.legacy_next_to_blocking", "group.wrong_result", "group.gpu_idle", "group.more",
       "malloc_mid_run", "hidden_sync", "group.malloc_mid_run", "group.hidden_sync",
       "collective_wait", "collective_wait.busy", "collective_wait.waiting", "group.collective_wait",
@@ -116,6 +128,18 @@ std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
       continue;
     said.push_back(&what);
     text += " " + Fill("inferred", {{"what", what}});
+  }
+  // "Nothing held it" is only as good as the trace: waits it logged without their stream
+  // may have.
+  bool says_nothing_held_it = f.kind == FindingKind::kStartDelay &&
+                              (f.cause == Cause::kSmsBusy || f.cause == Cause::kUnexplained ||
+                               f.cause == Cause::kCopyEngineBusy || f.cause == Cause::kHardwareQueue ||
+                               f.cause == Cause::kModuleLoad);
+  if (says_nothing_held_it && f.op >= 0 && f.op < static_cast<int>(t.ops.size())) {
+    size_t unrecorded = 0;
+    for (const OpRecord& r : t.ops)
+      unrecorded += r.note == kUnrecordedWait && r.submit < t.ops[f.op].start ? 1 : 0;
+    if (unrecorded > 0) text += " " + Fill("unrecorded_waits", {{"n", std::to_string(unrecorded)}});
   }
   return text;
 }
@@ -209,8 +233,7 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
       }
       v["event"] = s.events[op.event].name;
       v["producer_stream"] = f.marker >= 0 ? StreamName(s, f.marker) : "-";
-      // A Kineto record whose stream could not be inferred sits on a stream with no work.
-      if (t.backend == "kineto" && f.marker >= 0 && f.other < 0) return Fill("wait_nothing.unknown", v);
+      if (WaitsRecordIsUnknown(t, f)) return Fill("wait_nothing.unknown", v);
       return Fill(f.marker < 0 ? "wait_nothing.event_never" : "wait_nothing.event", v);
     }
     case FindingKind::kDataRace: {
@@ -307,7 +330,10 @@ std::string FindingTexts::RenderFigures(const Trace& t, const Figures& fig) cons
   std::string busy = fig.makespan > 0 ? FormatPercent(static_cast<double>(fig.gpu_busy) /
                                                       static_cast<double>(fig.makespan))
                                       : "-";
-  return Fill("figures", {{"makespan", FormatDuration(fig.makespan)},
+  // Below 1x the GPU idled more than its streams overlapped (a recorded program waiting on
+  // its host): a "speed-up" under 1 would read as if concurrency had slowed it down.
+  const char* key = fig.speedup < 1.0 ? "figures.mostly_idle" : "figures";
+  return Fill(key, {{"makespan", FormatDuration(fig.makespan)},
                           {"serial", FormatDuration(fig.serial)},
                           {"speedup", speedup},
                           {"busy", busy},

@@ -11,6 +11,10 @@
 
 namespace streamlab {
 
+// A wait that held nothing back in an imported trace that does not say where its event was
+// recorded: whether it captured any work cannot be told, and its text says so.
+bool WaitsRecordIsUnknown(const Trace& trace, const Finding& finding);
+
 class FindingTexts {
  public:
   // Throws InputError if the language or any template is missing.
