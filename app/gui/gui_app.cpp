@@ -442,20 +442,23 @@ void GuiApp::DrawLabHeader() {
   if (!banner_.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", banner_.c_str());
   if (trace_) {
     bool imported = trace_->backend == "record" || trace_->backend == "kineto";
+    // A trace from elsewhere may name no device or date (older torch.profiler versions).
+    std::string device = trace_->device_name.empty() ? ui_("banner.unknown_device") : trace_->device_name;
+    std::string date = trace_->captured_at.empty() ? ui_("banner.unknown_date") : trace_->captured_at;
     if (trace_->backend == "sim")
       ImGui::TextDisabled("%s", ui_.Fill("banner.sim_profile", {{"profile", trace_->profile}}).c_str());
     else if (imported && !trace_->scenario.processes.empty())
-      ImGui::TextDisabled("%s", ui_.Fill("banner.processes", {{"backend", trace_->backend}, {"device", trace_->device_name},
+      ImGui::TextDisabled("%s", ui_.Fill("banner.processes", {{"backend", trace_->backend}, {"device", device},
                                                               {"n", std::to_string(trace_->scenario.processes.size())},
                                                               {"error", FormatDuration(trace_->clock_error)}})
                                     .c_str());
     else if (imported)
-      ImGui::TextDisabled("%s", ui_.Fill("banner.imported", {{"backend", trace_->backend}, {"device", trace_->device_name},
-                                                             {"date", trace_->captured_at}})
+      ImGui::TextDisabled("%s", ui_.Fill("banner.imported", {{"backend", trace_->backend}, {"device", device},
+                                                             {"date", date}})
                                     .c_str());
     else
-      ImGui::TextDisabled("%s", ui_.Fill("banner.trace", {{"backend", trace_->backend}, {"device", trace_->device_name},
-                                                          {"date", trace_->captured_at},
+      ImGui::TextDisabled("%s", ui_.Fill("banner.trace", {{"backend", trace_->backend}, {"device", device},
+                                                          {"date", date},
                                                           {"error", FormatDuration(trace_->clock_error)}})
                                     .c_str());
   }
