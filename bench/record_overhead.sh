@@ -18,7 +18,8 @@
 # runtime callback); no-driver-calls; activity-only (no callbacks); calls-only (no activity);
 # write-at-exit (no writer thread: the log is written at exit); writer-idle (the writer thread
 # at SCHED_IDLE); empty-callbacks (subscribed as recorded, the callback returns at once:
-# CUPTI's own dispatch and activity); torch.profiler (CPU and CUDA activity); torch.profiler-cuda
+# CUPTI's own dispatch and activity); cupti:SPEC (recorded with CUPTI's activity attributes
+# STREAMLAB_RECORD_CUPTI=SPEC, e.g. cupti:zeroed=1,per_thread=0); torch.profiler (CPU and CUDA activity); torch.profiler-cuda
 # (CUDA activity only); plain@K (plain, pinned to core K with taskset). Costs are ratios to plain in the same round (or, for
 # resnet-ab, inside/outside the range in one process).
 # Usage: bench/record_overhead.sh CLI [ROUNDS]   (CLI = a built streamlab-cli)
@@ -43,6 +44,7 @@ run_in() {  # CONFIG PROGRAM...: runs PROGRAM in CONFIG, prints its result lines
     write-at-exit) STREAMLAB_RECORD_FLUSH_MS=0 "${record[@]}" "$@" ;;
     writer-idle) STREAMLAB_RECORD_WRITER_IDLE=1 "${record[@]}" "$@" ;;
     empty-callbacks) STREAMLAB_RECORD_EMPTY_CALLBACKS=1 "${record[@]}" "$@" ;;
+    cupti:*) STREAMLAB_RECORD_CUPTI=${config#cupti:} "${record[@]}" "$@" ;;
     torch.profiler) STREAMLAB_KINETO_OUT=/tmp/overhead.kineto.json "$@" ;;
     torch.profiler-cuda) STREAMLAB_KINETO_CUDA_ONLY=1 STREAMLAB_KINETO_OUT=/tmp/overhead.kineto.json "$@" ;;
     *) echo "unknown configuration $config" >&2; return 2 ;;

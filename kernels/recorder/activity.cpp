@@ -29,6 +29,10 @@ std::mutex g_buffers_mutex;
 std::vector<std::pair<uint8_t*, size_t>> g_completed;  // buffer, valid bytes
 std::vector<uint8_t*> g_spare;
 constexpr size_t kMaxSpare = 8;
+// CUPTI zeroes each buffer it is given, on the program's thread, unless told the buffers come
+// zeroed; with `zeroed` (diagnosis) fresh buffers are calloc'ed and reused ones cleared by the
+// writer thread instead.
+bool g_zeroed_buffers = false;
 
 void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
   {
@@ -40,7 +44,8 @@ void CUPTIAPI OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_reco
       *buffer = nullptr;
     }
   }
-  if (!*buffer) *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  if (!*buffer)
+    *buffer = static_cast<uint8_t*>(g_zeroed_buffers ? std::calloc(1, kBufferBytes) : std::aligned_alloc(8, kBufferBytes));
   *size = *buffer ? kBufferBytes : 0;
   *max_records = 0;
 }
@@ -188,6 +193,7 @@ void WriteCompletedBuffers(bool from_signal) {
     CUpti_Activity* record = nullptr;
     while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) WriteRecord(record);
     if (from_signal) continue;  // no allocator calls in a signal handler: leak it, the process is ending
+    if (g_zeroed_buffers) std::memset(buffer, 0, kBufferBytes);  // here, not under the lock CUPTI's requests take
     std::lock_guard<std::mutex> lock(g_buffers_mutex);
     if (g_spare.size() < kMaxSpare) {
       g_spare.push_back(buffer);
@@ -203,6 +209,49 @@ constexpr CUpti_ActivityKind kWorkKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERN
 
 bool g_started = false;  // buffer callbacks registered (STREAMLAB_RECORD_ACTIVITY=0 leaves them out)
 
+// Diagnosis only (bench/record_overhead.sh): CUPTI's activity attributes, as
+// STREAMLAB_RECORD_CUPTI="device_mb=32,prealloc=6,pool_limit=500,host_pinned=1,per_thread=0,zeroed=1".
+// Set before the buffer callbacks are registered and before any context exists, as CUPTI asks.
+void SetDiagnosisAttributes(const char* spec) {
+  struct Attribute {
+    const char* key;
+    CUpti_ActivityAttribute attribute;
+    bool is_size;  // a size_t, else a uint8_t
+    size_t scale;
+  };
+  static constexpr Attribute kAttributes[] = {
+      {"device_mb", CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, true, size_t{1} << 20},
+      {"prealloc", CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, true, 1},
+      {"pool_limit", CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, true, 1},
+      {"host_pinned", CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, false, 1},
+      {"per_thread", CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, false, 1},
+      {"zeroed", CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, false, 1},
+  };
+  for (const char* item = spec; item && *item;) {
+    const char* end = std::strchr(item, ',');
+    std::string pair(item, end ? static_cast<size_t>(end - item) : std::strlen(item));
+    item = end ? end + 1 : nullptr;
+    size_t eq = pair.find('=');
+    const Attribute* found = nullptr;
+    for (const Attribute& a : kAttributes)
+      if (eq != std::string::npos && pair.compare(0, eq, a.key) == 0 && std::strlen(a.key) == eq) found = &a;
+    if (!found) {
+      std::fprintf(stderr, "streamlab record: STREAMLAB_RECORD_CUPTI: unknown item '%s'\n", pair.c_str());
+      continue;
+    }
+    size_t value = std::strtoull(pair.c_str() + eq + 1, nullptr, 10) * found->scale;
+    uint8_t flag = value != 0;
+    size_t bytes = found->is_size ? sizeof(value) : sizeof(flag);
+    void* data = found->is_size ? static_cast<void*>(&value) : static_cast<void*>(&flag);
+    CUptiResult result = cuptiActivitySetAttribute(found->attribute, &bytes, data);
+    if (result != CUPTI_SUCCESS)
+      std::fprintf(stderr, "streamlab record: STREAMLAB_RECORD_CUPTI: %s not set (CUPTI error %d)\n", pair.c_str(),
+                   static_cast<int>(result));
+    else if (found->attribute == CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER)
+      g_zeroed_buffers = flag != 0;
+  }
+}
+
 }  // namespace
 
 bool SetWorkActivity(bool on) {
@@ -217,14 +266,10 @@ bool SetWorkActivity(bool on) {
 }
 
 bool StartActivity(bool work, int flush_ms) {
+  SetDiagnosisAttributes(std::getenv("STREAMLAB_RECORD_CUPTI"));
   if (cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted) != CUPTI_SUCCESS) return false;
   g_started = true;
   SetBeforeDrain(WriteCompletedBuffers);
-  // Diagnosis: the device memory CUPTI keeps kernel timestamps in, per context (MB).
-  if (const char* mb = std::getenv("STREAMLAB_RECORD_DEVICE_BUFFER_MB")) {
-    size_t bytes = static_cast<size_t>(std::atoi(mb)) << 20, size = sizeof(bytes);
-    if (bytes) cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes);
-  }
   bool ok = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE) == CUPTI_SUCCESS;
   if (work) ok = SetWorkActivity(true) && ok;
   // Completed buffers are handed back at least this often, so a crash loses little.
