@@ -37,6 +37,8 @@ echo "check_record_cost: exit $?" >>"$out/summary.txt"
 TIMEFORMAT="%R s"
 { echo -n "explain resnet50_amp (5 steps): "; time "$cli" explain "$out/rec/resnet50_amp.json" >"$out/rec/resnet50_amp.explain.txt" 2>&1; } 2>>"$out/summary.txt"
 { echo -n "explain resnet50_amp (20 steps): "; time "$cli" explain /tmp/overhead.json >/dev/null 2>&1; } 2>>"$out/summary.txt"
-ls -l "$out/rec/resnet50_amp.json" /tmp/overhead.json >>"$out/summary.txt"
+{ echo -n "explain resnet50_amp torch.profiler trace (5 steps): "; time "$cli" explain "$out/kineto/resnet50_amp.json" \
+  >"$out/kineto/resnet50_amp.explain.txt" 2>&1; } 2>>"$out/summary.txt"
+ls -l "$out/rec/resnet50_amp.json" "$out/kineto/resnet50_amp.json" /tmp/overhead.json >>"$out/summary.txt" 2>&1
 cat "$out/summary.txt" "$out/overhead.txt"
 tar czf "$out/rec.tgz" -C "$out" rec kineto summary.txt overhead.txt gpu.txt && rm -rf "$out/rec" "$out/kineto"

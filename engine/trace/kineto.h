@@ -28,9 +28,8 @@ struct KinetoSync {
 // All such files go to the Kineto reader, which reads torch.profiler's and says what any
 // other one is (StreamLab's own Chrome export, an AMD or CPU-only profile, ...).
 bool LooksLikeChromeTrace(const std::string& text);
-// Throws InputError naming "path: traceEvents[i].field: what" for anything malformed.
-Recording RecordingFromKineto(const Json& root, const std::string& path);
-// Parse + convert: the Trace of a Kineto file's text. Throws InputError.
+// Parse (kineto_parse.h) + convert: the Trace of a Kineto file's text. Throws InputError
+// naming "path: traceEvents[i].field: what" for anything malformed.
 Trace TraceFromKineto(const std::string& text, const std::string& path);
 
 // kineto_infer.cpp: gives each wait and event sync the record it captured (by host order:

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "engine/trace/kineto.h"
+#include "engine/trace/kineto_parse.h"
 #include "engine/util/errors.h"
 
 namespace streamlab {
@@ -17,6 +18,9 @@ namespace {
 
 constexpr size_t kMaxEvents = 4'000'000;
 constexpr double kMaxMicroseconds = 1e16;
+// The longest a trace may run from its first event to an event's end: a day. Longer is a
+// broken clock (or a hand-edited file), and would overflow the nanosecond arithmetic.
+constexpr double kMaxSpanMicroseconds = 86400e6;
 
 // Kineto's names carry version and per-thread suffixes: cudaMemcpyAsync_ptsz, cuMemAlloc_v2.
 std::string BaseName(std::string name, bool* per_thread) {
@@ -94,22 +98,34 @@ int BlocksPerSmOfCapability(int major, int minor) {
 
 class KinetoReader {
  public:
-  KinetoReader(const Json& root, const std::string& path) : root_(root), path_(path) {}
+  explicit KinetoReader(const std::string& path) : path_(path) {}
 
-  Recording Read() {
-    if (!root_.is_object() || !root_.contains("traceEvents") || !root_["traceEvents"].is_array())
+  // Called by the parser with every complete ("X") event, in file order. The first malformed
+  // event's error waits until the whole file is read, so that what the file is (not a
+  // profiler trace, StreamLab's own export, ...) is said first.
+  void OnEvent(const Json& e, size_t i) {
+    if (!event_error_.empty() || i >= kMaxEvents) return;
+    try {
+      ReadEvent(e, i);
+    } catch (const InputError& error) {
+      event_error_ = error.what();
+    }
+  }
+
+  Recording Finish(const KinetoDocument& doc) {
+    root_ = &doc.root;
+    if (!root_->is_object() || !root_->contains("traceEvents") || !(*root_)["traceEvents"].is_array())
       throw InputError(path_ + ": not a torch.profiler trace (no \"traceEvents\" array)");
-    const Json& events = root_["traceEvents"];
-    if (events.size() > kMaxEvents) throw InputError(path_ + ": more than 4000000 trace events");
-    const Json* other = root_.contains("otherData") ? &root_["otherData"] : nullptr;
+    if (doc.events_in_file > kMaxEvents) throw InputError(path_ + ": more than 4000000 trace events");
+    const Json* other = root_->contains("otherData") ? &(*root_)["otherData"] : nullptr;
     if (other && other->is_object() && other->contains("clock_error_ns"))
       throw InputError(path_ + ": this is StreamLab's own Chrome export (for Perfetto or chrome://tracing); open "
                        "the StreamLab trace it was exported from");
+    if (!event_error_.empty()) throw InputError(event_error_);
     r_.source = "kineto";
     r_.default_non_blocking = true;
     ReadDevices();
-    base_ = FirstTime(events);
-    for (size_t i = 0; i < events.size(); ++i) ReadEvent(events[i], i);
+    PlaceInTime();
     // ROCm's PyTorch writes HIP calls in CUDA's categories: read as CUDA, they would mislead.
     if (r_.activity.empty() || hip_calls_ > 0) throw InputError(path_ + ": " + WhyNoGpuWork());
     JoinCalls();
@@ -119,17 +135,6 @@ class KinetoReader {
   }
 
  private:
-  // Kineto's categories, lower-cased; torch 1.x wrote "Runtime", "Kernel", "Memcpy", "Memset"
-  // and "Operator" where later versions write cuda_runtime, kernel, gpu_memcpy, ...
-  static std::string Category(std::string cat) {
-    std::transform(cat.begin(), cat.end(), cat.begin(), [](unsigned char c) { return std::tolower(c); });
-    static const std::map<std::string, std::string> old_names{{"runtime", "cuda_runtime"}, {"driver", "cuda_driver"},
-                                                               {"memcpy", "gpu_memcpy"}, {"memset", "gpu_memset"},
-                                                               {"operator", "cpu_op"}};
-    auto it = old_names.find(cat);
-    return it == old_names.end() ? cat : it->second;
-  }
-
   // A trace with no GPU records: say what it is instead, and how to profile the GPU too.
   std::string WhyNoGpuWork() const {
     auto count = [&](const char* cat) {
@@ -217,37 +222,56 @@ class KinetoReader {
     return it->second;
   }
 
-  double FirstTime(const Json& events) const {
-    double first = kMaxMicroseconds;
-    for (const Json& e : events) {
-      if (!e.is_object() || Str(e, "ph") != "X") continue;
-      auto ts = e.find("ts");
-      if (ts != e.end() && ts->is_number() && std::isfinite(ts->get<double>()) && ts->get<double>() >= 0)
-        first = std::min(first, ts->get<double>());
-    }
-    return first == kMaxMicroseconds ? 0 : std::floor(first);
+  // Times stay in the file's microseconds until every event is read: the first one's whole
+  // microsecond is the trace's zero.
+  struct Span {
+    double begin, duration;
+    size_t index;  // the event's, for errors
+  };
+  void NoteFirstTime(const Json& e) {
+    auto ts = e.find("ts");
+    if (ts != e.end() && ts->is_number() && std::isfinite(ts->get<double>()) && ts->get<double>() >= 0)
+      first_ = std::min(first_, ts->get<double>());
   }
 
   uint64_t Ns(double micros) const { return static_cast<uint64_t>(std::llround(std::max(0.0, micros - base_) * 1000)); }
 
+  template <typename Item>
+  void Place(std::vector<Item>& items, const std::vector<Span>& spans) const {
+    for (size_t k = 0; k < items.size(); ++k) {
+      if (spans[k].begin - base_ + spans[k].duration > kMaxSpanMicroseconds)
+        Fail(spans[k].index, ": ends more than a day after the trace's first event (ts " +
+                                 std::to_string(static_cast<int64_t>(spans[k].begin)) + " us)");
+      items[k].begin = Ns(spans[k].begin);
+      items[k].end = items[k].begin + static_cast<uint64_t>(std::llround(spans[k].duration * 1000));
+    }
+  }
+
+  void PlaceInTime() {
+    base_ = first_ == kMaxMicroseconds ? 0 : std::floor(first_);
+    Place(r_.calls, call_spans_);
+    Place(r_.activity, activity_spans_);
+    Place(ranges_, range_spans_);
+  }
+
   // [SECTION] events --------------------------------------------------------------------------
   void ReadEvent(const Json& e, size_t i) {
-    if (!e.is_object() || Str(e, "ph") != "X") return;
-    std::string cat = Category(Str(e, "cat"));
+    NoteFirstTime(e);
+    std::string cat = KinetoCategory(Str(e, "cat"));
     ++categories_[cat];
     bool host_call = cat == "cuda_runtime" || cat == "cuda_driver";
     bool gpu = cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset";
     bool range = cat == "cpu_op" || cat == "user_annotation";
     if (!host_call && !gpu && !range && cat != "cuda_sync") return;
-    uint64_t begin = Ns(Micros(e, "ts", i, true));
-    uint64_t end = begin + static_cast<uint64_t>(std::llround(Micros(e, "dur", i, false) * 1000));
+    Span span{Micros(e, "ts", i, true), Micros(e, "dur", i, false), i};
     std::string name = Str(e, "name");
     static const Json kEmpty = Json::object();
     auto args_it = e.find("args");
     if (args_it != e.end() && !args_it->is_object()) Fail(i, ".args: expected an object");
     const Json& args = args_it == e.end() ? kEmpty : *args_it;
     if (range) {
-      ranges_.push_back({Thread(e), begin, end, name});
+      ranges_.push_back({Thread(e), 0, 0, name});
+      range_spans_.push_back(span);
     } else if (host_call) {
       RecordedCall c;
       c.thread = Thread(e);
@@ -255,18 +279,15 @@ class KinetoReader {
       c.function = name;
       c.role = RoleOf(BaseName(name, &c.per_thread));
       if (name.rfind("hip", 0) == 0) ++hip_calls_;
-      c.begin = begin;
-      c.end = end;
       c.correlation = static_cast<uint64_t>(Arg(args, "correlation", i, 0, 0));
       r_.calls.push_back(std::move(c));
+      call_spans_.push_back(span);
     } else if (gpu) {
       RecordedActivity a;
       a.type = cat == "kernel" ? "kernel" : cat == "gpu_memcpy" ? "memcpy" : "memset";
       a.correlation = static_cast<uint64_t>(Arg(args, "correlation", i, 0, 0));
       a.device = static_cast<int>(Arg(args, "device", i, 0, 0, 15));
       a.stream_id = Arg(args, "stream", i, 0, 0, int64_t{1} << 40);
-      a.begin = begin;
-      a.end = end;
       if (a.type == "kernel") {
         a.name = name;
         a.grid = Product3(args, "grid", i);
@@ -279,6 +300,7 @@ class KinetoReader {
         if (a.type == "memcpy") ReadCopyName(name, a);
       }
       r_.activity.push_back(std::move(a));
+      activity_spans_.push_back(span);
     } else {
       KinetoSync s;
       s.kind = Str(args, "cuda_sync_kind").empty() ? name : Str(args, "cuda_sync_kind");
@@ -291,8 +313,8 @@ class KinetoReader {
   }
 
   void ReadDevices() {
-    if (!root_.contains("deviceProperties") || !root_["deviceProperties"].is_array()) return;
-    for (const Json& d : root_["deviceProperties"]) {
+    if (!root_->contains("deviceProperties") || !(*root_)["deviceProperties"].is_array()) return;
+    for (const Json& d : (*root_)["deviceProperties"]) {
       if (!d.is_object()) continue;
       auto num = [&](const char* key, int64_t hi) {
         auto it = d.find(key);
@@ -308,8 +330,8 @@ class KinetoReader {
       dev.smem_per_sm = num("sharedMemPerMultiprocessor", 1 << 30);
       r_.devices.push_back(dev);
     }
-    if (root_.contains("cuda_driver_version") && root_["cuda_driver_version"].is_number_integer()) {
-      int64_t v = root_["cuda_driver_version"].get<int64_t>();
+    if (root_->contains("cuda_driver_version") && (*root_)["cuda_driver_version"].is_number_integer()) {
+      int64_t v = (*root_)["cuda_driver_version"].get<int64_t>();
       r_.driver = "CUDA driver API " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
     }
   }
@@ -414,8 +436,8 @@ class KinetoReader {
       r_.notes.push_back("some waits or stream syncs have no cuda_sync record (profile with "
                          "torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)): they are shown as "
                          "plain API calls");
-    if (root_.contains("baseTimeNanoseconds") && root_["baseTimeNanoseconds"].is_number_integer()) {
-      int64_t ns = root_["baseTimeNanoseconds"].get<int64_t>() + static_cast<int64_t>(base_ * 1000);
+    if (root_->contains("baseTimeNanoseconds") && (*root_)["baseTimeNanoseconds"].is_number_integer()) {
+      int64_t ns = (*root_)["baseTimeNanoseconds"].get<int64_t>() + static_cast<int64_t>(base_ * 1000);
       std::time_t seconds = static_cast<std::time_t>(ns / 1'000'000'000);
       char date[32];
       std::tm tm{};
@@ -433,10 +455,12 @@ class KinetoReader {
     uint64_t begin, end;
     std::string name;
   };
-  const Json& root_;
+  const Json* root_ = nullptr;
   std::string path_;
   Recording r_;
-  double base_ = 0;
+  std::string event_error_;
+  double first_ = kMaxMicroseconds, base_ = 0;
+  std::vector<Span> call_spans_, activity_spans_, range_spans_;  // as calls, activity, ranges_
   std::map<std::string, int> threads_;
   std::map<uint64_t, KinetoSync> syncs_;
   std::vector<Range> ranges_;
@@ -468,12 +492,10 @@ bool LooksLikeChromeTrace(const std::string& text) {
   return text.find("\"streamlab.trace\"") == std::string::npos;
 }
 
-Recording RecordingFromKineto(const Json& root, const std::string& path) { return KinetoReader(root, path).Read(); }
-
 Trace TraceFromKineto(const std::string& text, const std::string& path) {
-  Json root = ParseJson(text, path);
-  KinetoReader reader(root, path);
-  Recording recording = reader.Read();
+  KinetoReader reader(path);
+  KinetoDocument doc = ParseKinetoJson(text, path, [&](const Json& e, size_t i) { reader.OnEvent(e, i); });
+  Recording recording = reader.Finish(doc);
   Trace trace;
   try {
     trace = TraceFromRecording(recording);

@@ -25,6 +25,22 @@ std::string ReadTextFile(const std::string& path) {
   return text;
 }
 
+void ThrowJsonSyntaxError(const std::string& text, const std::string& source, size_t byte, std::string what) {
+  size_t offset = byte == 0 ? 0 : byte - 1;
+  int line = 1, column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  size_t cut = what.find("parse error");
+  if (cut != std::string::npos) what = what.substr(cut);
+  throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON: " + what);
+}
+
 Json ParseJson(const std::string& text, const std::string& source) {
   try {
     // Depth-limited by nlohmann's recursive parser; cap nesting ourselves to avoid stack
@@ -45,21 +61,7 @@ Json ParseJson(const std::string& text, const std::string& source) {
     if (max_depth > 64) throw InputError(source + ": JSON nested deeper than 64 levels");
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
-    size_t offset = e.byte == 0 ? 0 : e.byte - 1;
-    int line = 1, column = 1;
-    for (size_t i = 0; i < offset && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    std::string what = e.what();
-    size_t cut = what.find("parse error");
-    if (cut != std::string::npos) what = what.substr(cut);
-    throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                     ": malformed JSON: " + what);
+    ThrowJsonSyntaxError(text, source, e.byte, e.what());
   } catch (const Json::exception& e) {
     // e.g. a number too large for a double: the parser reports it as out_of_range.
     throw InputError(source + ": malformed JSON: " + e.what());

@@ -15,6 +15,10 @@ using Json = nlohmann::json;
 std::string ReadTextFile(const std::string& path);
 // Throws InputError "source:line:column: message" on malformed JSON.
 Json ParseJson(const std::string& text, const std::string& source);
+// Throws InputError "source:line:column: malformed JSON: what" for an error at byte `byte`
+// (1-based, as nlohmann counts) of `text`.
+[[noreturn]] void ThrowJsonSyntaxError(const std::string& text, const std::string& source, size_t byte,
+                                       std::string what);
 
 // A view of one JSON object with its path, for typed access with located errors.
 class JsonReader {
