@@ -350,7 +350,7 @@ std::string FindingTexts::RenderIdle(const Figures& fig) const {
   std::vector<int> causes;
   // Causes under 0.5 % of the time are left to the findings (the line would say "0%").
   for (int c = 0; c < kIdleCauseCount; ++c)
-    if (fig.idle_by_cause[c] * 200 >= fig.device_time) causes.push_back(c);
+    if (static_cast<double>(fig.idle_by_cause[c]) * 200 >= static_cast<double>(fig.device_time)) causes.push_back(c);
   std::stable_sort(causes.begin(), causes.end(), [&](int a, int b) { return fig.idle_by_cause[a] > fig.idle_by_cause[b]; });
   std::string split;
   for (int c : causes)
