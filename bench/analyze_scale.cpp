@@ -87,6 +87,10 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
+  if (ops > kMaxScenarioOps) {
+    std::fprintf(stderr, "analyze_scale: --ops %zu: a scenario holds at most %zu ops\n", ops, kMaxScenarioOps);
+    return 2;
+  }
   Scenario scenario = TrainingLoop(ops, sync);
   auto t0 = std::chrono::steady_clock::now();
   Trace trace = SimExecutor(DeviceProfile{}).Run(scenario, RunOptions{});

@@ -199,6 +199,32 @@ TEST(Recording, ACaptureRangeKeepsOnlyItsOwnCalls) {
   EXPECT_EQ(Count(a, FindingKind::kWaitCapturedNothing), 0);
 }
 
+// A run longer than one trace holds is cut at the first call that would not fit: the ops
+// before it are the whole run's first ops, unchanged, and the first note says where it was
+// cut and how to record a later part. (The real limit, kMaxScenarioOps, is lowered here.)
+TEST(Recording, ARunTooLongForOneTraceIsCutWithANote) {
+  std::string path = testing::SourcePath("tests/fixtures/recorded/legacy_stall.raw.jsonl");
+  Recording r = ParseRecording(ReadTextFile(path), path);
+  Trace whole = TraceFromRecording(r);
+  ASSERT_GT(whole.scenario.ops.size(), 10u);
+  for (const std::string& n : whole.notes) EXPECT_EQ(n.find("only the first"), std::string::npos) << n;
+  Trace cut = TraceFromRecording(r, nullptr, 8);
+  ASSERT_LE(cut.scenario.ops.size(), 8u);
+  ASSERT_GE(cut.scenario.ops.size(), 4u);
+  for (size_t i = 0; i < cut.scenario.ops.size(); ++i) {
+    EXPECT_EQ(cut.scenario.ops[i].name, whole.scenario.ops[i].name) << i;
+    EXPECT_EQ(cut.ops[i].submit, whole.ops[i].submit) << i;
+    EXPECT_EQ(cut.ops[i].end, whole.ops[i].end) << i;
+  }
+  const std::string& note = cut.notes.front();
+  EXPECT_NE(note.find("only the first " + std::to_string(cut.scenario.ops.size()) + " ops"), std::string::npos) << note;
+  EXPECT_NE(note.find("later calls and their GPU work are left out"), std::string::npos) << note;
+  EXPECT_NE(note.find("--capture-range cudaProfilerApi"), std::string::npos) << note;
+  ValidateScenario(cut.scenario);
+  Analysis a = Analyze(cut);
+  EXPECT_FALSE(a.summarised_only);
+}
+
 // torch.cuda.graph's pattern: capture on s1 (handle 77), s2 (88) joins through an event and
 // rejoins; the captured calls build nodes and run nothing; the replay's kernels name the
 // instantiated nodes, which lead back to the ranges they were captured in.

@@ -24,7 +24,8 @@ while IFS= read -r f; do
   rc=$?
   seconds=$(echo "$(date +%s.%N) - $start" | bc)
   first=$(head -n 1 "$work/out.txt" | sed "s|$work/t.json|…|; s/|/\\\\|/g" | cut -c1-160)
-  if [ "$rc" = 0 ]; then first="$(sed -n 2p "$work/out.txt" | cut -c1-160 | sed 's/|/\\|/g')"; fi
+  # The first finding (or the figures), after the trace's notes.
+  if [ "$rc" = 0 ]; then first="$(grep -m1 -E '^(\[|GPU time)' "$work/out.txt" | cut -c1-160 | sed 's/|/\\|/g')"; fi
   printf "| %s | %s | %.2f | %s |\n" "$name" "$rc" "$seconds" "$first"
   if [ "$rc" != 0 ] && [ "$rc" != 2 ]; then bad=$((bad + 1)); fi
   if [ "$rc" = 2 ] && ! grep -q "^streamlab-cli: " "$work/out.txt"; then bad=$((bad + 1)); fi

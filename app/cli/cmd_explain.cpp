@@ -93,6 +93,7 @@ int CmdExplain(const ExplainCommand& cmd) {
                       {"variant", trace.variant},
                       {"backend", trace.backend},
                       {"language", lang},
+                      {"notes", trace.notes},
                       {"findings", findings},
                       {"groups", groups},
                       {"figures",
@@ -115,6 +116,12 @@ int CmdExplain(const ExplainCommand& cmd) {
   std::cout << (trace.lab.empty() ? trace.scenario.name : trace.lab);
   if (!trace.variant.empty()) std::cout << " [" << trace.variant << "]";
   std::cout << "  (" << trace.backend << ": " << trace.device_name << ")\n";
+  // What the trace holds and leaves out (a capture range, records CUPTI dropped, processes
+  // left out, links inferred) comes before the findings it qualifies.
+  if (!trace.notes.empty()) {
+    std::cout << texts.Get("trace_notes") << "\n";
+    for (const std::string& note : trace.notes) std::cout << "  - " << note << "\n";
+  }
   // One line per finding; a long group of alike findings as a header and its largest few
   // (--all lists every finding, prompt starts included).
   auto line = [&](const Finding& f, const char* indent) {

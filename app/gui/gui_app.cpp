@@ -64,11 +64,10 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
   if (!options_.record_command.empty()) {
     StartRecording(options_.record_command);
   } else if (!options_.open_trace.empty()) {
-    try {
-      ShowTrace(LoadTraceFile(options_.open_trace));
-    } catch (const std::exception& e) {
-      error_ = e.what();
-    }
+    RunRequest request;
+    request.open = options_.open_trace;
+    opening_ = true;
+    Submit(std::move(request));
   } else if (!options_.exercise.empty() || !options_.sandbox_script.empty()) {
     mode_ = Mode::kSandbox;
     if (!options_.exercise.empty()) {
@@ -188,6 +187,12 @@ void GuiApp::PollRun() {
   std::optional<RunResult> result = worker_.TakeResult();
   if (!result) return;
   run_seconds_ = result->seconds;
+  if (result->opened) {
+    opening_ = false;
+    if (result->ok) ShowTrace(std::move(result->trace), std::move(result->analysis));
+    else error_ = result->error;
+    return;
+  }
   if (!result->ok) {  // a failed compare run drops its partner
     error_ = ui_.Fill("error", {{"error", result->error}});
     queue_.clear();
@@ -281,7 +286,10 @@ void GuiApp::Frame(ImVec2 display) {
     DrawSandbox();
   } else if (lab_id_.empty() && !trace_) {
     // Also where a recording's progress and errors show: it has no lab header.
-    if (worker_.Busy()) ImGui::TextDisabled("%s", ui_.Fill("record.running", {{"seconds", std::to_string(static_cast<int>(worker_.ElapsedSeconds()))}}).c_str());
+    std::string seconds = std::to_string(static_cast<int>(worker_.ElapsedSeconds()));
+    if (worker_.Busy() && opening_)
+      ImGui::TextDisabled("%s", ui_.Fill("open.running", {{"file", options_.open_trace}, {"seconds", seconds}}).c_str());
+    else if (worker_.Busy()) ImGui::TextDisabled("%s", ui_.Fill("record.running", {{"seconds", seconds}}).c_str());
     else if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
     else ImGui::TextUnformatted(ui_("select_lab"));
   } else {
@@ -461,7 +469,23 @@ void GuiApp::DrawLabHeader() {
                                                           {"date", date},
                                                           {"error", FormatDuration(trace_->clock_error)}})
                                     .c_str());
+    DrawTraceNotes(imported);
   }
+}
+
+// What the trace holds and leaves out, as `explain` prints it. Open at first for recorded and
+// imported traces, whose notes say what the recording could not see.
+void GuiApp::DrawTraceNotes(bool imported) {
+  if (trace_->notes.empty() || presenting_) return;
+  std::string heading = ui_.Fill("trace_notes", {{"n", std::to_string(trace_->notes.size())}}) + "###trace_notes";
+  if (!ImGui::CollapsingHeader(heading.c_str(), imported ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  ImGui::PushTextWrapPos(0);
+  for (const std::string& note : trace_->notes) {
+    ImGui::Bullet();
+    ImGui::SameLine();
+    ImGui::TextUnformatted(note.c_str());
+  }
+  ImGui::PopTextWrapPos();
 }
 
 void GuiApp::DrawRunControls() {

@@ -113,6 +113,7 @@ class GuiApp {
   void DrawTopBar();
   void DrawSidebar(float width);
   void DrawLabHeader();
+  void DrawTraceNotes(bool imported);
   void DrawRunControls();
   void DrawTimeline();
   void DrawFindings(float height);
@@ -179,6 +180,7 @@ class GuiApp {
   std::optional<AnswerCheck> answer_verdict_;
   std::string answer_error_;
   bool presenting_ = false;
+  bool opening_ = false;  // --open: the worker is reading the file
   bool style_presenting_ = false;  // the style currently applied
   bool replaying_ = false;
   float replay_speed_ = 1.0f;      // 1 = the whole run in 6 s

@@ -10,6 +10,7 @@
 #include "app/cli/child_run.h"
 #include "engine/scenario/scenario_json.h"
 #include "engine/sim/sim_executor.h"
+#include "engine/trace/trace_json.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {
@@ -36,6 +37,14 @@ void RunWorker::Start(RunRequest request) {
   thread_ = std::thread([this, request = std::move(request)] {
     RunResult result;
     try {
+      if (!request.open.empty()) {
+        result.opened = true;
+        result.trace = LoadTraceFile(request.open);
+        result.analysis = Analyze(result.trace);
+        result.ok = true;
+        Finish(std::move(result));
+        return;
+      }
       if (!request.record.empty()) {
         ChildRunResult child = RecordInChild(cli_path_, request.record, 600, &cancel_);
         if (child.exit_code != 0 && child.exit_code != 4)

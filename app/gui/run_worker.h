@@ -1,7 +1,7 @@
 // Runs a lab off the UI thread so the window never freezes: the simulator in-process, a
 // real GPU through `streamlab-cli run` in a child process (a CUDA error or a hang ends the
-// child, not the app), a user's program through `streamlab-cli record` in a child. The
-// trace is analysed here as well. The UI polls for the result every frame.
+// child, not the app), a user's program through `streamlab-cli record` in a child, a trace
+// file read (a 250 000-op one takes seconds). The trace is analysed here as well. The UI polls for the result every frame.
 #pragma once
 
 #include <atomic>
@@ -27,6 +27,7 @@ struct RunRequest {
   std::string profile;          // the simulator's profile (a shipped name or a file; empty: built-in)
   std::optional<Scenario> scenario;  // the sandbox: run this instead of a lab
   std::vector<std::string> record;   // "Record a program": this command, under `streamlab-cli record`
+  std::string open;                  // --open: read this trace file (a recording, a torch.profiler trace)
 };
 
 struct RunResult {
@@ -35,6 +36,7 @@ struct RunResult {
   Trace trace;
   Analysis analysis;   // analysed here too, so a large trace never stalls a frame
   double seconds = 0;  // from Start to the result
+  bool opened = false;  // the result of an `open` request
 };
 
 class RunWorker {

@@ -60,7 +60,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "figures.mostly_idle", "summarised", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "inferred", "unrecorded_waits",
+      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",

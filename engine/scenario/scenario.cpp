@@ -193,7 +193,6 @@ std::vector<int> BuffersWritten(const Op& op) {
 
 // Limits that keep a hand-edited file from asking for absurd work or memory.
 constexpr int kMaxDevices = 16;
-constexpr size_t kMaxOps = 100000;
 constexpr size_t kMaxObjects = 4096;
 constexpr uint64_t kMaxBufferBytes = 8ull << 30;  // 8 GiB
 constexpr int64_t kMaxGrid = 1 << 20;
@@ -211,7 +210,7 @@ void ValidateScenario(const Scenario& s) {
   if (s.streams.size() > kMaxObjects || s.events.size() > kMaxObjects ||
       s.buffers.size() > kMaxObjects)
     fail("too many streams, events or buffers (limit " + std::to_string(kMaxObjects) + ")");
-  if (s.ops.size() > kMaxOps) fail("too many ops (limit " + std::to_string(kMaxOps) + ")");
+  if (s.ops.size() > kMaxScenarioOps) fail("too many ops (limit " + std::to_string(kMaxScenarioOps) + ")");
 
   auto device_ok = [&](int d) { return d >= 0 && d < s.device_count; };
   std::set<std::pair<int, int>> legacy;  // (process, device): each process's context has one

@@ -191,6 +191,11 @@ std::vector<int> CollectiveParts(const Scenario& scenario, int part);
 double CollectiveBusFactor(CollectiveKind kind, int ranks);
 int CollectiveSteps(CollectiveKind kind, int ranks);
 
+// The most ops a scenario may hold. The analyzer explains that many one by one in about half
+// a second and the GUI draws them at about 8 ms a frame (bench/README.md); a longer recording
+// or torch.profiler trace is converted up to this many ops, and its notes say where it was cut.
+inline constexpr size_t kMaxScenarioOps = 250000;
+
 // Throws InputError naming the first problem ("ops[3].stream: no stream 7").
 void ValidateScenario(const Scenario& scenario);
 // The same, plus: an executor can run it (a recorded program cannot be re-run).

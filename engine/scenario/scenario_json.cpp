@@ -235,7 +235,8 @@ Scenario ScenarioFromJson(const Json& json, const std::string& source) {
     s.buffers.push_back(b);
   }
   std::vector<JsonReader> op_readers = root.Array("ops");
-  if (op_readers.size() > 100000) root.FailAt("ops", "more than 100000 ops");
+  if (op_readers.size() > kMaxScenarioOps)
+    root.FailAt("ops", "more than " + std::to_string(kMaxScenarioOps) + " ops");
   for (const JsonReader& r : op_readers) {
     Op op;
     std::string k = r.String("op");

@@ -87,8 +87,10 @@ Recording ParseRecording(const std::string& text, const std::string& path);
 // is skipped and its error kept in `problem`; `logs` = how many logs there were.
 std::vector<Recording> ReadRecordingFolder(const std::string& dir, size_t* logs, std::string* problem);
 // The Scenario + Trace of the recorded program (backend "record"). Throws InputError if
-// the log holds no CUDA work at all.
-Trace TraceFromRecording(const Recording& recording, uint64_t* time_zero = nullptr);
+// the log holds no CUDA work at all. A run that would take more than `max_ops` ops is
+// converted up to the call that would not fit, and the first note says where it was cut.
+Trace TraceFromRecording(const Recording& recording, uint64_t* time_zero = nullptr,
+                         size_t max_ops = kMaxScenarioOps);
 // Several processes' recordings (one log per rank of a torchrun job) as one trace: each log's
 // clock mapped onto the host's CLOCK_MONOTONIC through the clock pairs it logged (the error
 // is in the notes), a lane group per process, and the NCCL kernels of different GPUs matched

@@ -11,6 +11,7 @@
 #include "engine/trace/recording.h"
 #include "engine/trace/recording_graphs.h"
 #include "engine/util/errors.h"
+#include "engine/util/format.h"
 
 namespace streamlab {
 namespace {
@@ -37,7 +38,7 @@ MemoryKind KindOfCuptiMemory(int kind) {
 
 class Converter {
  public:
-  explicit Converter(const Recording& r) : r_(r), graphs_(r) {}
+  Converter(const Recording& r, size_t max_ops) : r_(r), graphs_(r), max_ops_(max_ops) {}
   // The recording's time (CUPTI's clock) that the trace calls 0.
   uint64_t time_zero() const { return t0_; }
 
@@ -48,7 +49,17 @@ class Converter {
       if (c.domain != 2 && c.role != "alias" && InWindow(c)) calls.push_back(&c);
     std::stable_sort(calls.begin(), calls.end(),
                      [](const RecordedCall* a, const RecordedCall* b) { return a->begin < b->begin; });
-    for (const RecordedCall* c : calls) Convert(*c);
+    for (size_t k = 0; k < calls.size(); ++k) {
+      // A call becomes at most its API call and one op per GPU record. A run longer than a
+      // scenario holds is explained up to the call that would not fit (see CutNote).
+      const auto* acts = ActivityOf(*calls[k]);
+      if (s_.ops.size() + 1 + (acts ? acts->size() : 0) > max_ops_) {
+        cut_at_ = calls[k]->begin;
+        calls_left_out_ = calls.size() - k;
+        break;
+      }
+      Convert(*calls[k]);
+    }
     if (kernels_ + copies_ == 0)
       throw InputError("the recording holds no GPU work: the program made no kernel launch, copy or memset "
                        "(did it use CUDA at all?)");
@@ -404,6 +415,7 @@ class Converter {
     for (const auto& [thread, marks] : nvtx_) {
       std::vector<const RecordedCall*> open;
       for (const RecordedCall* m : marks) {
+        if (m->begin >= cut_at_) break;
         if (m->role == "nvtx_push") {
           open.push_back(m);
         } else if (!open.empty()) {
@@ -411,7 +423,9 @@ class Converter {
           open.pop_back();
         }
       }
-      for (const RecordedCall* m : open) t_.ranges.push_back({Thread(thread), m->text, T(m->begin), T(marks.back()->begin)});
+      uint64_t last = marks.back()->begin;
+      if (cut_at_ != UINT64_MAX) last = std::min(last, cut_at_);
+      for (const RecordedCall* m : open) t_.ranges.push_back({Thread(thread), m->text, T(m->begin), T(std::max(last, m->begin))});
     }
   }
 
@@ -446,6 +460,7 @@ class Converter {
   }
 
   void Finish() {
+    s_ops_kept_ = s_.ops.size();
     PlaceMarkers();
     AddRanges();
     t_.scenario = std::move(s_);
@@ -471,6 +486,7 @@ class Converter {
                          "cudaProfilerApi): " + std::to_string(end > window_begin_ ? (end - window_begin_) / 1000 : 0) +
                          " us; what the program did before and after is not in this trace");
     }
+    if (calls_left_out_) t_.notes.insert(t_.notes.begin(), CutNote());
     for (const std::string& note : r_.notes) t_.notes.push_back(note);
     if (r_.cupti_overhead_ns)
       t_.notes.push_back("CUPTI reported " + std::to_string(r_.cupti_overhead_ns / 1000) +
@@ -480,7 +496,7 @@ class Converter {
     if (threads_.size() > 1)
       t_.notes.push_back(std::to_string(threads_.size()) + " host threads called CUDA (one host lane each)");
     size_t in_window = 0;
-    for (const RecordedActivity& a : r_.activity) in_window += a.begin >= window_begin_ ? 1 : 0;
+    for (const RecordedActivity& a : r_.activity) in_window += a.begin >= window_begin_ && a.begin < cut_at_ ? 1 : 0;
     if (in_window > placed_)
       t_.notes.push_back(std::to_string(in_window - placed_) +
                          " GPU records (kernels, copies, memsets) have no API call in the trace (launched before it "
@@ -488,8 +504,27 @@ class Converter {
                          "behind one of them shows as unexplained");
   }
 
+  // Where a run too long for one scenario was cut, and how to study another part of it.
+  std::string CutNote() const {
+    uint64_t last = cut_at_;
+    for (const RecordedCall& c : r_.calls)
+      if (c.domain != 2 && InWindow(c)) last = std::max(last, c.end);
+    std::string how = r_.source == "kineto"
+                          ? "profile fewer steps (torch.profiler's schedule(wait=..., warmup=..., active=...))"
+                          : "record only those steps (record --capture-range cudaProfilerApi, with "
+                            "torch.cuda.profiler.start() and stop() around them)";
+    return "only the first " + std::to_string(s_ops_kept_) + " ops are in this trace, the most StreamLab takes at once: "
+           "the run's first " + FormatDuration(T(cut_at_)) + " of " + FormatDuration(T(last)) + "; its " +
+           std::to_string(calls_left_out_) + " later calls and their GPU work are left out. To study a later part, " +
+           how;
+  }
+
   const Recording& r_;
   RecordedGraphs graphs_;
+  size_t max_ops_;
+  uint64_t cut_at_ = UINT64_MAX;  // the first call left out (CUPTI time), when the run was cut
+  size_t calls_left_out_ = 0;
+  size_t s_ops_kept_ = 0;
   Scenario s_;
   Trace t_;
   uint64_t t0_ = 0;
@@ -521,8 +556,8 @@ class Converter {
 
 }  // namespace
 
-Trace TraceFromRecording(const Recording& recording, uint64_t* time_zero) {
-  Converter converter(recording);
+Trace TraceFromRecording(const Recording& recording, uint64_t* time_zero, size_t max_ops) {
+  Converter converter(recording, max_ops);
   Trace t = converter.Run();
   if (time_zero) *time_zero = converter.time_zero();
   ValidateScenario(t.scenario);

@@ -339,7 +339,8 @@ Trace TraceFromRecordings(std::vector<Recording> recordings) {
   for (size_t i = 0; i < recordings.size(); ++i) {
     uint64_t zero = 0;
     try {
-      traces.push_back(TraceFromRecording(recordings[i], &zero));
+      // Each process gets an equal share of what one trace holds.
+      traces.push_back(TraceFromRecording(recordings[i], &zero, kMaxScenarioOps / recordings.size()));
     } catch (const InputError& e) {
       failed.push_back(ProcessName(recordings[i]) + ": " + e.what());
       continue;
