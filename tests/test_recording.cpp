@@ -4,8 +4,11 @@
 // helpers.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "engine/analysis/analyzer.h"
 #include "engine/trace/recording.h"
@@ -223,6 +226,55 @@ TEST(Recording, ARunTooLongForOneTraceIsCutWithANote) {
   ValidateScenario(cut.scenario);
   Analysis a = Analyze(cut);
   EXPECT_FALSE(a.summarised_only);
+}
+
+// A log with more lines than are read stops there, with a note, and converts what was read;
+// the cut's note then says "at least" of what came after.
+TEST(Recording, ALogLongerThanTheLineLimitIsReadUpToIt) {
+  std::ifstream file(testing::SourcePath("tests/fixtures/recorded/legacy_stall.raw.jsonl"));
+  Recording r = ParseRecording(file, "legacy_stall.raw.jsonl", 20);
+  EXPECT_TRUE(r.read_partly);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.back().find("longer than 20 lines"), std::string::npos) << r.notes.back();
+  Trace t = TraceFromRecording(r, nullptr, 9);  // 11 ops in the first 20 lines
+  EXPECT_NE(t.notes.front().find("of at least"), std::string::npos) << t.notes.front();
+  bool said = false;
+  for (const std::string& n : t.notes) said |= n.find("only those were read") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// What bounds a trace file depends on its kind: a recorder's log is read line by line, so its
+// size is not refused; a torch.profiler trace may be up to 1 GiB; anything else up to 256 MiB.
+// (Sparse files: the sizes cost no disk.)
+TEST(Recording, FileSizeLimitsDependOnTheFormat) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("streamlab_sizes_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto sized = [&](const std::string& name, const std::string& start, uintmax_t bytes) {
+    std::string path = (dir / name).string();
+    std::ofstream(path) << start;
+    fs::resize_file(path, bytes);
+    return path;
+  };
+  auto error_of = [](const std::string& path) -> std::string {
+    try {
+      LoadTraceFile(path);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  std::string meta = "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":7,\"start\":0}\n";
+  // Read line by line, so not refused for its size; but its second "line" (300 MB of zero
+  // bytes) is refused before it is held.
+  std::string raw = error_of(sized("raw.7.jsonl", meta, uintmax_t{300} << 20));
+  EXPECT_EQ(raw.find("larger than"), std::string::npos) << raw;
+  EXPECT_NE(raw.find("raw.7.jsonl:2: a line longer than 1 MiB"), std::string::npos) << raw;
+  EXPECT_NE(error_of(sized("other.json", "{\"kind\":", uintmax_t{300} << 20)).find("larger than 256 MiB"),
+            std::string::npos);
+  EXPECT_NE(error_of(sized("kineto.json", "{\"traceEvents\":[", uintmax_t{1100} << 20)).find("larger than 1024 MiB"),
+            std::string::npos);
+  fs::remove_all(dir);
 }
 
 // torch.cuda.graph's pattern: capture on s1 (handle 77), s2 (88) joins through an event and

@@ -12,7 +12,9 @@
 #include "engine/util/errors.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/classroom/lab_texts.h"
+#include "engine/trace/recording.h"
 #include "engine/trace/trace_json.h"
+#include "engine/util/json_reader.h"
 
 namespace streamlab {
 namespace {
@@ -23,6 +25,9 @@ bool IsTraceFile(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return true;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
+  if (LooksLikeRecording(ReadFileStart(path, 64))) return true;
+  // Only a trace may be larger than a scenario file: LoadTraceFile says which kind, or why not.
+  if (FileSize(path) > kMaxTextFileBytes) return true;
   return IsTraceContent(ReadTextFile(path));
 }
 

@@ -13,8 +13,7 @@
 namespace streamlab {
 
 int CmdImport(const std::string& path, const std::string& out_path) {
-  std::string text = ReadTextFile(path);
-  if (!LooksLikeChromeTrace(text) && !LooksLikeRecording(text))
+  if (!LooksLikeRecording(ReadFileStart(path, 64)) && !LooksLikeChromeTrace(ReadTextFile(path, kMaxKinetoFileBytes)))
     throw InputError(path + ": neither a torch.profiler (Kineto) trace nor a StreamLab recorder log");
   Trace trace = LoadTraceFile(path);
   std::ofstream out(out_path);

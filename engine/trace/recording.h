@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <map>
 #include <string>
 #include <vector>
@@ -76,13 +77,20 @@ struct Recording {
   std::map<int64_t, std::string> stream_names;  // CUPTI stream id -> name, where known
   std::map<uint64_t, std::string> event_names;  // event handle -> name, where known
   std::vector<std::string> notes;               // what the source could not say
+  bool read_partly = false;                     // the log was longer than was read
   std::string driver;                           // driver version, where known
 };
 
 // True if the text starts like a recorder log.
 bool LooksLikeRecording(const std::string& text);
-// Throws InputError naming "path:line: what" for anything malformed.
+// The most lines of a recorder's log that are read: a trace holds far fewer ops than that.
+inline constexpr size_t kMaxRecordingLines = 4'000'000;
+// Throws InputError naming "path:line: what" for anything malformed. A log longer than
+// `max_lines` is read up to there, with a note (read_partly).
+Recording ParseRecording(std::istream& in, const std::string& path, size_t max_lines = kMaxRecordingLines);
 Recording ParseRecording(const std::string& text, const std::string& path);
+// A log file, read line by line (a long run's log can be larger than memory would like).
+Recording ReadRecordingFile(const std::string& path);
 // Every log in a folder (`record --raw-dir`: raw.<pid>.jsonl, one per process). A damaged log
 // is skipped and its error kept in `problem`; `logs` = how many logs there were.
 std::vector<Recording> ReadRecordingFolder(const std::string& dir, size_t* logs, std::string* problem);

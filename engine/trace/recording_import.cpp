@@ -513,10 +513,12 @@ class Converter {
                           ? "profile fewer steps (torch.profiler's schedule(wait=..., warmup=..., active=...))"
                           : "record only those steps (record --capture-range cudaProfilerApi, with "
                             "torch.cuda.profiler.start() and stop() around them)";
+    // A log read only in part (ParseRecording's line limit) went on past what was read.
+    std::string at_least = r_.read_partly ? "at least " : "";
     return "only the first " + std::to_string(s_ops_kept_) + " ops are in this trace, the most StreamLab takes at once: "
-           "the run's first " + FormatDuration(T(cut_at_)) + " of " + FormatDuration(T(last)) + "; its " +
-           std::to_string(calls_left_out_) + " later calls and their GPU work are left out. To study a later part, " +
-           how;
+           "the run's first " + FormatDuration(T(cut_at_)) + " of " + at_least + FormatDuration(T(last)) + "; its " +
+           at_least + std::to_string(calls_left_out_) + " later calls and their GPU work are left out. To study a "
+           "later part, " + how;
   }
 
   const Recording& r_;

@@ -1,7 +1,9 @@
 // Parsing the recorder's JSON-lines log (kernels/recorder/): one object per line, checked
 // field by field, so a truncated or corrupted log gives "path:line: what" and exit 2.
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "engine/trace/recording.h"
@@ -11,7 +13,6 @@
 namespace streamlab {
 namespace {
 
-constexpr size_t kMaxLines = 4'000'000;
 
 uint64_t U64(const JsonReader& r, const char* key, int64_t fallback = 0) {
   int64_t v = r.Has(key) ? r.Int(key) : fallback;
@@ -127,15 +128,70 @@ bool LooksLikeRecording(const std::string& text) {
   return text.rfind("{\"t\":\"meta\",\"format\":\"streamlab-record\"", 0) == 0;
 }
 
-Recording ParseRecording(const std::string& text, const std::string& path) {
+namespace {
+
+// The recorder's longest line is a kernel record with a long (templated) name: far below this.
+constexpr size_t kMaxLineBytes = size_t{1} << 20;
+
+// A log's lines, read in 1 MiB blocks: the log is never held whole (its size does not
+// matter), and a line longer than kMaxLineBytes is refused before it is (a file with no
+// newlines must not be read whole either).
+class LineReader {
+ public:
+  LineReader(std::istream& in, const std::string& path) : in_(in), path_(path), block_(size_t{1} << 20, '\0') {}
+
+  // The next line, without its newline; false at the end of the log.
+  bool Next(std::string& line) {
+    line.clear();
+    bool any = false;
+    while (at_ < end_ || Fill()) {
+      any = true;
+      const char* start = block_.data() + at_;
+      const char* newline = static_cast<const char*>(std::memchr(start, '\n', end_ - at_));
+      size_t take = newline ? static_cast<size_t>(newline - start) : end_ - at_;
+      if (line.size() + take > kMaxLineBytes)
+        throw InputError(path_ + ":" + std::to_string(number_ + 1) + ": a line longer than 1 MiB: not a recorder log");
+      line.append(start, take);
+      at_ += take + (newline ? 1 : 0);
+      if (newline) break;
+    }
+    if (any) ++number_;
+    return any;
+  }
+  bool AtEnd() { return at_ == end_ && !Fill(); }
+  size_t number() const { return number_; }
+
+ private:
+  bool Fill() {
+    in_.read(block_.data(), static_cast<std::streamsize>(block_.size()));
+    at_ = 0;
+    end_ = static_cast<size_t>(in_.gcount());
+    return end_ > 0;
+  }
+  std::istream& in_;
+  const std::string& path_;
+  std::string block_;
+  size_t at_ = 0, end_ = 0, number_ = 0;
+};
+
+}  // namespace
+
+Recording ParseRecording(std::istream& stream, const std::string& path, size_t max_lines) {
   Recording out;
-  std::istringstream in(text);
   std::string line;
-  size_t number = 0;
   bool meta = false;
-  while (std::getline(in, line)) {
-    ++number;
-    if (number > kMaxLines) throw InputError(path + ": more than 4000000 lines");
+  LineReader in(stream, path);
+  while (in.Next(line)) {
+    size_t number = in.number();
+    if (number == 1 && !LooksLikeRecording(line)) break;
+    if (number > max_lines) {
+      // A trace holds far fewer ops than this many lines make (see TraceFromRecording's cut),
+      // so the rest of a long run's log is not read at all.
+      out.read_partly = true;
+      out.notes.push_back("the recorder's log is longer than " + std::to_string(max_lines) +
+                          " lines: only those were read");
+      break;
+    }
     if (line.empty()) continue;
     std::string where = path + ":" + std::to_string(number);
     Json json;
@@ -143,7 +199,7 @@ Recording ParseRecording(const std::string& text, const std::string& path) {
       json = ParseJson(line, where);  // bounded nesting, located errors
     } catch (const InputError&) {
       // A program killed mid-write leaves its last line cut short; anything else is damage.
-      if (in.peek() == std::char_traits<char>::eof()) break;
+      if (in.AtEnd()) break;
       throw InputError(where + ": not a JSON object (the log is damaged)");
     }
     try {
@@ -153,8 +209,20 @@ Recording ParseRecording(const std::string& text, const std::string& path) {
     }
     if (number == 1) meta = true;
   }
-  if (!meta || !LooksLikeRecording(text)) throw InputError(path + ": not a StreamLab recording (no meta line)");
+  if (!meta) throw InputError(path + ": not a StreamLab recording (no meta line)");
   return out;
+}
+
+Recording ParseRecording(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
+  return ParseRecording(in, path);
+}
+
+Recording ReadRecordingFile(const std::string& path) {
+  FileSize(path);  // a folder or a missing file: the same errors as for any other file
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open file");
+  return ParseRecording(in, path);
 }
 
 std::vector<Recording> ReadRecordingFolder(const std::string& dir, size_t* logs, std::string* problem) {
@@ -169,9 +237,8 @@ std::vector<Recording> ReadRecordingFolder(const std::string& dir, size_t* logs,
   std::vector<Recording> out;
   for (const std::string& path : paths) {
     try {
-      std::string text = ReadTextFile(path);
-      if (!LooksLikeRecording(text)) continue;
-      out.push_back(ParseRecording(text, path));
+      if (!LooksLikeRecording(ReadFileStart(path, 64))) continue;
+      out.push_back(ReadRecordingFile(path));
     } catch (const InputError& e) {
       *problem = e.what();
     }

@@ -177,11 +177,15 @@ Trace LoadTraceFile(const std::string& path) {
       throw InputError(path + ": " + (problem.empty() ? "no recorder logs (raw.*.jsonl) in this folder" : problem));
     return TraceFromRecordings(std::move(recordings));
   }
-  std::string text = ReadTextFile(path);
-  // A recorder log (streamlab-cli record --raw-dir) is converted on the way in.
-  if (LooksLikeRecording(text)) return TraceFromRecording(ParseRecording(text, path));
-  // So is a torch.profiler (Kineto) Chrome trace.
+  // A recorder log (streamlab-cli record --raw-dir) is converted on the way in, read line by
+  // line: a long run's log may be larger than any limit on a whole file.
+  if (LooksLikeRecording(ReadFileStart(path, 64))) return TraceFromRecording(ReadRecordingFile(path));
+  // So is a torch.profiler (Kineto) Chrome trace, up to 1 GiB.
+  std::string text = ReadTextFile(path, kMaxKinetoFileBytes);
   if (LooksLikeChromeTrace(text)) return TraceFromKineto(text, path);
+  if (text.size() > kMaxTextFileBytes)
+    throw InputError(path + ": file larger than " + std::to_string(kMaxTextFileBytes >> 20) +
+                     " MiB (and not a torch.profiler trace or a recorder log, which may be larger)");
   return TraceFromJson(ParseJson(text, path), path);
 }
 

@@ -9,15 +9,41 @@
 
 namespace streamlab {
 
-std::string ReadTextFile(const std::string& path) {
+namespace {
+
+std::ifstream OpenFile(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open file");
+  return in;
+}
+
+}  // namespace
+
+uint64_t FileSize(const std::string& path) {
+  std::ifstream in = OpenFile(path);
   in.seekg(0, std::ios::end);
   std::streamoff size = in.tellg();
   if (size < 0) throw InputError(path + ": cannot read file");
-  if (size > (256 << 20)) throw InputError(path + ": file larger than 256 MiB");
+  return static_cast<uint64_t>(size);
+}
+
+std::string ReadFileStart(const std::string& path, size_t bytes) {
+  std::ifstream in = OpenFile(path);
+  std::string text(bytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(bytes));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
+}
+
+std::string ReadTextFile(const std::string& path, uint64_t max_bytes) {
+  std::ifstream in = OpenFile(path);
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size < 0) throw InputError(path + ": cannot read file");
+  if (static_cast<uint64_t>(size) > max_bytes)
+    throw InputError(path + ": file larger than " + std::to_string(max_bytes >> 20) + " MiB");
   in.seekg(0);
   std::string text(static_cast<size_t>(size), '\0');
   in.read(text.data(), size);

@@ -11,8 +11,18 @@ namespace streamlab {
 
 using Json = nlohmann::json;
 
-// Throws InputError if the file is missing, unreadable or larger than 256 MiB.
-std::string ReadTextFile(const std::string& path);
+// Files StreamLab writes or a person edits (scenarios, profiles, its own traces).
+inline constexpr uint64_t kMaxTextFileBytes = uint64_t{256} << 20;
+// A torch.profiler trace is read whole but parsed as a stream (engine/trace/kineto_parse.cpp):
+// the text is most of what it costs in memory.
+inline constexpr uint64_t kMaxKinetoFileBytes = uint64_t{1} << 30;
+
+// Throws InputError if the file is missing, unreadable or larger than `max_bytes`.
+std::string ReadTextFile(const std::string& path, uint64_t max_bytes = kMaxTextFileBytes);
+// The file's first `bytes` bytes (fewer if it is shorter), to tell formats apart.
+std::string ReadFileStart(const std::string& path, size_t bytes);
+// The file's size; throws InputError as ReadTextFile does for a folder or a missing file.
+uint64_t FileSize(const std::string& path);
 // Throws InputError "source:line:column: message" on malformed JSON.
 Json ParseJson(const std::string& text, const std::string& source);
 // Throws InputError "source:line:column: malformed JSON: what" for an error at byte `byte`
