@@ -80,6 +80,20 @@ TEST(TraceJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.ops[0].blocks[0].sm, t.ops[0].blocks[0].sm);
 }
 
+// A trace is told from a scenario by its top-level "kind", read without building the document
+// (where it comes, how deep, whether the file parses at all).
+TEST(TraceJson, TraceContentIsToldByTheTopLevelKind) {
+  const Lab& lab = FindLab("w2-event-chain");
+  Scenario scenario = lab.build(ResolveLabArgs(lab, "", {}));
+  EXPECT_TRUE(IsTraceContent(TraceToJson(testing::Simulate(scenario)).dump()));
+  EXPECT_FALSE(IsTraceContent(ScenarioToJson(scenario).dump()));
+  EXPECT_TRUE(IsTraceContent(R"({"a":[1,{"kind":"x"}],"b":{"c":2},"kind":"streamlab.trace","z":[)"));  // found before the error
+  EXPECT_FALSE(IsTraceContent(R"({"a":{"kind":"streamlab.trace"}})"));  // not at the top level
+  EXPECT_FALSE(IsTraceContent(R"({"kind":["streamlab.trace"]})"));
+  EXPECT_FALSE(IsTraceContent(R"({"x":1,)"));
+  EXPECT_FALSE(IsTraceContent(std::string(100, '[') + R"("kind")" + std::string(100, ']')));
+}
+
 TEST(TraceJson, RejectsInconsistentTraces) {
   const Lab& lab = FindLab("w1-fifo-vs-streams");
   Json j = TraceToJson(testing::Simulate(lab.build(ResolveLabArgs(lab, "", {}))));
