@@ -111,6 +111,12 @@ int CmdRecord(const RecordCommand& cmd) {
     dir = tmpl;
   } else {
     fs::create_directories(dir);
+    // The folder's logs all become one trace (one lane group per process): logs left by an
+    // earlier run would join this one as if its processes had run beside it.
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.path().extension() == ".jsonl" && entry.path().filename().string().rfind("raw.", 0) == 0)
+        throw InputError("record: " + dir + " already holds a recorder log from an earlier run (" +
+                         entry.path().filename().string() + "); give an empty folder to --raw-dir, or remove its raw.*.jsonl");
   }
   int status = RunRecorded(cmd.argv, library, fs::absolute(dir).string(), cmd.capture_range);
   bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
