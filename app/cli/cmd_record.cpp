@@ -157,6 +157,9 @@ int CmdRecord(const RecordCommand& cmd) {
   if (!out) throw RunError("cannot write " + cmd.out);
   std::cerr << "streamlab-cli record: " << program << " " << Describe(status) << "; " << best.ops.size()
             << " ops recorded to " << cmd.out << " (streamlab-cli explain " << cmd.out << ")\n";
+  // A run too long for one trace: say so here too, not only in the trace.
+  for (const std::string& note : best.notes)
+    if (note.find(kCutNoteStart) != std::string::npos) std::cerr << "streamlab-cli record: " << note << "\n";
   return ok ? kExitOk : kExitRunError;
 }
 

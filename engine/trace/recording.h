@@ -83,6 +83,9 @@ struct Recording {
 
 // True if the text starts like a recorder log.
 bool LooksLikeRecording(const std::string& text);
+// How the note on a run cut to fit one trace begins (TraceFromRecording; in a merged trace
+// it follows the process's name).
+inline constexpr char kCutNoteStart[] = "only the first ";
 // The most lines of a recorder's log that are read: a trace holds far fewer ops than that.
 inline constexpr size_t kMaxRecordingLines = 4'000'000;
 // Throws InputError naming "path:line: what" for anything malformed. A log longer than

@@ -515,7 +515,7 @@ class Converter {
                             "torch.cuda.profiler.start() and stop() around them)";
     // A log read only in part (ParseRecording's line limit) went on past what was read.
     std::string at_least = r_.read_partly ? "at least " : "";
-    return "only the first " + std::to_string(s_ops_kept_) + " ops are in this trace, the most StreamLab takes at once: "
+    return kCutNoteStart + std::to_string(s_ops_kept_) + " ops are in this trace, the most StreamLab takes at once: "
            "the run's first " + FormatDuration(T(cut_at_)) + " of " + at_least + FormatDuration(T(last)) + "; its " +
            at_least + std::to_string(calls_left_out_) + " later calls and their GPU work are left out. To study a "
            "later part, " + how;
