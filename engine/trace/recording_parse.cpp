@@ -133,12 +133,12 @@ namespace {
 // The recorder's longest line is a kernel record with a long (templated) name: far below this.
 constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
-// A log's lines, read in 1 MiB blocks: the log is never held whole (its size does not
+// A log's lines, read in 64 KiB blocks: the log is never held whole (its size does not
 // matter), and a line longer than kMaxLineBytes is refused before it is (a file with no
 // newlines must not be read whole either).
 class LineReader {
  public:
-  LineReader(std::istream& in, const std::string& path) : in_(in), path_(path), block_(size_t{1} << 20, '\0') {}
+  LineReader(std::istream& in, const std::string& path) : in_(in), path_(path), block_(size_t{64} << 10, '\0') {}
 
   // The next line, without its newline; false at the end of the log.
   bool Next(std::string& line) {
