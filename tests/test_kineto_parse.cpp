@@ -9,17 +9,13 @@
 #include "engine/trace/kineto.h"
 #include "engine/trace/kineto_parse.h"
 #include "engine/util/errors.h"
+#include "tests/test_util.h"
 
 namespace streamlab {
 namespace {
 
 std::string ErrorOf(const std::string& text) {
-  try {
-    TraceFromKineto(text, "k.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::InputErrorOf([&] { TraceFromKineto(text, "k.json"); });
 }
 
 const char* kLaunch =

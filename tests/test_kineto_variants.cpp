@@ -38,12 +38,7 @@ std::string LaunchAndCopy(const std::string& runtime, const std::string& kernel,
 }
 
 std::string ErrorOf(const std::string& text) {
-  try {
-    TraceFromKineto(text, "k.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::InputErrorOf([&] { TraceFromKineto(text, "k.json"); });
 }
 
 int Count(const Trace& t, OpKind kind) {

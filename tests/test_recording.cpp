@@ -256,14 +256,7 @@ TEST(Recording, FileSizeLimitsDependOnTheFormat) {
     fs::resize_file(path, bytes);
     return path;
   };
-  auto error_of = [](const std::string& path) -> std::string {
-    try {
-      LoadTraceFile(path);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "no error";
-  };
+  auto error_of = [](const std::string& path) { return testing::InputErrorOf([&] { LoadTraceFile(path); }); };
   std::string meta = "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":7,\"start\":0}\n";
   // Read line by line, so not refused for its size; but its second "line" (300 MB of zero
   // bytes) is refused before it is held.

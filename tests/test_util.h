@@ -1,6 +1,7 @@
 // Helpers shared by the tests: run a scenario on the simulator, find ops by name.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "engine/sim/sim_executor.h"
 #include "engine/trace/trace.h"
 #include "engine/trace/trace_query.h"
+#include "engine/util/errors.h"
 
 namespace streamlab::testing {
 
@@ -26,6 +28,16 @@ inline std::vector<int> GpuOpsNamed(const Trace& t, const std::string& name) {
   for (size_t i = 0; i < t.scenario.ops.size(); ++i)
     if (t.scenario.ops[i].name == name && t.ops[i].gpu) out.push_back(static_cast<int>(i));
   return out;
+}
+
+// The message of the InputError that `fn` throws, or "no error".
+inline std::string InputErrorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 // The findings of one kind, in the analyzer's order.

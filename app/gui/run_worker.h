@@ -1,7 +1,8 @@
 // Runs a lab off the UI thread so the window never freezes: the simulator in-process, a
 // real GPU through `streamlab-cli run` in a child process (a CUDA error or a hang ends the
 // child, not the app), a user's program through `streamlab-cli record` in a child, a trace
-// file read (a 250 000-op one takes seconds). The trace is analysed here as well. The UI polls for the result every frame.
+// file read (a 250 000-op one takes seconds). The trace is analysed here as well. The UI
+// polls for the result every frame.
 #pragma once
 
 #include <atomic>

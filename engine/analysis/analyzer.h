@@ -126,8 +126,9 @@ struct Analysis {
   std::vector<Finding> findings;
   Figures figures;
   // Runs larger than this are summarised (figures only), so a huge trace cannot stall a
-  // view: explaining each op looks at the others, which grows with the square of the size.
-  static constexpr size_t kMaxExplainedOps = 250000;
+  // view. Traces read from files are cut to this size already (kMaxScenarioOps); runs built
+  // in code (bench/analyze_scale) are not.
+  static constexpr size_t kMaxExplainedOps = kMaxScenarioOps;
   bool summarised_only = false;
 };
 

@@ -460,7 +460,6 @@ class Converter {
   }
 
   void Finish() {
-    s_ops_kept_ = s_.ops.size();
     PlaceMarkers();
     AddRanges();
     t_.scenario = std::move(s_);
@@ -504,7 +503,8 @@ class Converter {
                          "behind one of them shows as unexplained");
   }
 
-  // Where a run too long for one scenario was cut, and how to study another part of it.
+  // Where a run too long for one scenario was cut, and how to study another part of it
+  // (called once the ops are placed in t_).
   std::string CutNote() const {
     uint64_t last = cut_at_;
     for (const RecordedCall& c : r_.calls)
@@ -515,7 +515,7 @@ class Converter {
                             "torch.cuda.profiler.start() and stop() around them)";
     // A log read only in part (ParseRecording's line limit) went on past what was read.
     std::string at_least = r_.read_partly ? "at least " : "";
-    return kCutNoteStart + std::to_string(s_ops_kept_) + " ops are in this trace, the most StreamLab takes at once: "
+    return kCutNoteStart + std::to_string(t_.ops.size()) + " ops are in this trace, as many as fit: "
            "the run's first " + FormatDuration(T(cut_at_)) + " of " + at_least + FormatDuration(T(last)) + "; its " +
            at_least + std::to_string(calls_left_out_) + " later calls and their GPU work are left out. To study a "
            "later part, " + how;
@@ -526,7 +526,6 @@ class Converter {
   size_t max_ops_;
   uint64_t cut_at_ = UINT64_MAX;  // the first call left out (CUPTI time), when the run was cut
   size_t calls_left_out_ = 0;
-  size_t s_ops_kept_ = 0;
   Scenario s_;
   Trace t_;
   uint64_t t0_ = 0;
