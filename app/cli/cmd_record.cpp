@@ -99,6 +99,14 @@ int RunRecorded(const std::vector<std::string>& argv, const std::string& library
 
 int CmdRecord(const RecordCommand& cmd) {
   if (cmd.argv.empty()) throw InputError("record: give the program to run after --, e.g. record -- python3 train.py");
+  // The folder's logs all become one trace (one lane group per process): logs left by an
+  // earlier run would join this one as if its processes had run beside it.
+  std::error_code missing;
+  if (!cmd.raw_dir.empty())
+    for (const auto& entry : fs::directory_iterator(cmd.raw_dir, missing))
+      if (entry.path().extension() == ".jsonl" && entry.path().filename().string().rfind("raw.", 0) == 0)
+        throw InputError("record: " + cmd.raw_dir + " already holds a recorder log from an earlier run (" +
+                         entry.path().filename().string() + "); give an empty folder to --raw-dir, or remove its raw.*.jsonl");
   std::string library = RecorderLibrary();
   if (library.empty() || !fs::exists(library))
     throw BackendError("this build has no recording library (it needs CUDA and CUPTI at build time)" +
@@ -111,12 +119,6 @@ int CmdRecord(const RecordCommand& cmd) {
     dir = tmpl;
   } else {
     fs::create_directories(dir);
-    // The folder's logs all become one trace (one lane group per process): logs left by an
-    // earlier run would join this one as if its processes had run beside it.
-    for (const auto& entry : fs::directory_iterator(dir))
-      if (entry.path().extension() == ".jsonl" && entry.path().filename().string().rfind("raw.", 0) == 0)
-        throw InputError("record: " + dir + " already holds a recorder log from an earlier run (" +
-                         entry.path().filename().string() + "); give an empty folder to --raw-dir, or remove its raw.*.jsonl");
   }
   int status = RunRecorded(cmd.argv, library, fs::absolute(dir).string(), cmd.capture_range);
   bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
