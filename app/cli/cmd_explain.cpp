@@ -19,23 +19,13 @@
 namespace streamlab {
 namespace {
 
-// A trace or a recording, recognised by its content (a lab id or scenario file is not), or
-// a folder of recorder logs (record --raw-dir).
-bool IsTraceFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return true;
-  if (!std::filesystem::is_regular_file(path, ec)) return false;
-  if (LooksLikeRecording(ReadFileStart(path, 64))) return true;
-  // Only a trace may be larger than a scenario file: LoadTraceFile says which kind, or why not.
-  if (FileSize(path) > kMaxTextFileBytes) return true;
-  return IsTraceContent(ReadTextFile(path));
-}
-
 Trace TraceFor(const ExplainCommand& cmd) {
-  if (IsTraceFile(cmd.target)) {
+  // A trace or a recording, recognised by its content (a lab id or scenario file is not),
+  // or a folder of recorder logs (record --raw-dir); a trace file is read once.
+  if (std::optional<Trace> trace = ReadTraceIfOne(cmd.target)) {
     if (!cmd.variant.empty() || !cmd.params.empty())
       throw InputError("--variant and --param apply to labs, not to trace files");
-    return LoadTraceFile(cmd.target);
+    return std::move(*trace);
   }
   RunTarget target = ResolveRunTarget(cmd.target, cmd.variant, ParseParams(cmd.params));
   BackendChoice backend = ChooseBackend(cmd.backend, target.scenario, "");

@@ -13,9 +13,12 @@
 namespace streamlab {
 
 int CmdImport(const std::string& path, const std::string& out_path) {
-  if (!LooksLikeRecording(ReadFileStart(path, 64)) && !LooksLikeChromeTrace(ReadTextFile(path, kMaxKinetoFileBytes)))
+  std::optional<Trace> read = ReadTraceIfOne(path, TraceFiles::kForeignOnly);
+  if (!read) {
+    ReadFileStart(path, 1);  // a missing or unreadable file: say that rather than what follows
     throw InputError(path + ": neither a torch.profiler (Kineto) trace nor a StreamLab recorder log");
-  Trace trace = LoadTraceFile(path);
+  }
+  Trace trace = std::move(*read);
   std::ofstream out(out_path);
   out << TraceToJson(trace).dump() << "\n";
   if (!out) throw RunError("cannot write " + out_path);

@@ -58,7 +58,7 @@ class Converter {
         calls_left_out_ = calls.size() - k;
         break;
       }
-      Convert(*calls[k]);
+      Convert(*calls[k], acts);
     }
     if (kernels_ + copies_ == 0)
       throw InputError("the recording holds no GPU work: the program made no kernel launch, copy or memset "
@@ -242,7 +242,8 @@ class Converter {
     return it == activity_.end() ? nullptr : &it->second;
   }
 
-  void Convert(const RecordedCall& c) {
+  // `acts`: the call's GPU records (ActivityOf), looked up once by Run.
+  void Convert(const RecordedCall& c, const std::vector<const RecordedActivity*>* acts) {
     const std::string& role = c.role;
     if (role == "graph_node" || role == "graph_node_clone") return;
     int thread = Thread(c.thread);
@@ -254,7 +255,6 @@ class Converter {
     }
     if (role == "launch" || role == "graph_launch" || role == "memcpy" || role == "memcpy_async" ||
         role == "peer_copy" || role == "memset" || role == "memset_async") {
-      const auto* acts = ActivityOf(c);
       if (role == "graph_launch") AddApiCall(c, thread, "");
       if (!acts) {
         if (role != "graph_launch") AddApiCall(c, thread, " (no GPU record: not delivered before the program ended)");

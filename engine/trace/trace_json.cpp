@@ -217,26 +217,46 @@ bool IsTraceContent(const std::string& text) {
   return reader.kind == "streamlab.trace";
 }
 
-Trace LoadTraceFile(const std::string& path) {
+namespace {
+
+void RefuseLargeNonKineto(const std::string& path, const std::string& text) {
+  if (text.size() > kMaxTextFileBytes)
+    throw InputError(path + ": file larger than " + std::to_string(kMaxTextFileBytes >> 20) +
+                     " MiB (and not a torch.profiler trace or a recorder log, which may be larger)");
+}
+
+Trace LoadRecordingFolder(const std::string& path) {
+  size_t logs = 0;
+  std::string problem;
+  std::vector<Recording> recordings = ReadRecordingFolder(path, &logs, &problem);
+  if (recordings.empty())
+    throw InputError(path + ": " + (problem.empty() ? "no recorder logs (raw.*.jsonl) in this folder" : problem));
+  return TraceFromRecordings(std::move(recordings));
+}
+
+}  // namespace
+
+std::optional<Trace> ReadTraceIfOne(const std::string& path, TraceFiles which) {
+  std::error_code ec;
   // A folder of recorder logs (record --raw-dir): every process's log, on one timeline.
-  if (std::filesystem::is_directory(path)) {
-    size_t logs = 0;
-    std::string problem;
-    std::vector<Recording> recordings = ReadRecordingFolder(path, &logs, &problem);
-    if (recordings.empty())
-      throw InputError(path + ": " + (problem.empty() ? "no recorder logs (raw.*.jsonl) in this folder" : problem));
-    return TraceFromRecordings(std::move(recordings));
-  }
+  if (std::filesystem::is_directory(path, ec)) return LoadRecordingFolder(path);
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   // A recorder log (streamlab-cli record --raw-dir) is converted on the way in, read line by
   // line: a long run's log may be larger than any limit on a whole file.
   if (LooksLikeRecording(ReadFileStart(path, 64))) return TraceFromRecording(ReadRecordingFile(path));
   // So is a torch.profiler (Kineto) Chrome trace, up to 1 GiB.
   std::string text = ReadTextFile(path, kMaxKinetoFileBytes);
   if (LooksLikeChromeTrace(text)) return TraceFromKineto(text, path);
-  if (text.size() > kMaxTextFileBytes)
-    throw InputError(path + ": file larger than " + std::to_string(kMaxTextFileBytes >> 20) +
-                     " MiB (and not a torch.profiler trace or a recorder log, which may be larger)");
+  if (which == TraceFiles::kForeignOnly) return std::nullopt;
+  RefuseLargeNonKineto(path, text);
+  if (!IsTraceContent(text)) return std::nullopt;
   return TraceFromJson(ParseJson(text, path), path);
+}
+
+Trace LoadTraceFile(const std::string& path) {
+  if (std::optional<Trace> trace = ReadTraceIfOne(path)) return std::move(*trace);
+  // Not a trace (or no such file): reading it again, only to say what it is instead.
+  return TraceFromJson(ParseJson(ReadTextFile(path), path), path);
 }
 
 }  // namespace streamlab

@@ -2,6 +2,7 @@
 // analyzer can work from the file alone, e.g. a trace captured on a GPU server.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "engine/util/json_reader.h"
@@ -13,6 +14,12 @@ Json TraceToJson(const Trace& trace);
 Trace TraceFromJson(const Json& json, const std::string& source);
 // A StreamLab trace, or a recorder log (converted). Throws InputError if it is neither.
 Trace LoadTraceFile(const std::string& path);
+// Which files ReadTraceIfOne takes as traces.
+enum class TraceFiles { kAny, kForeignOnly /* recorder logs and torch.profiler traces */ };
+// The trace in `path` (a folder of recorder logs, a log, a torch.profiler trace or, with
+// kAny, a StreamLab trace), reading the file once; nullopt if it is none of those (a
+// scenario file, a lab id). Throws InputError for a trace that is malformed or too large.
+std::optional<Trace> ReadTraceIfOne(const std::string& path, TraceFiles which = TraceFiles::kAny);
 // True if the text is a StreamLab trace or a recorder log (by content, not by name).
 bool IsTraceContent(const std::string& text);
 
