@@ -59,10 +59,10 @@ class CudaExecutor : public Executor {
     });
     Trace trace = std::move(passes[order[order.size() / 2]]);
     if (passes.size() > 1)
-      trace.notes.push_back("repeat " + std::to_string(passes.size()) + ": kept the median run (" +
-                            FormatDuration(TraceEnd(trace)) + "); spread " +
-                            FormatDuration(TraceEnd(passes[order.front()])) + " .. " +
-                            FormatDuration(TraceEnd(passes[order.back()])));
+      trace.notes.push_back(Note("repeat_median", {{"n", std::to_string(passes.size())},
+                                                   {"median", FormatDuration(TraceEnd(trace))},
+                                                   {"fastest", FormatDuration(TraceEnd(passes[order.front()]))},
+                                                   {"slowest", FormatDuration(TraceEnd(passes[order.back()]))}}));
     cudaDeviceProp prop{};
     SL_CUDA(cudaGetDeviceProperties(&prop, 0));
     trace.backend = "cuda";

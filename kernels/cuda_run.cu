@@ -172,9 +172,9 @@ Trace CudaRun::Pass() {
   for (int d = 0; d < s.device_count; ++d) {
     host_offsets.push_back(CalibrateGlobalTimer(d, HostNow));
     worst_error = std::max(worst_error, bounds[d].Error() + host_offsets[d].error);
-    trace.notes.push_back("GPU " + std::to_string(d) + " clock alignment: events->globaltimer +/-" +
-                          std::to_string(bounds[d].Error()) + " ns, globaltimer->host +/-" +
-                          std::to_string(host_offsets[d].error) + " ns");
+    trace.notes.push_back(Note("clock_alignment", {{"gpu", std::to_string(d)},
+                                                   {"events", std::to_string(bounds[d].Error())},
+                                                   {"host", std::to_string(host_offsets[d].error)}}));
   }
   st.current_device = -1;
   st.UseDevice(0);
@@ -213,8 +213,8 @@ Trace CudaRun::Pass() {
     }
   }
   if (st.nccl)
-    trace.notes.push_back(st.nccl->Version() + " (NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "unset") +
-                          "): a collective part's start is when its stream reached it (its ready event); NCCL's kernels read no in-kernel timer");
+    trace.notes.push_back(Note("nccl", {{"version", st.nccl->Version()},
+                                        {"nvls", std::getenv("NCCL_NVLS_ENABLE") ? std::getenv("NCCL_NVLS_ENABLE") : "unset"}}));
   trace.clock_error = worst_error;
   trace.scenario = s;
   FillGraphMarkerTimes(trace);

@@ -137,7 +137,7 @@ TEST(Collectives, TwoH200sAgreeWithTheLabsAndTheSimulator) {
   Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/gpu/w3-straggler.straggler.json"));
   EXPECT_EQ(t.backend, "cuda");
   bool noted = false;
-  for (const std::string& n : t.notes) noted |= n.find("NCCL 2.") != std::string::npos;
+  for (const TraceNote& n : t.notes) noted |= n.text.find("NCCL 2.") != std::string::npos;
   EXPECT_TRUE(noted);
   Analysis analysis = Analyze(t);  // the findings below point into it
   std::vector<const Finding*> waits = testing::FindingsOfKind(analysis, FindingKind::kCollectiveWait);

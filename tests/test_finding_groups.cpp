@@ -79,7 +79,7 @@ TEST(FindingGroups, ImportedTracesSayWhatTheyDoNotKnow) {
   // The orphan kernel (no launch in the trace) is left out, and a note says so.
   EXPECT_EQ(testing::GpuOpsNamed(t, "orphan").size(), 0u);
   bool noted = false;
-  for (const std::string& note : t.notes) noted |= note.rfind("1 GPU records (kernels, copies, memsets) have no API call", 0) == 0;
+  for (const TraceNote& note : t.notes) noted |= note.text.rfind("1 GPU records (kernels, copies, memsets) have no API call", 0) == 0;
   EXPECT_TRUE(noted);
 
   // Mostly idle: no "speed-up" below 1x.

@@ -71,11 +71,16 @@ TEST(TraceJson, RoundTripKeepsEveryField) {
   t.lab = lab.id;
   t.variant = "legacy";
   t.params = {{"kernel_us", 1000}};
-  t.notes = {"n1"};
+  t.notes = {TraceNote("n1"), ForProcess(Note("cupti_dropped", {{"n", "3"}}), "rank1")};
   t.checks = {{"buf", "1", "2", false}};
   Json j = TraceToJson(t);
+  EXPECT_EQ(j["notes"][1], "rank1: CUPTI dropped 3 activity records: some GPU work is missing");
   Trace back = TraceFromJson(j, "mem");
   EXPECT_EQ(TraceToJson(back), j);
+  EXPECT_EQ(back.notes[0].key, "");
+  EXPECT_EQ(back.notes[1].key, "cupti_dropped");
+  EXPECT_EQ(back.notes[1].vars.at("n"), "3");
+  EXPECT_EQ(back.notes[1].process, "rank1");
   ASSERT_FALSE(back.ops[0].blocks.empty());
   EXPECT_EQ(back.ops[0].blocks[0].sm, t.ops[0].blocks[0].sm);
 }
@@ -106,6 +111,16 @@ TEST(TraceJson, RejectsInconsistentTraces) {
   bad = j;
   bad["kind"] = "something.else";
   EXPECT_FALSE(ErrorOf([&] { TraceFromJson(bad, "t"); }).empty());
+  // A note's key and values: one entry per note, each {} or {"key", "vars": {name: text}}.
+  j["notes"] = {"a", "b"};
+  for (const char* keys : {R"([{}])", R"([{}, 3])", R"([{}, {"key": "x"}])", R"([{}, {"key": "x", "vars": {"n": 1}}])",
+                           R"([{}, {"key": 2, "vars": {}}])", R"({"a": {}})"}) {
+    bad = j;
+    bad["note_keys"] = Json::parse(keys);
+    EXPECT_NE(ErrorOf([&] { TraceFromJson(bad, "t"); }).find("note_keys"), std::string::npos) << keys;
+  }
+  j["note_keys"] = Json::parse(R"([{}, {"key": "a_later_key", "vars": {"n": "1"}}])");
+  EXPECT_EQ(TraceFromJson(j, "t").notes[1].key, "a_later_key");  // shown as its English text
 }
 
 TEST(ProfileJson, RoundTripAndValidation) {

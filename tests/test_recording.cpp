@@ -101,7 +101,7 @@ TEST(Recording, LegacyStreamBetweenBlockingStreamsSerialises) {
 
 TEST(Recording, ACrashedProgramStillLeavesItsWork) {
   Trace t = Fixture("crash_midway.json");
-  EXPECT_NE(t.notes.front().find("killed by signal"), std::string::npos);
+  EXPECT_NE(t.notes.front().text.find("killed by signal"), std::string::npos);
   EXPECT_GE(GpuOpsNamed(t, "at::cuda::spin_kernel").size(), 3u);  // warm-up + the two before abort()
 }
 
@@ -196,7 +196,7 @@ TEST(Recording, ACaptureRangeKeepsOnlyItsOwnCalls) {
   EXPECT_EQ(t.ops[1].start, 105000 - 101000);  // time starts with the range's first call
   EXPECT_TRUE(t.scenario.streams[t.scenario.ops[1].stream].non_blocking);  // created before the range
   bool noted = false;
-  for (const std::string& n : t.notes) noted |= n.find("only between cudaProfilerStart and cudaProfilerStop") != std::string::npos;
+  for (const TraceNote& n : t.notes) noted |= n.text.find("only between cudaProfilerStart and cudaProfilerStop") != std::string::npos;
   EXPECT_TRUE(noted);
   Analysis a = Analyze(t);
   EXPECT_EQ(Count(a, FindingKind::kWaitCapturedNothing), 0);
@@ -210,7 +210,7 @@ TEST(Recording, ARunTooLongForOneTraceIsCutWithANote) {
   Recording r = ParseRecording(ReadTextFile(path), path);
   Trace whole = TraceFromRecording(r);
   ASSERT_GT(whole.scenario.ops.size(), 10u);
-  for (const std::string& n : whole.notes) EXPECT_EQ(n.find("only the first"), std::string::npos) << n;
+  for (const TraceNote& n : whole.notes) EXPECT_FALSE(IsCutNote(n)) << n.text;
   Trace cut = TraceFromRecording(r, nullptr, 8);
   ASSERT_LE(cut.scenario.ops.size(), 8u);
   ASSERT_GE(cut.scenario.ops.size(), 4u);
@@ -219,7 +219,8 @@ TEST(Recording, ARunTooLongForOneTraceIsCutWithANote) {
     EXPECT_EQ(cut.ops[i].submit, whole.ops[i].submit) << i;
     EXPECT_EQ(cut.ops[i].end, whole.ops[i].end) << i;
   }
-  const std::string& note = cut.notes.front();
+  EXPECT_EQ(cut.notes.front().key, "cut.record");
+  const std::string& note = cut.notes.front().text;
   EXPECT_NE(note.find("only the first " + std::to_string(cut.scenario.ops.size()) + " ops"), std::string::npos) << note;
   EXPECT_NE(note.find("later calls and their GPU work are left out"), std::string::npos) << note;
   EXPECT_NE(note.find("--capture-range cudaProfilerApi"), std::string::npos) << note;
@@ -235,11 +236,11 @@ TEST(Recording, ALogLongerThanTheLineLimitIsReadUpToIt) {
   Recording r = ParseRecording(file, "legacy_stall.raw.jsonl", 20);
   EXPECT_TRUE(r.read_partly);
   ASSERT_FALSE(r.notes.empty());
-  EXPECT_NE(r.notes.back().find("longer than 20 lines"), std::string::npos) << r.notes.back();
+  EXPECT_NE(r.notes.back().text.find("longer than 20 lines"), std::string::npos) << r.notes.back().text;
   Trace t = TraceFromRecording(r, nullptr, 9);  // 11 ops in the first 20 lines
-  EXPECT_NE(t.notes.front().find("of at least"), std::string::npos) << t.notes.front();
+  EXPECT_NE(t.notes.front().text.find("of at least"), std::string::npos) << t.notes.front().text;
   bool said = false;
-  for (const std::string& n : t.notes) said |= n.find("only those were read") != std::string::npos;
+  for (const TraceNote& n : t.notes) said |= n.text.find("only those were read") != std::string::npos;
   EXPECT_TRUE(said);
 }
 

@@ -118,7 +118,7 @@ TEST(RecordingMerge, NcclKernelsBecomeOneCollectiveAndTheLateRankIsNamed) {
   Trace lone = TraceFromRecordings({OneLaunch(10, 0, 0, 2 * kMs, "aa", nccl), OneLaunch(11, 1, 0, 2 * kMs, "bb")});
   EXPECT_EQ(lone.scenario.ops[OpNamed(lone, "ncclDevKernel", 0)].kind, OpKind::kKernel);
   EXPECT_TRUE(std::any_of(lone.notes.begin(), lone.notes.end(),
-                          [](const std::string& n) { return n.find("GPU 0 only") != std::string::npos; }));
+                          [](const TraceNote& n) { return n.text.find("GPU 0 only") != std::string::npos; }));
 }
 
 TEST(RecordingMerge, SaysWhyItCannotAlignLogsWithoutClockPairs) {
@@ -172,7 +172,7 @@ TEST(RecordingMerge, DdpRanksAreLaneGroupsOnOneClockAndTheLauncherIsLeftOut) {
   EXPECT_GT(t.clock_error, 0);
   EXPECT_LT(t.clock_error, 1000);  // the clock pairs were read to within ~30 ns
   auto has = [&](const std::string& text) {
-    return std::any_of(t.notes.begin(), t.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+    return std::any_of(t.notes.begin(), t.notes.end(), [&](const TraceNote& n) { return n.text.find(text) != std::string::npos; });
   };
   EXPECT_TRUE(has("used CUDA but ran no GPU work"));  // torchrun's own process
   EXPECT_TRUE(has("NCCL collectives matched"));

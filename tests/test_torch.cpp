@@ -267,14 +267,14 @@ TEST(TorchContents, SavedBytesAreComparedWithProgramOrder) {
         .write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
   };
   save(1, 0x07070708u, 65536);  // out: read_x saw the reused block's memset
-  std::vector<std::string> notes;
+  std::vector<TraceNote> notes;
   std::vector<BufferCheck> checks = SavedContentsChecks(s, dir.string(), notes);
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_EQ(checks[0].buffer, "out");
   EXPECT_FALSE(checks[0].ok);
   EXPECT_EQ(checks[0].actual, "65536 of 65536 elements differ (the first is 117901064)");
   ASSERT_EQ(notes.size(), 1u);  // x was not saved
-  EXPECT_NE(notes[0].find("buffer x"), std::string::npos);
+  EXPECT_NE(notes[0].text.find("buffer x"), std::string::npos);
   save(0, 0x07070707u, 65536);
   save(1, 2u, 100);  // short: not checked
   notes.clear();

@@ -53,6 +53,8 @@ int CmdExplain(const ExplainCommand& cmd) {
   Analysis analysis = Analyze(trace);
 
   if (cmd.json) {
+    Json notes = Json::array();
+    for (const TraceNote& note : trace.notes) notes.push_back(texts.RenderNote(note));
     Json findings = Json::array();
     for (const Finding& f : analysis.findings) {
       findings.push_back({{"kind", ToString(f.kind)},
@@ -88,7 +90,7 @@ int CmdExplain(const ExplainCommand& cmd) {
                       {"variant", trace.variant},
                       {"backend", trace.backend},
                       {"language", lang},
-                      {"notes", trace.notes},
+                      {"notes", notes},
                       {"findings", findings},
                       {"groups", groups},
                       {"figures",
@@ -115,7 +117,7 @@ int CmdExplain(const ExplainCommand& cmd) {
   // left out, links inferred) comes before the findings it qualifies.
   if (!trace.notes.empty()) {
     std::cout << texts.Get("trace_notes") << "\n";
-    for (const std::string& note : trace.notes) std::cout << "  - " << note << "\n";
+    for (const TraceNote& note : trace.notes) std::cout << "  - " << texts.RenderNote(note) << "\n";
   }
   // One line per finding; a long group of alike findings as a header and its largest few
   // (--all lists every finding, prompt starts included).

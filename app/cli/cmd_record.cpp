@@ -65,6 +65,13 @@ std::string Describe(int status) {
   return "ended";
 }
 
+// The trace's note on what was recorded and how it ended.
+TraceNote ProgramNote(const std::string& command, int status) {
+  if (WIFEXITED(status)) return Note("program.exited", {{"command", command}, {"status", std::to_string(WEXITSTATUS(status))}});
+  if (WIFSIGNALED(status)) return Note("program.killed", {{"command", command}, {"signal", strsignal(WTERMSIG(status))}});
+  return Note("program.ended", {{"command", command}});
+}
+
 // Runs the program with the recorder injected; returns its wait status.
 int RunRecorded(const std::vector<std::string>& argv, const std::string& library, const std::string& dir,
                 const std::string& capture_range) {
@@ -153,15 +160,15 @@ int CmdRecord(const RecordCommand& cmd) {
   best.driver = DriverVersion();
   std::string command;
   for (const std::string& a : cmd.argv) command += (command.empty() ? "" : " ") + a;
-  best.notes.insert(best.notes.begin(), "program: " + command + " (" + Describe(status) + ")");
+  best.notes.insert(best.notes.begin(), ProgramNote(command, status));
   std::ofstream out(cmd.out);
   out << TraceToJson(best).dump() << "\n";
   if (!out) throw RunError("cannot write " + cmd.out);
   std::cerr << "streamlab-cli record: " << program << " " << Describe(status) << "; " << best.ops.size()
             << " ops recorded to " << cmd.out << " (streamlab-cli explain " << cmd.out << ")\n";
   // A run too long for one trace: say so here too, not only in the trace.
-  for (const std::string& note : best.notes)
-    if (note.find(kCutNoteStart) != std::string::npos) std::cerr << "streamlab-cli record: " << note << "\n";
+  for (const TraceNote& note : best.notes)
+    if (IsCutNote(note)) std::cerr << "streamlab-cli record: " << note.text << "\n";
   return ok ? kExitOk : kExitRunError;
 }
 

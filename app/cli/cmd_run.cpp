@@ -43,7 +43,7 @@ int CmdRun(const RunCommand& cmd) {
   if (!cmd.chrome.empty()) SaveJsonFile(ChromeTraceJson(trace), cmd.chrome);
   if (!cmd.quiet) {
     std::cout << RenderTextGantt(trace, cmd.width);
-    for (const std::string& note : trace.notes) std::cout << "note: " << note << "\n";
+    for (const TraceNote& note : trace.notes) std::cout << "note: " << note.text << "\n";
   }
   return kExitOk;
 }

@@ -82,7 +82,7 @@ Trace RunInTorch(const Scenario& scenario, const TorchRunOptions& options) {
     throw RunError("the PyTorch program failed" + (run.error.empty() ? std::string() : ": " + run.error));
   Trace trace = MapTorchRun(run.trace, scenario);
   trace.checks = SavedContentsChecks(scenario, contents.path.string(), trace.notes);
-  for (const std::string& d : program.differs) trace.notes.push_back("PyTorch differs from the lab: " + d);
+  for (const std::string& d : program.differs) trace.notes.push_back(Note("torch_differs", {{"what", d}}));
   return trace;
 }
 

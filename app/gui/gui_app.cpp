@@ -479,13 +479,24 @@ void GuiApp::DrawTraceNotes(bool imported) {
   if (trace_->notes.empty() || presenting_) return;
   std::string heading = ui_.Fill("trace_notes", {{"n", std::to_string(trace_->notes.size())}}) + "###trace_notes";
   if (!ImGui::CollapsingHeader(heading.c_str(), imported ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  // As tall as the notes, up to a quarter of the window: a merged run's dozen notes would
+  // otherwise push the chart down; the rest scrolls.
+  std::vector<std::string> notes;
+  float wrap = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize - 2 * ImGui::GetFontSize();
+  float height = 2 * ImGui::GetStyle().WindowPadding.y;
+  for (const TraceNote& note : trace_->notes) {
+    notes.push_back(texts_.RenderNote(note));
+    height += ImGui::CalcTextSize(notes.back().c_str(), nullptr, false, wrap).y + ImGui::GetStyle().ItemSpacing.y;
+  }
+  ImGui::BeginChild("trace_notes", ImVec2(0, std::min(height, 0.25f * ImGui::GetIO().DisplaySize.y)), false);
   ImGui::PushTextWrapPos(0);
-  for (const std::string& note : trace_->notes) {
+  for (const std::string& note : notes) {
     ImGui::Bullet();
     ImGui::SameLine();
     ImGui::TextUnformatted(note.c_str());
   }
   ImGui::PopTextWrapPos();
+  ImGui::EndChild();
 }
 
 void GuiApp::DrawRunControls() {

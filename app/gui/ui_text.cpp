@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "engine/util/errors.h"
+#include "engine/util/format.h"
 #include "engine/util/json_reader.h"
 #include "engine/classroom/lab_texts.h"
 
@@ -28,13 +29,7 @@ const char* UiText::operator()(const std::string& key) const {
 }
 
 std::string UiText::Fill(const std::string& key, const std::map<std::string, std::string>& vars) const {
-  std::string text = (*this)(key);
-  for (const auto& [name, value] : vars) {
-    std::string pattern = "{" + name + "}";
-    for (size_t at = text.find(pattern); at != std::string::npos; at = text.find(pattern, at + value.size()))
-      text.replace(at, pattern.size(), value);
-  }
-  return text;
+  return FillTemplate((*this)(key), vars);
 }
 
 std::vector<std::string> AllAssetStrings() {

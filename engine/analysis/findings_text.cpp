@@ -86,29 +86,31 @@ FindingTexts FindingTexts::Load(const std::string& lang) {
     if (!v.is_string()) throw InputError(path + ": " + lang + "." + key + ": missing");
     texts.templates_[key] = v.get<std::string>();
   }
+  // The notes' templates ("note.<key>", and "note_process" for a note about one process of
+  // a merged run) are optional: a note without one is shown in English.
+  bool any_note = false;
+  for (auto it = json[lang].begin(); it != json[lang].end(); ++it) {
+    if (it.key().rfind("note", 0) != 0) continue;
+    if (!it.value().is_string()) throw InputError(path + ": " + lang + "." + it.key() + ": expected a string");
+    texts.templates_[it.key()] = it.value().get<std::string>();
+    any_note = true;
+  }
+  if (any_note && !texts.templates_.count("note_process"))
+    throw InputError(path + ": " + lang + ".note_process: missing (the notes' templates need it)");
   return texts;
 }
 
 const std::string& FindingTexts::Get(const std::string& key) const { return templates_.at(key); }
 
 std::string FindingTexts::Fill(const std::string& key, const std::map<std::string, std::string>& vars) const {
-  const std::string& tpl = Get(key);
-  std::string out;
-  for (size_t i = 0; i < tpl.size(); ++i) {
-    if (tpl[i] == '{') {
-      size_t close = tpl.find('}', i);
-      if (close != std::string::npos) {
-        auto it = vars.find(tpl.substr(i + 1, close - i - 1));
-        if (it != vars.end()) {
-          out += it->second;
-          i = close;
-          continue;
-        }
-      }
-    }
-    out += tpl[i];
-  }
-  return out;
+  return FillTemplate(Get(key), vars);
+}
+
+std::string FindingTexts::RenderNote(const TraceNote& note) const {
+  auto it = note.key.empty() ? templates_.end() : templates_.find("note." + note.key);
+  if (it == templates_.end()) return note.text;
+  std::string text = FillTemplate(it->second, note.vars);
+  return note.process.empty() ? text : Fill("note_process", {{"process", note.process}, {"note", text}});
 }
 
 // An imported trace may not say everything a finding rests on (which record a Kineto wait

@@ -24,6 +24,9 @@ class FindingTexts {
   std::string RenderFigures(const Trace& trace, const Figures& figures) const;
   // The note shown when an analysis only has figures (a very large run).
   std::string RenderSummarised(const Trace& trace) const;
+  // A trace's note in this language: its "note.<key>" template filled with its values, or
+  // its English sentence (English, a free sentence, or a key these texts do not have).
+  std::string RenderNote(const TraceNote& note) const;
   const std::string& Get(const std::string& key) const;
   // The template `key` with its {vars} filled.
   std::string Fill(const std::string& key, const std::map<std::string, std::string>& vars) const;

@@ -152,7 +152,7 @@ BufferCheck CheckElements(const std::string& buffer, const Contents& expected,
   return c;
 }
 
-std::vector<BufferCheck> SavedContentsChecks(const Scenario& s, const std::string& dir, std::vector<std::string>& notes) {
+std::vector<BufferCheck> SavedContentsChecks(const Scenario& s, const std::string& dir, std::vector<TraceNote>& notes) {
   std::vector<bool> checked = CheckedStorage(s);
   std::vector<Contents> expected;
   std::vector<BufferCheck> checks;
@@ -163,7 +163,7 @@ std::vector<BufferCheck> SavedContentsChecks(const Scenario& s, const std::strin
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     // (istreambuf_iterator sets no eof bit: whether the file opened and its size say it all.)
     if (!in.is_open() || bytes.size() != s.buffers[b].bytes || bytes.size() % 4 != 0) {
-      notes.push_back("buffer " + s.buffers[b].name + ": the program did not save its contents, so they are not checked");
+      notes.push_back(Note("buffer_not_saved", {{"buffer", s.buffers[b].name}}));
       continue;
     }
     std::vector<uint32_t> elements(bytes.size() / 4);

@@ -42,7 +42,7 @@ BufferCheck CheckElements(const std::string& buffer, const Contents& expected,
 // The checks of a run whose program saved each checked storage's bytes as DIR/<buffer index>.bin
 // (the PyTorch backend's programs do); a storage with no such file gets a note, not a check.
 std::vector<BufferCheck> SavedContentsChecks(const Scenario& scenario, const std::string& dir,
-                                             std::vector<std::string>& notes);
+                                             std::vector<TraceNote>& notes);
 // The simulator's checks: program order against completion order, one per checked storage.
 std::vector<BufferCheck> SimulatedChecks(const Trace& trace);
 

@@ -426,16 +426,9 @@ class KinetoReader {
   void Describe() {
     r_.stream_names[kUnknownStreamId] = KinetoStreamName(kUnknownStreamId);
     for (const auto& [handle, id] : event_ids_) r_.event_names[handle] = KinetoEventName(id);
-    r_.notes.push_back("Kineto logs API calls without their arguments: each kernel's and copy's stream comes from its "
-                       "GPU record, each wait's stream and event from its cuda_sync record; which cudaEventRecord a "
-                       "wait captured, and on which stream, is inferred from host order and timing, and every finding "
-                       "that rests on such an inference says so");
-    r_.notes.push_back("CUPTI stream 7 is taken as the legacy default stream (its number on the drivers we recorded), "
-                       "and other streams as non-blocking, as PyTorch creates them; the trace does not say either");
-    if (missing_sync_)
-      r_.notes.push_back("some waits or stream syncs have no cuda_sync record (profile with "
-                         "torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)): they are shown as "
-                         "plain API calls");
+    r_.notes.push_back(Note("kineto_no_args"));
+    r_.notes.push_back(Note("kineto_stream_kinds"));
+    if (missing_sync_) r_.notes.push_back(Note("kineto_missing_sync"));
     if (root_->contains("baseTimeNanoseconds") && (*root_)["baseTimeNanoseconds"].is_number_integer()) {
       int64_t ns = (*root_)["baseTimeNanoseconds"].get<int64_t>() + static_cast<int64_t>(base_ * 1000);
       std::time_t seconds = static_cast<std::time_t>(ns / 1'000'000'000);

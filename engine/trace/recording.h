@@ -76,16 +76,13 @@ struct Recording {
   bool default_non_blocking = false;
   std::map<int64_t, std::string> stream_names;  // CUPTI stream id -> name, where known
   std::map<uint64_t, std::string> event_names;  // event handle -> name, where known
-  std::vector<std::string> notes;               // what the source could not say
+  std::vector<TraceNote> notes;                 // what the source could not say
   bool read_partly = false;                     // the log was longer than was read
   std::string driver;                           // driver version, where known
 };
 
 // True if the text starts like a recorder log.
 bool LooksLikeRecording(const std::string& text);
-// How the note on a run cut to fit one trace begins (TraceFromRecording; in a merged trace
-// it follows the process's name).
-inline constexpr char kCutNoteStart[] = "only the first ";
 // The most lines of a recorder's log that are read: a trace holds far fewer ops than that.
 inline constexpr size_t kMaxRecordingLines = 4'000'000;
 // Throws InputError naming "path:line: what" for anything malformed. A log longer than

@@ -470,55 +470,44 @@ class Converter {
     bool kineto = r_.source == "kineto";
     t_.backend = r_.source;
     t_.driver = r_.driver;
-    t_.notes.push_back((kineto ? "imported from a torch.profiler (Kineto) trace: " : "recorded with CUPTI: ") +
-                       std::to_string(r_.calls.size()) + " API calls logged, " + std::to_string(kernels_) +
-                       " kernels, " + std::to_string(copies_) + " copies and memsets");
-    t_.notes.push_back("host calls and GPU activity share CUPTI's clock; records and waits are placed where "
-                       "stream order puts them (they have no GPU timestamp)");
-    t_.notes.push_back("which memory each kernel reads and writes is not recorded: data races are not checked");
-    t_.notes.push_back("the host/GPU clock error is not measured here: CUPTI stamps both sides with one clock");
+    t_.notes.push_back(Note(kineto ? "imported" : "recorded", {{"calls", std::to_string(r_.calls.size())},
+                                                                {"kernels", std::to_string(kernels_)},
+                                                                {"copies", std::to_string(copies_)}}));
+    t_.notes.push_back(Note("cupti_clock"));
+    t_.notes.push_back(Note("no_memory_access"));
+    t_.notes.push_back(Note("clock_not_measured"));
     if (windowed_) {
       TimeNs last = 0;
       for (const OpRecord& rec : t_.ops) last = std::max({last, rec.ret, rec.end});
       uint64_t end = window_end_ != UINT64_MAX ? window_end_ : t0_ + static_cast<uint64_t>(last);
-      t_.notes.push_back("recorded only between cudaProfilerStart and cudaProfilerStop (--capture-range "
-                         "cudaProfilerApi): " + std::to_string(end > window_begin_ ? (end - window_begin_) / 1000 : 0) +
-                         " us; what the program did before and after is not in this trace");
+      t_.notes.push_back(
+          Note("capture_range", {{"us", std::to_string(end > window_begin_ ? (end - window_begin_) / 1000 : 0)}}));
     }
     if (calls_left_out_) t_.notes.insert(t_.notes.begin(), CutNote());
-    for (const std::string& note : r_.notes) t_.notes.push_back(note);
+    for (const TraceNote& note : r_.notes) t_.notes.push_back(note);
     if (r_.cupti_overhead_ns)
-      t_.notes.push_back("CUPTI reported " + std::to_string(r_.cupti_overhead_ns / 1000) +
-                         " us of its own overhead (buffer flushes, instrumentation)");
-    if (r_.dropped)
-      t_.notes.push_back("CUPTI dropped " + std::to_string(r_.dropped) + " activity records: some GPU work is missing");
-    if (threads_.size() > 1)
-      t_.notes.push_back(std::to_string(threads_.size()) + " host threads called CUDA (one host lane each)");
+      t_.notes.push_back(Note("cupti_overhead", {{"us", std::to_string(r_.cupti_overhead_ns / 1000)}}));
+    if (r_.dropped) t_.notes.push_back(Note("cupti_dropped", {{"n", std::to_string(r_.dropped)}}));
+    if (threads_.size() > 1) t_.notes.push_back(Note("host_threads", {{"n", std::to_string(threads_.size())}}));
     size_t in_window = 0;
     for (const RecordedActivity& a : r_.activity) in_window += a.begin >= window_begin_ && a.begin < cut_at_ ? 1 : 0;
     if (in_window > placed_)
-      t_.notes.push_back(std::to_string(in_window - placed_) +
-                         " GPU records (kernels, copies, memsets) have no API call in the trace (launched before it "
-                         "began, by a call that was not logged, or filtered out): they are left out, and a wait "
-                         "behind one of them shows as unexplained");
+      t_.notes.push_back(Note("unplaced_activity", {{"n", std::to_string(in_window - placed_)}}));
   }
 
   // Where a run too long for one scenario was cut, and how to study another part of it
   // (called once the ops are placed in t_).
-  std::string CutNote() const {
+  TraceNote CutNote() const {
     uint64_t last = cut_at_;
     for (const RecordedCall& c : r_.calls)
       if (c.domain != 2 && InWindow(c)) last = std::max(last, c.end);
-    std::string how = r_.source == "kineto"
-                          ? "profile fewer steps (torch.profiler's schedule(wait=..., warmup=..., active=...))"
-                          : "record only those steps (record --capture-range cudaProfilerApi, with "
-                            "torch.cuda.profiler.start() and stop() around them)";
-    // A log read only in part (ParseRecording's line limit) went on past what was read.
-    std::string at_least = r_.read_partly ? "at least " : "";
-    return kCutNoteStart + std::to_string(t_.ops.size()) + " ops are in this trace, as many as fit: "
-           "the run's first " + FormatDuration(T(cut_at_)) + " of " + at_least + FormatDuration(T(last)) + "; its " +
-           at_least + std::to_string(calls_left_out_) + " later calls and their GPU work are left out. To study a "
-           "later part, " + how;
+    // The advice depends on the source; a log read only in part (ParseRecording's line
+    // limit) went on past what was read, so its totals are "at least".
+    return Note(r_.source == "kineto" ? "cut.kineto" : r_.read_partly ? "cut.record_partly" : "cut.record",
+                {{"ops", std::to_string(t_.ops.size())},
+                 {"kept", FormatDuration(T(cut_at_))},
+                 {"total", FormatDuration(T(last))},
+                 {"calls", std::to_string(calls_left_out_)}});
   }
 
   const Recording& r_;

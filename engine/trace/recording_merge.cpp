@@ -319,9 +319,9 @@ Trace TraceFromRecordings(std::vector<Recording> recordings) {
     Trace t = TraceFromRecording(recordings.front());
     std::string problem;
     int formed = MatchCollectives(t, &problem);
-    if (formed) t.notes.push_back(std::to_string(formed) + " NCCL collectives matched across GPUs by their order on each GPU");
+    if (formed) t.notes.push_back(Note("collectives_matched_gpus", {{"n", std::to_string(formed)}}));
     if (!problem.empty()) t.notes.push_back(problem);
-    for (const std::string& who : idle) t.notes.push_back("left out: " + who + " used CUDA but ran no GPU work");
+    for (const std::string& who : idle) t.notes.push_back(Note("process_idle", {{"process", who}}));
     ValidateScenario(t.scenario);
     return t;
   }
@@ -334,7 +334,7 @@ Trace TraceFromRecordings(std::vector<Recording> recordings) {
   OneDeviceNumbering(recordings);
   std::vector<Trace> traces;
   std::vector<uint64_t> zeros;
-  std::vector<std::string> failed;
+  std::vector<std::pair<std::string, std::string>> failed;  // process, why
   std::vector<size_t> kept;
   for (size_t i = 0; i < recordings.size(); ++i) {
     uint64_t zero = 0;
@@ -342,13 +342,14 @@ Trace TraceFromRecordings(std::vector<Recording> recordings) {
       // Each process gets an equal share of what one trace holds.
       traces.push_back(TraceFromRecording(recordings[i], &zero, kMaxScenarioOps / recordings.size()));
     } catch (const InputError& e) {
-      failed.push_back(ProcessName(recordings[i]) + ": " + e.what());
+      failed.emplace_back(ProcessName(recordings[i]), e.what());
       continue;
     }
     zeros.push_back(zero);
     kept.push_back(i);
   }
-  if (traces.empty()) throw InputError("no process's recording holds GPU work: " + failed.front());
+  if (traces.empty())
+    throw InputError("no process's recording holds GPU work: " + failed.front().first + ": " + failed.front().second);
   uint64_t zero = *std::min_element(zeros.begin(), zeros.end());
   // Processes of one run start within minutes of each other; logs an hour apart (or a log
   // whose times span half of TimeNs) are not one run, and adding them could overflow.
@@ -376,8 +377,11 @@ Trace TraceFromRecordings(std::vector<Recording> recordings) {
   t.sm_count = traces.front().sm_count;
   // Notes every process's trace has are said once; the others name their process.
   std::map<std::string, size_t> how_many;
-  for (const Trace& tr : traces)
-    for (const std::string& note : std::set<std::string>(tr.notes.begin(), tr.notes.end())) ++how_many[note];
+  for (const Trace& tr : traces) {
+    std::set<std::string> texts;
+    for (const TraceNote& note : tr.notes) texts.insert(note.text);
+    for (const std::string& text : texts) ++how_many[text];
+  }
   uint64_t worst = 0;
   long double lowest_offset = 0, highest_offset = 0;
   for (size_t k = 0; k < traces.size(); ++k) {
@@ -387,28 +391,31 @@ Trace TraceFromRecordings(std::vector<Recording> recordings) {
     long double offset = m.h0 - m.c0;
     if (k == 0 || offset < lowest_offset) lowest_offset = offset;
     if (k == 0 || offset > highest_offset) highest_offset = offset;
-    std::string clock = "its clock pair read to within " + std::to_string(m.error) + " ns" +
-                        (r.clocks.size() >= 2 ? ", drift " + std::to_string(static_cast<long long>(std::llround(m.drift_ppm))) +
-                                                    " ppm over the run" : ", no second pair (the process did not exit normally)");
-    for (const std::string& note : traces[k].notes)
-      if (how_many[note] < traces.size() || note == traces[k].notes.front())
-        t.notes.push_back(ProcessName(r) + ": " + note + (note == traces[k].notes.front() ? "; " + clock : ""));
+    // Its first note (what was recorded, or where it was cut) is always its own.
+    for (const TraceNote& note : traces[k].notes)
+      if (how_many[note.text] < traces.size() || &note == &traces[k].notes.front())
+        t.notes.push_back(ForProcess(note, ProcessName(r)));
+    std::string error = std::to_string(m.error);
+    t.notes.push_back(ForProcess(
+        r.clocks.size() >= 2
+            ? Note("process_clock", {{"error", error}, {"drift", std::to_string(std::llround(m.drift_ppm))}})
+            : Note("process_clock_unpaired", {{"error", error}}),
+        ProcessName(r)));
   }
-  for (const std::string& note : traces.front().notes)
-    if (how_many[note] == traces.size() && note != traces.front().notes.front()) t.notes.push_back(note);
+  for (const TraceNote& note : traces.front().notes)
+    if (how_many[note.text] == traces.size() && &note != &traces.front().notes.front()) t.notes.push_back(note);
   // Two processes' times can disagree by both of their readings' errors.
   t.clock_error = static_cast<TimeNs>(2 * worst);
-  t.notes.push_back("the " + std::to_string(traces.size()) + " processes are put on one timeline through the host's "
-                    "CLOCK_MONOTONIC: times of different processes may disagree by up to " + std::to_string(2 * worst) +
-                    " ns (their CUPTI clocks themselves differed by " +
-                    std::to_string(static_cast<long long>(std::llround(highest_offset - lowest_offset))) + " ns)");
-  for (const std::string& f : failed) t.notes.push_back("left out: " + f);
-  for (const std::string& who : idle) t.notes.push_back("left out: " + who + " used CUDA but ran no GPU work");
+  t.notes.push_back(Note("processes_timeline",
+                         {{"n", std::to_string(traces.size())},
+                          {"error", std::to_string(2 * worst)},
+                          {"offset", std::to_string(std::llround(highest_offset - lowest_offset))}}));
+  for (const auto& [process, why] : failed) t.notes.push_back(Note("process_failed", {{"process", process}, {"error", why}}));
+  for (const std::string& who : idle) t.notes.push_back(Note("process_idle", {{"process", who}}));
   std::string problem;
   int formed = MatchCollectives(t, &problem);
   if (formed)
-    t.notes.push_back(std::to_string(formed) + " NCCL collectives matched across the processes by their order on each "
-                      "GPU (the k-th all-reduce kernel of each GPU is one all-reduce); their sizes are not recorded");
+    t.notes.push_back(Note("collectives_matched", {{"n", std::to_string(formed)}}));
   if (!problem.empty()) t.notes.push_back(problem);
   ValidateScenario(t.scenario);
   return t;

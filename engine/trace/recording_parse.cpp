@@ -188,8 +188,7 @@ Recording ParseRecording(std::istream& stream, const std::string& path, size_t m
       // A trace holds far fewer ops than this many lines make (see TraceFromRecording's cut),
       // so the rest of a long run's log is not read at all.
       out.read_partly = true;
-      out.notes.push_back("the recorder's log is longer than " + std::to_string(max_lines) +
-                          " lines: only those were read");
+      out.notes.push_back(Note("log_lines_limit", {{"max", std::to_string(max_lines)}}));
       break;
     }
     if (line.empty()) continue;

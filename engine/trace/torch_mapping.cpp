@@ -112,18 +112,13 @@ Trace MapTorchRun(const Trace& recorded, const Scenario& lab) {
       throw RunError("the PyTorch run recorded no GPU work for op " + DisplayName(lab, static_cast<int>(i)));
   }
   FillGraphMarkerTimes(t);
-  t.notes.push_back("run in PyTorch: the program StreamLab wrote for this lab, recorded with CUPTI; each op is found "
-                    "by its NVTX range, and its host call spans the CUDA calls PyTorch made in it");
+  t.notes.push_back(Note("torch_run"));
   if (std::any_of(lab.ops.begin(), lab.ops.end(), [](const Op& op) { return op.graph >= 0; }))
-    t.notes.push_back("graph replays: each replayed kernel is the node CUPTI says it ran, captured in the op's own range; "
-                      "a graph's records and waits are placed where the graph's order puts them");
+    t.notes.push_back(Note("torch_graphs"));
   if (std::any_of(lab.ops.begin(), lab.ops.end(), [](const Op& op) { return op.kind == OpKind::kCollective; }))
-    t.notes.push_back("collectives: torchrun ran one process per GPU, and each op is found in its GPU's process; "
-                      "ProcessGroupNCCL ran each collective on a stream of its own, which waited for the op's stream "
-                      "and which the op's stream then waited for, so the collective is drawn on the op's stream; the "
-                      "lab's host thread ran once per process, so host calls of different GPUs can overlap on its lane");
-  if (missing_ready) t.notes.push_back("when each kernel became ready is not recorded: ready is shown at its start");
-  for (const std::string& n : recorded.notes) t.notes.push_back(n);
+    t.notes.push_back(Note("torch_collectives"));
+  if (missing_ready) t.notes.push_back(Note("torch_no_ready"));
+  for (const TraceNote& n : recorded.notes) t.notes.push_back(n);
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/scenario/scenario.h"
+#include "engine/trace/trace_note.h"
 
 namespace streamlab {
 
@@ -78,7 +79,7 @@ struct Trace {
   Scenario scenario;
   std::vector<OpRecord> ops;  // ops[i] describes scenario.ops[i]
   std::vector<BufferCheck> checks;
-  std::vector<std::string> notes;
+  std::vector<TraceNote> notes;
   std::vector<HostRange> ranges;  // recorded programs: their NVTX ranges
 };
 

@@ -15,6 +15,51 @@ constexpr const char* kKind = "streamlab.trace";
 constexpr size_t kMaxBlocksPerTrace = 2'000'000;
 }  // namespace
 
+namespace {
+
+// "notes" holds each note's English sentence, so that any reader can show them;
+// "note_keys" (one per note, {} for a free sentence) lets StreamLab say them in Chinese.
+Json NoteTexts(const std::vector<TraceNote>& notes) {
+  Json texts = Json::array();
+  for (const TraceNote& n : notes) texts.push_back(n.text);
+  return texts;
+}
+
+Json NoteKeys(const std::vector<TraceNote>& notes) {
+  Json keys = Json::array();
+  for (const TraceNote& n : notes) {
+    Json k = Json::object();
+    if (!n.key.empty()) {
+      k["key"] = n.key;
+      k["vars"] = n.vars;
+      if (!n.process.empty()) k["process"] = n.process;
+    }
+    keys.push_back(k);
+  }
+  return keys;
+}
+
+void ReadNoteKeys(const Json& keys, const JsonReader& root, std::vector<TraceNote>& notes) {
+  const char* expected = "expected one {\"key\", \"vars\": {name: text}, \"process\"} or {} per note";
+  if (!keys.is_array() || keys.size() != notes.size()) root.FailAt("note_keys", expected);
+  for (size_t i = 0; i < notes.size(); ++i) {
+    const Json& k = keys[i];
+    if (!k.is_object()) root.FailAt("note_keys", expected);
+    if (k.empty()) continue;
+    if (!k.contains("key") || !k["key"].is_string() || !k.contains("vars") || !k["vars"].is_object() ||
+        (k.contains("process") && !k["process"].is_string()))
+      root.FailAt("note_keys", expected);
+    for (auto it = k["vars"].begin(); it != k["vars"].end(); ++it) {
+      if (!it.value().is_string()) root.FailAt("note_keys", expected);
+      notes[i].vars[it.key()] = it.value().get<std::string>();
+    }
+    notes[i].key = k["key"].get<std::string>();
+    notes[i].process = k.value("process", "");
+  }
+}
+
+}  // namespace
+
 Json TraceToJson(const Trace& t) {
   Json ops = Json::array();
   for (const OpRecord& r : t.ops) {
@@ -54,10 +99,12 @@ Json TraceToJson(const Trace& t) {
               {"lab", t.lab},
               {"variant", t.variant},
               {"params", t.params},
-              {"notes", t.notes},
+              {"notes", NoteTexts(t.notes)},
               {"scenario", ScenarioToJson(t.scenario)},
               {"ops", ops},
               {"checks", checks}};
+  if (std::any_of(t.notes.begin(), t.notes.end(), [](const TraceNote& n) { return !n.key.empty(); }))
+    out["note_keys"] = NoteKeys(t.notes);
   if (!t.ranges.empty()) {
     // Compact: [thread, begin, end, name] rows.
     Json rows = Json::array();
@@ -98,9 +145,12 @@ Trace TraceFromJson(const Json& json, const std::string& source) {
     if (!notes.is_array()) root.FailAt("notes", "expected an array of strings");
     for (const Json& n : notes) {
       if (!n.is_string()) root.FailAt("notes", "expected an array of strings");
-      t.notes.push_back(n.get<std::string>());
+      // A trace saved before notes had keys: its notes are recognised by their sentences.
+      if (json.contains("note_keys")) t.notes.push_back(n.get<std::string>());
+      else AddNoteFromText(t.notes, n.get<std::string>());
     }
   }
+  if (root.Has("note_keys")) ReadNoteKeys(json["note_keys"], root, t.notes);
   if (root.Has("ranges")) {
     const Json& rows = json["ranges"];
     if (!rows.is_array()) root.FailAt("ranges", "expected an array of [thread, begin, end, name]");

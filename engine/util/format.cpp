@@ -40,4 +40,23 @@ std::string FormatBytes(uint64_t bytes) {
   return std::to_string(bytes) + " " + units[unit];
 }
 
+std::string FillTemplate(const std::string& tpl, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  for (size_t i = 0; i < tpl.size(); ++i) {
+    if (tpl[i] == '{') {
+      size_t close = tpl.find('}', i);
+      if (close != std::string::npos) {
+        auto it = vars.find(tpl.substr(i + 1, close - i - 1));
+        if (it != vars.end()) {
+          out += it->second;
+          i = close;
+          continue;
+        }
+      }
+    }
+    out += tpl[i];
+  }
+  return out;
+}
+
 }  // namespace streamlab

@@ -1,7 +1,9 @@
-// Human-readable durations with units that adapt (ns / us / ms / s), shared by all views.
+// Human-readable durations with units that adapt (ns / us / ms / s), and the filling of
+// text templates, shared by all views.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "engine/util/time.h"
@@ -15,5 +17,7 @@ std::string FormatMicros(TimeNs ns);
 std::string FormatPercent(double fraction);
 // "4 B", "16 KB", "64 MB" (powers of 1024, rounded down to a whole number).
 std::string FormatBytes(uint64_t bytes);
+// `tpl` with each {name} that `vars` has replaced by its value ({other} stays as it is).
+std::string FillTemplate(const std::string& tpl, const std::map<std::string, std::string>& vars);
 
 }  // namespace streamlab

@@ -1,0 +1,193 @@
+// StreamLab's notes about a trace, in English: each key's template. The Chinese templates
+// are "note.<key>" in assets/analyzer.json; tests hold both to the same {vars}.
+#include "engine/trace/trace_note.h"
+
+#include <regex>
+#include <stdexcept>
+#include <vector>
+
+#include "engine/util/format.h"
+
+namespace streamlab {
+
+const std::map<std::string, std::string>& EnglishNoteTemplates() {
+  static const std::map<std::string, std::string> templates{
+      // What a recording or an import holds, and what it cannot say.
+      {"recorded", "recorded with CUPTI: {calls} API calls logged, {kernels} kernels, {copies} copies and memsets"},
+      {"imported", "imported from a torch.profiler (Kineto) trace: {calls} API calls logged, {kernels} kernels, "
+                   "{copies} copies and memsets"},
+      {"cupti_clock", "host calls and GPU activity share CUPTI's clock; records and waits are placed where stream "
+                      "order puts them (they have no GPU timestamp)"},
+      {"no_memory_access", "which memory each kernel reads and writes is not recorded: data races are not checked"},
+      {"clock_not_measured", "the host/GPU clock error is not measured here: CUPTI stamps both sides with one clock"},
+      {"capture_range", "recorded only between cudaProfilerStart and cudaProfilerStop (--capture-range "
+                        "cudaProfilerApi): {us} us; what the program did before and after is not in this trace"},
+      {"cupti_overhead", "CUPTI reported {us} us of its own overhead (buffer flushes, instrumentation)"},
+      {"cupti_dropped", "CUPTI dropped {n} activity records: some GPU work is missing"},
+      {"host_threads", "{n} host threads called CUDA (one host lane each)"},
+      {"unplaced_activity", "{n} GPU records (kernels, copies, memsets) have no API call in the trace (launched "
+                            "before it began, by a call that was not logged, or filtered out): they are left out, "
+                            "and a wait behind one of them shows as unexplained"},
+      {"log_lines_limit", "the recorder's log is longer than {max} lines: only those were read"},
+      // A run too long for one trace (TraceFromRecording's cut).
+      {"cut.record", "only the first {ops} ops are in this trace, as many as fit: the run's first {kept} of {total}; "
+                     "its {calls} later calls and their GPU work are left out. To study a later part, record only "
+                     "those steps (record --capture-range cudaProfilerApi, with torch.cuda.profiler.start() and "
+                     "stop() around them)"},
+      {"cut.record_partly", "only the first {ops} ops are in this trace, as many as fit: the run's first {kept} of at "
+                            "least {total}; its at least {calls} later calls and their GPU work are left out. To "
+                            "study a later part, record only those steps (record --capture-range cudaProfilerApi, "
+                            "with torch.cuda.profiler.start() and stop() around them)"},
+      {"cut.kineto", "only the first {ops} ops are in this trace, as many as fit: the run's first {kept} of {total}; "
+                     "its {calls} later calls and their GPU work are left out. To study a later part, profile fewer "
+                     "steps (torch.profiler's schedule(wait=..., warmup=..., active=...))"},
+      // torch.profiler (Kineto) traces.
+      {"kineto_no_args", "Kineto logs API calls without their arguments: each kernel's and copy's stream comes from "
+                         "its GPU record, each wait's stream and event from its cuda_sync record; which "
+                         "cudaEventRecord a wait captured, and on which stream, is inferred from host order and "
+                         "timing, and every finding that rests on such an inference says so"},
+      {"kineto_stream_kinds", "CUPTI stream 7 is taken as the legacy default stream (its number on the drivers we "
+                              "recorded), and other streams as non-blocking, as PyTorch creates them; the trace does "
+                              "not say either"},
+      {"kineto_missing_sync", "some waits or stream syncs have no cuda_sync record (profile with "
+                              "torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)): they are shown "
+                              "as plain API calls"},
+      // Several processes (record --raw-dir of a torchrun job).
+      {"process_clock", "its clock pair read to within {error} ns, drift {drift} ppm over the run"},
+      {"process_clock_unpaired", "its clock pair read to within {error} ns, no second pair (the process did not "
+                                 "exit normally)"},
+      {"processes_timeline", "the {n} processes are put on one timeline through the host's CLOCK_MONOTONIC: times of "
+                             "different processes may disagree by up to {error} ns (their CUPTI clocks themselves "
+                             "differed by {offset} ns)"},
+      {"process_failed", "left out: {process}: {error}"},
+      {"process_idle", "left out: {process} used CUDA but ran no GPU work"},
+      {"collectives_matched", "{n} NCCL collectives matched across the processes by their order on each GPU (the "
+                              "k-th all-reduce kernel of each GPU is one all-reduce); their sizes are not recorded"},
+      {"collectives_matched_gpus", "{n} NCCL collectives matched across GPUs by their order on each GPU"},
+      // streamlab-cli record: the program and how it ended.
+      {"program.exited", "program: {command} (exited with status {status})"},
+      {"program.killed", "program: {command} (was killed by signal {signal})"},
+      {"program.ended", "program: {command} (ended)"},
+      // A lab run in PyTorch (run --backend torch).
+      {"torch_run", "run in PyTorch: the program StreamLab wrote for this lab, recorded with CUPTI; each op is found "
+                    "by its NVTX range, and its host call spans the CUDA calls PyTorch made in it"},
+      {"torch_graphs", "graph replays: each replayed kernel is the node CUPTI says it ran, captured in the op's own "
+                       "range; a graph's records and waits are placed where the graph's order puts them"},
+      {"torch_collectives", "collectives: torchrun ran one process per GPU, and each op is found in its GPU's "
+                            "process; ProcessGroupNCCL ran each collective on a stream of its own, which waited for "
+                            "the op's stream and which the op's stream then waited for, so the collective is drawn on "
+                            "the op's stream; the lab's host thread ran once per process, so host calls of different "
+                            "GPUs can overlap on its lane"},
+      {"torch_no_ready", "when each kernel became ready is not recorded: ready is shown at its start"},
+      {"torch_differs", "PyTorch differs from the lab: {what}"},
+      // Lab runs (simulator, CUDA executor).
+      {"buffer_not_saved", "buffer {buffer}: the program did not save its contents, so they are not checked"},
+      {"repeat_median", "repeat {n}: kept the median run ({median}); spread {fastest} .. {slowest}"},
+      {"clock_alignment", "GPU {gpu} clock alignment: events->globaltimer +/-{events} ns, globaltimer->host "
+                          "+/-{host} ns"},
+      {"nccl", "{version} (NCCL_NVLS_ENABLE={nvls}): a collective part's start is when its stream reached it (its "
+               "ready event); NCCL's kernels read no in-kernel timer"},
+  };
+  return templates;
+}
+
+TraceNote Note(const std::string& key, NoteVars vars) {
+  auto it = EnglishNoteTemplates().find(key);
+  if (it == EnglishNoteTemplates().end()) throw std::logic_error("no note template \"" + key + "\"");
+  TraceNote note;
+  note.text = FillTemplate(it->second, vars);
+  note.key = key;
+  note.vars = std::move(vars);
+  return note;
+}
+
+TraceNote ForProcess(TraceNote note, const std::string& process) {
+  note.text = process + ": " + note.text;
+  note.process = process;
+  return note;
+}
+
+namespace {
+
+// A template as a regular expression that matches its sentences: each {var} a group.
+struct TemplatePattern {
+  std::string key;
+  std::regex pattern;
+  std::vector<std::string> vars;  // the groups' names, in order
+};
+
+std::string Escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+const std::vector<TemplatePattern>& TemplatePatterns() {
+  static const std::vector<TemplatePattern> patterns = [] {
+    std::vector<TemplatePattern> out;
+    static const std::regex var(R"(\{([a-z_]+)\})");
+    for (const auto& [key, tpl] : EnglishNoteTemplates()) {
+      TemplatePattern p{key, {}, {}};
+      std::string re;
+      size_t at = 0;
+      for (auto it = std::sregex_iterator(tpl.begin(), tpl.end(), var); it != std::sregex_iterator(); ++it) {
+        re += Escaped(tpl.substr(at, static_cast<size_t>(it->position()) - at)) + "(.+?)";
+        p.vars.push_back((*it)[1]);
+        at = static_cast<size_t>(it->position() + it->length());
+      }
+      p.pattern = std::regex(re + Escaped(tpl.substr(at)));
+      out.push_back(std::move(p));
+    }
+    return out;
+  }();
+  return patterns;
+}
+
+// The keyed note whose sentence is exactly `text`, if there is one.
+bool MatchTemplate(const std::string& text, TraceNote& note) {
+  std::smatch m;
+  for (const TemplatePattern& p : TemplatePatterns()) {
+    if (!std::regex_match(text, m, p.pattern)) continue;
+    NoteVars vars;
+    for (size_t i = 0; i < p.vars.size(); ++i) vars[p.vars[i]] = m[i + 1];
+    TraceNote keyed = Note(p.key, vars);
+    // A value that repeats in its sentence must read the same each time.
+    if (keyed.text != text) continue;
+    note = std::move(keyed);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TraceNote NoteFromText(const std::string& text) {
+  // StreamLab's sentences are short, and so are process names; std::regex backtracks
+  // recursively, so a long sentence (a file's own, or a malformed one) stays free text.
+  constexpr size_t kLongestMatched = 4096, kLongestProcess = 80;
+  TraceNote note;
+  if (text.size() > kLongestMatched) return TraceNote(text);
+  if (MatchTemplate(text, note)) return note;
+  for (size_t colon = text.find(": "); colon != std::string::npos && colon <= kLongestProcess;
+       colon = text.find(": ", colon + 1))
+    if (MatchTemplate(text.substr(colon + 2), note)) return ForProcess(std::move(note), text.substr(0, colon));
+  return TraceNote(text);
+}
+
+void AddNoteFromText(std::vector<TraceNote>& notes, const std::string& text) {
+  size_t clock = text.find("; its clock pair read to within ");
+  size_t colon = text.find(": ");
+  if (clock == std::string::npos || colon == std::string::npos || colon > clock) {
+    notes.push_back(NoteFromText(text));
+    return;
+  }
+  notes.push_back(NoteFromText(text.substr(0, clock)));
+  notes.push_back(NoteFromText(text.substr(0, colon + 2) + text.substr(clock + 2)));
+}
+
+bool IsCutNote(const TraceNote& note) { return note.key.rfind("cut.", 0) == 0; }
+
+}  // namespace streamlab
