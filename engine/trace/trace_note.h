@@ -19,8 +19,6 @@ struct TraceNote {
   TraceNote() = default;
   // A free sentence, said in English in every language.
   TraceNote(std::string english) : text(std::move(english)) {}  // NOLINT(google-explicit-constructor)
-  bool operator==(const TraceNote& other) const { return text == other.text; }
-  bool operator<(const TraceNote& other) const { return text < other.text; }
 };
 
 using NoteVars = std::map<std::string, std::string>;
