@@ -13,9 +13,6 @@ namespace streamlab {
 namespace {
 constexpr const char* kKind = "streamlab.trace";
 constexpr size_t kMaxBlocksPerTrace = 2'000'000;
-}  // namespace
-
-namespace {
 
 // "notes" holds each note's English sentence, so that any reader can show them;
 // "note_keys" (one per note, {} for a free sentence) lets StreamLab say them in Chinese.
