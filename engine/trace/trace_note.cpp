@@ -2,7 +2,6 @@
 // are "note.<key>" in assets/analyzer.json; tests hold both to the same {vars}.
 #include "engine/trace/trace_note.h"
 
-#include <regex>
 #include <stdexcept>
 #include <vector>
 
@@ -109,53 +108,63 @@ TraceNote ForProcess(TraceNote note, const std::string& process) {
 
 namespace {
 
-// A template as a regular expression that matches its sentences: each {var} a group.
-struct TemplatePattern {
+// A template as its fixed pieces and the values between them: literals[i] comes before
+// vars[i], and the last literal ends the sentence.
+struct TemplateParts {
   std::string key;
-  std::regex pattern;
-  std::vector<std::string> vars;  // the groups' names, in order
+  std::vector<std::string> literals;
+  std::vector<std::string> vars;
 };
 
-std::string Escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-const std::vector<TemplatePattern>& TemplatePatterns() {
-  static const std::vector<TemplatePattern> patterns = [] {
-    std::vector<TemplatePattern> out;
-    static const std::regex var(R"(\{([a-z_]+)\})");
+const std::vector<TemplateParts>& AllTemplateParts() {
+  static const std::vector<TemplateParts> all = [] {
+    std::vector<TemplateParts> out;
     for (const auto& [key, tpl] : EnglishNoteTemplates()) {
-      TemplatePattern p{key, {}, {}};
-      std::string re;
-      size_t at = 0;
-      for (auto it = std::sregex_iterator(tpl.begin(), tpl.end(), var); it != std::sregex_iterator(); ++it) {
-        re += Escaped(tpl.substr(at, static_cast<size_t>(it->position()) - at)) + "(.+?)";
-        p.vars.push_back((*it)[1]);
-        at = static_cast<size_t>(it->position() + it->length());
+      TemplateParts p{key, {""}, {}};
+      for (size_t i = 0; i < tpl.size(); ++i) {
+        size_t close = tpl[i] == '{' ? tpl.find('}', i) : std::string::npos;
+        if (close == std::string::npos) {
+          p.literals.back() += tpl[i];
+          continue;
+        }
+        p.vars.push_back(tpl.substr(i + 1, close - i - 1));
+        p.literals.emplace_back();
+        i = close;
       }
-      p.pattern = std::regex(re + Escaped(tpl.substr(at)));
       out.push_back(std::move(p));
     }
     return out;
   }();
-  return patterns;
+  return all;
+}
+
+// Each value the shortest that lets the next fixed piece follow (one pass, no backtracking:
+// a value holding the piece after it is not recognised, and the note stays free text).
+bool SplitByParts(const TemplateParts& p, const std::string& text, NoteVars& vars) {
+  const std::vector<std::string>& lit = p.literals;
+  if (p.vars.empty()) return text == lit.front();
+  if (text.size() < lit.front().size() + lit.back().size() || text.compare(0, lit.front().size(), lit.front()) != 0)
+    return false;
+  size_t end = text.size() - lit.back().size();
+  if (text.compare(end, std::string::npos, lit.back()) != 0) return false;
+  size_t at = lit.front().size();
+  for (size_t i = 0; i < p.vars.size(); ++i) {
+    size_t next = i + 1 < p.vars.size() ? text.find(lit[i + 1], at + 1) : end;
+    if (next == std::string::npos || next <= at || next + (i + 1 < p.vars.size() ? lit[i + 1].size() : 0) > end)
+      return false;
+    vars[p.vars[i]] = text.substr(at, next - at);
+    at = next + lit[i + 1].size();
+  }
+  return true;
 }
 
 // The keyed note whose sentence is exactly `text`, if there is one.
 bool MatchTemplate(const std::string& text, TraceNote& note) {
-  std::smatch m;
-  for (const TemplatePattern& p : TemplatePatterns()) {
-    if (!std::regex_match(text, m, p.pattern)) continue;
+  for (const TemplateParts& p : AllTemplateParts()) {
     NoteVars vars;
-    for (size_t i = 0; i < p.vars.size(); ++i) vars[p.vars[i]] = m[i + 1];
+    if (!SplitByParts(p, text, vars)) continue;
     TraceNote keyed = Note(p.key, vars);
-    // A value that repeats in its sentence must read the same each time.
-    if (keyed.text != text) continue;
+    if (keyed.text != text) continue;  // a value that repeats in its sentence read differently
     note = std::move(keyed);
     return true;
   }
@@ -165,11 +174,8 @@ bool MatchTemplate(const std::string& text, TraceNote& note) {
 }  // namespace
 
 TraceNote NoteFromText(const std::string& text) {
-  // StreamLab's sentences are short, and so are process names; std::regex backtracks
-  // recursively, so a long sentence (a file's own, or a malformed one) stays free text.
-  constexpr size_t kLongestMatched = 4096, kLongestProcess = 80;
+  constexpr size_t kLongestProcess = 80;  // process names are short ("rank 0 (pid 1895)")
   TraceNote note;
-  if (text.size() > kLongestMatched) return TraceNote(text);
   if (MatchTemplate(text, note)) return note;
   for (size_t colon = text.find(": "); colon != std::string::npos && colon <= kLongestProcess;
        colon = text.find(": ", colon + 1))
