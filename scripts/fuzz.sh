@@ -11,7 +11,7 @@ CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DSTREAMLAB_FUZZ=ON -DSTREA
   -DSTREAMLAB_GUI=OFF -DSTREAMLAB_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "$(nproc)"
 status=0
-for target in scenario trace profile recording kineto; do
+for target in scenario trace profile recording kineto json; do
   corpus="$build/corpus-$target"
   mkdir -p "$corpus"
   cp -n tests/fuzz/corpus/$target/* "$corpus"/ 2>/dev/null || true

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "engine/util/errors.h"
+#include "engine/util/json_scan.h"
 
 namespace streamlab {
 
@@ -51,7 +52,7 @@ std::string ReadTextFile(const std::string& path, uint64_t max_bytes) {
   return text;
 }
 
-void ThrowJsonSyntaxError(const std::string& text, const std::string& source, size_t byte, std::string what) {
+void ThrowJsonSyntaxError(std::string_view text, const std::string& source, size_t byte, std::string what) {
   size_t offset = byte == 0 ? 0 : byte - 1;
   int line = 1, column = 1;
   for (size_t i = 0; i < offset && i < text.size(); ++i) {
@@ -68,30 +69,8 @@ void ThrowJsonSyntaxError(const std::string& text, const std::string& source, si
 }
 
 Json ParseJson(const std::string& text, const std::string& source) {
-  try {
-    // Depth-limited by nlohmann's recursive parser; cap nesting ourselves to avoid stack
-    // exhaustion on hostile input.
-    int depth = 0, max_depth = 0;
-    bool in_string = false, escaped = false;
-    for (char c : text) {
-      if (in_string) {
-        if (escaped) escaped = false;
-        else if (c == '\\') escaped = true;
-        else if (c == '"') in_string = false;
-        continue;
-      }
-      if (c == '"') in_string = true;
-      else if (c == '[' || c == '{') max_depth = std::max(max_depth, ++depth);
-      else if (c == ']' || c == '}') --depth;
-    }
-    if (max_depth > 64) throw InputError(source + ": JSON nested deeper than 64 levels");
-    return Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    ThrowJsonSyntaxError(text, source, e.byte, e.what());
-  } catch (const Json::exception& e) {
-    // e.g. a number too large for a double: the parser reports it as out_of_range.
-    throw InputError(source + ": malformed JSON: " + e.what());
-  }
+  // The scanner limits nesting itself (64 levels), so hostile input cannot exhaust the stack.
+  return JsonScanner(text, source).Document();
 }
 
 JsonReader::JsonReader(const Json& value, std::string source, std::string path)

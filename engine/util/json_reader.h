@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -27,7 +28,7 @@ uint64_t FileSize(const std::string& path);
 Json ParseJson(const std::string& text, const std::string& source);
 // Throws InputError "source:line:column: malformed JSON: what" for an error at byte `byte`
 // (1-based, as nlohmann counts) of `text`.
-[[noreturn]] void ThrowJsonSyntaxError(const std::string& text, const std::string& source, size_t byte,
+[[noreturn]] void ThrowJsonSyntaxError(std::string_view text, const std::string& source, size_t byte,
                                        std::string what);
 
 // A view of one JSON object with its path, for typed access with located errors.
@@ -37,6 +38,7 @@ class JsonReader {
 
   const Json& value() const { return value_; }
   const std::string& path() const { return path_; }
+  const std::string& source() const { return source_; }
 
   bool Has(const char* key) const;
   std::string String(const char* key) const;

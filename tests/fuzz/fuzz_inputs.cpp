@@ -1,9 +1,12 @@
-// libFuzzer targets for every file the app reads. One source, five entry points chosen
-// at compile time (FUZZ_SCENARIO / FUZZ_TRACE / FUZZ_PROFILE / FUZZ_RECORDING / FUZZ_KINETO). A malformed input must end
-// in InputError (or, for a run the simulator refuses, RunError); anything else - a crash, a
-// sanitizer report, another exception - is a bug the fuzzer reports.
+// libFuzzer targets for every file the app reads. One source, six entry points chosen at compile
+// time (FUZZ_SCENARIO / FUZZ_TRACE / FUZZ_PROFILE / FUZZ_RECORDING / FUZZ_KINETO / FUZZ_JSON). A
+// malformed input must end in InputError (or, for a run the simulator refuses, RunError);
+// anything else - a crash, a sanitizer report, another exception - is a bug the fuzzer reports.
+// FUZZ_JSON holds StreamLab's JSON scanner to nlohmann's parser: the same texts accepted, the
+// same values built, and a skipped value refused exactly when a built one is.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "engine/analysis/analyzer.h"
@@ -19,6 +22,7 @@
 #include "engine/trace/kineto.h"
 #include "engine/trace/recording.h"
 #include "engine/trace/trace_json.h"
+#include "engine/util/json_scan.h"
 
 namespace {
 
@@ -50,10 +54,47 @@ bool SmallEnoughToSimulate(const Scenario& s) {
   return s.ops.size() <= 400 && blocks <= 20000;
 }
 
+#if defined(FUZZ_JSON)
+// nlohmann's verdict and value (dumped), or nothing where it refuses the text.
+std::optional<std::string> Nlohmann(const std::string& text) {
+  try {
+    return Json::parse(text).dump();
+  } catch (const Json::exception&) {
+    return std::nullopt;
+  }
+}
+
+void CompareWithNlohmann(const std::string& text) {
+  std::optional<std::string> theirs = Nlohmann(text);
+  std::optional<std::string> ours;
+  bool too_deep = false;
+  try {
+    ours = JsonScanner(text, "fuzz").Document().dump();
+  } catch (const InputError& e) {
+    // nlohmann has no nesting limit; the scanner's 64 levels are its own rule.
+    too_deep = std::string(e.what()).find("nested deeper than 64") != std::string::npos;
+  }
+  if (!too_deep && ours != theirs) __builtin_trap();
+  bool skipped = false;
+  try {
+    JsonScanner in(text, "fuzz");
+    in.Skip();
+    in.Finish();
+    skipped = true;
+  } catch (const InputError&) {
+  }
+  if (skipped != ours.has_value()) __builtin_trap();
+}
+#endif
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
+#if defined(FUZZ_JSON)
+  CompareWithNlohmann(text);
+  return 0;
+#endif
   try {
 #if defined(FUZZ_RECORDING)
     // The recorder's JSON lines: parsed line by line, then converted like `record` does -
