@@ -1,4 +1,4 @@
-// Reading a torch.profiler (Kineto) Chrome trace's text with a streaming (SAX) parser: each
+// Reading a torch.profiler (Kineto) Chrome trace's text with a streaming parser (json_scan.h): each
 // complete ("X") event is handed to the importer as soon as it has been read, holding only
 // ph, cat, name, ts, dur, pid, tid and the args the importer uses, and freed after; flow,
 // instant and metadata events are dropped as they are read. Every other top-level key is kept
