@@ -1,4 +1,9 @@
 // File formats: scenario, trace and profile JSON round trips, and located errors.
+#include <filesystem>
+#include <functional>
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "engine/sim/device_profile.h"
@@ -121,6 +126,64 @@ TEST(TraceJson, RejectsInconsistentTraces) {
   }
   j["note_keys"] = Json::parse(R"([{}, {"key": "a_later_key", "vars": {"n": "1"}}])");
   EXPECT_EQ(TraceFromJson(j, "t").notes[1].key, "a_later_key");  // shown as its English text
+}
+
+// The reader of a trace file's text builds no tree: it must read every trace as the tree reader
+// does, whatever the order of its keys, and refuse what that refuses.
+TEST(TraceJson, TheTextReaderReadsWhatTheTreeReaderReads) {
+  int traces = 0;
+  for (const char* dir : {"tests/fixtures/gpu", "tests/fixtures/gpu-facts", "tests/fixtures/torch",
+                          "tests/fixtures/fidelity/h100"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(STREAMLAB_SOURCE_DIR) + "/" + dir)) {
+      if (entry.path().extension() != ".json") continue;
+      std::string text = ReadTextFile(entry.path().string());
+      if (!IsTraceContent(text)) continue;
+      Json tree = TraceToJson(TraceFromJson(ParseJson(text, "t"), "t"));
+      ASSERT_EQ(TraceToJson(TraceFromJsonText(text, "t")), tree) << entry.path();
+      ++traces;
+    }
+  }
+  EXPECT_GT(traces, 50);
+
+  // Keys in another order than TraceToJson's (the scenario, and its ops, before the records),
+  // and a repeated key, of which the last counts.
+  const Lab& lab = FindLab("w2-event-chain");
+  Trace t = testing::Simulate(lab.build(ResolveLabArgs(lab, "", {})));
+  t.ranges = {{0, "step", 10, 20}};
+  Json j = TraceToJson(t);
+  Json scenario = j["scenario"];
+  Json scenario_ops = scenario["ops"];
+  scenario.erase("ops");
+  std::string text = R"({"ops": 7, "scenario": {"ops": )" + scenario_ops.dump() + "," + scenario.dump().substr(1);
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "scenario") text += ", \"" + it.key() + "\": " + it.value().dump();
+  text += "}";
+  EXPECT_EQ(TraceToJson(TraceFromJsonText(text, "t")), j);
+
+  // What the tree reader refuses, so does the text reader, naming the same place.
+  std::vector<std::pair<Json, std::string>> bad;
+  auto with = [&](const std::function<void(Json&)>& change, const std::string& says) {
+    Json b = j;
+    change(b);
+    bad.emplace_back(b, says);
+  };
+  with([](Json& b) { b["ops"].erase(0); }, "records");
+  with([](Json& b) { b["ops"][1]["end"] = -5; }, "ops[1].end");
+  with([](Json& b) { b["ops"][1] = 3; }, "ops[1]: expected an object");
+  with([](Json& b) { b["ops"] = "x"; }, "ops: expected an array");
+  with([](Json& b) { b["ranges"] = {{0, "x"}}; }, "ranges");
+  with([](Json& b) { b["scenario"]["ops"][2]["stream"] = "nowhere"; }, "ops[2].stream");
+  with([](Json& b) { b["scenario"]["ops"] = {1}; }, "ops[0]: expected an object");
+  with([](Json& b) { b["scenario"]["ops"] = 1; }, "ops: expected an array");
+  with([](Json& b) { b["scenario"] = 1; }, "scenario");
+  with([](Json& b) { b.erase("scenario"); }, "scenario: missing");
+  with([](Json& b) { b["kind"] = "streamlab.scenario"; }, "kind");
+  for (const auto& [b, says] : bad) {
+    std::string tree = ErrorOf([&] { TraceFromJson(b, "t"); });
+    std::string from_text = ErrorOf([&] { TraceFromJsonText(b.dump(), "t"); });
+    EXPECT_NE(tree.find(says), std::string::npos) << tree;
+    EXPECT_NE(from_text.find(says), std::string::npos) << from_text;
+  }
 }
 
 TEST(ProfileJson, RoundTripAndValidation) {

@@ -179,7 +179,7 @@ void RejectOtherJson(const Json& json, const std::string& source) {
 
 }  // namespace
 
-Scenario ScenarioFromJson(const Json& json, const std::string& source) {
+Scenario ScenarioFromJsonAndOps(const Json& json, const std::string& source, const ScenarioOpSource& ops) {
   if (!json.is_object()) throw InputError(source + ": expected a JSON object at the top level");
   RejectOtherJson(json, source);
   JsonReader root(json, source, "");
@@ -234,10 +234,8 @@ Scenario ScenarioFromJson(const Json& json, const std::string& source) {
     buffers.Add(r, b.name, static_cast<int>(s.buffers.size()));
     s.buffers.push_back(b);
   }
-  std::vector<JsonReader> op_readers = root.Array("ops");
-  if (op_readers.size() > kMaxScenarioOps)
-    root.FailAt("ops", "more than " + std::to_string(kMaxScenarioOps) + " ops");
-  for (const JsonReader& r : op_readers) {
+  ops([&](const JsonReader& r) {
+    if (s.ops.size() >= kMaxScenarioOps) root.FailAt("ops", "more than " + std::to_string(kMaxScenarioOps) + " ops");
     Op op;
     std::string k = r.String("op");
     if (!FromString(k, &op.kind)) r.FailAt("op", "unknown op \"" + k + "\"");
@@ -264,7 +262,7 @@ Scenario ScenarioFromJson(const Json& json, const std::string& source) {
     }
     op.collective_first = ToInt(r, "collective_first", r.Int("collective_first", -1), -1, 99999);
     s.ops.push_back(std::move(op));
-  }
+  });
   ProcessesFromJson(root, s);
   try {
     ValidateScenario(s);
@@ -272,6 +270,12 @@ Scenario ScenarioFromJson(const Json& json, const std::string& source) {
     throw InputError(source + ": " + e.what());
   }
   return s;
+}
+
+Scenario ScenarioFromJson(const Json& json, const std::string& source) {
+  return ScenarioFromJsonAndOps(json, source, [&](const std::function<void(const JsonReader&)>& each) {
+    for (const JsonReader& r : JsonReader(json, source, "").Array("ops")) each(r);
+  });
 }
 
 Scenario LoadScenarioFile(const std::string& path) {

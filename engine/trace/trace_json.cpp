@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <string_view>
 
 #include "engine/trace/kineto.h"
 #include "engine/trace/recording.h"
 #include "engine/util/errors.h"
+#include "engine/util/json_scan.h"
 #include "engine/scenario/scenario_json.h"
 
 namespace streamlab {
@@ -111,15 +114,16 @@ Json TraceToJson(const Trace& t) {
   return out;
 }
 
-Trace TraceFromJson(const Json& json, const std::string& source) {
-  if (!json.is_object()) throw InputError(source + ": expected a JSON object at the top level");
-  JsonReader root(json, source, "");
+namespace {
+
+// Everything of a trace but its ranges, scenario, op records and checks.
+void ReadTraceHeader(const JsonReader& root, Trace& t) {
+  const Json& json = root.value();
   std::string kind = root.String("kind");
   if (kind != kKind) root.FailAt("kind", "expected \"" + std::string(kKind) + "\", got \"" + kind + "\"");
   int64_t schema = root.Int("schema");
   if (schema != Trace::kSchemaVersion)
     root.FailAt("schema", "version " + std::to_string(schema) + " is not supported");
-  Trace t;
   t.backend = root.String("backend", "");
   t.device_name = root.String("device_name", "");
   t.driver = root.String("driver", "");
@@ -148,62 +152,159 @@ Trace TraceFromJson(const Json& json, const std::string& source) {
     }
   }
   if (root.Has("note_keys")) ReadNoteKeys(json["note_keys"], root, t.notes);
-  if (root.Has("ranges")) {
-    const Json& rows = json["ranges"];
-    if (!rows.is_array()) root.FailAt("ranges", "expected an array of [thread, begin, end, name]");
-    for (const Json& row : rows) {
-      if (!row.is_array() || row.size() != 4 || !row[0].is_number_integer() || !row[1].is_number_integer() ||
-          !row[2].is_number_integer() || !row[3].is_string() || row[2].get<TimeNs>() < row[1].get<TimeNs>())
-        root.FailAt("ranges", "expected [thread, begin, end >= begin, name] rows");
-      t.ranges.push_back({row[0].get<int>(), row[3].get<std::string>(), row[1].get<TimeNs>(), row[2].get<TimeNs>()});
-    }
-  }
-  if (!root.Has("scenario")) root.FailAt("scenario", "missing");
-  t.scenario = ScenarioFromJson(json["scenario"], source + " (scenario)");
+}
 
-  std::vector<JsonReader> ops = root.Array("ops");
-  if (ops.size() != t.scenario.ops.size())
-    root.FailAt("ops", "has " + std::to_string(ops.size()) + " records for " +
-                           std::to_string(t.scenario.ops.size()) + " scenario ops");
-  size_t blocks_total = 0;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const JsonReader& r = ops[i];
-    OpRecord rec;
-    rec.op = static_cast<int>(r.Int("op"));
-    if (rec.op != static_cast<int>(i)) r.FailAt("op", "expected " + std::to_string(i));
-    rec.submit = r.Int("submit");
-    rec.ret = r.Int("return");
-    if (rec.ret < rec.submit) r.FailAt("return", "earlier than submit");
-    rec.gpu = r.Has("start");
-    if (rec.gpu) {
-      rec.ready = r.Int("ready", r.Int("start"));
-      rec.start = r.Int("start");
-      rec.end = r.Int("end");
-      if (rec.end < rec.start) r.FailAt("end", "earlier than start");
-    }
-    rec.note = r.String("note", "");
-    rec.inferred = r.String("inferred", "");
-    rec.inferred_zh = r.String("inferred_zh", "");
-    rec.graph_replay = r.Bool("graph_replay", false);
-    rec.captured_in = r.String("captured_in", "");
-    if (r.Has("blocks")) {
-      const Json& rows = r.value()["blocks"];
-      if (!rows.is_array()) r.FailAt("blocks", "expected an array");
-      blocks_total += rows.size();
-      if (blocks_total > kMaxBlocksPerTrace) r.FailAt("blocks", "too many block records");
-      for (const Json& row : rows) {
-        if (!row.is_array() || row.size() != 4 ||
-            !std::all_of(row.begin(), row.end(), [](const Json& v) { return v.is_number_integer(); }))
-          r.FailAt("blocks", "expected rows of 4 integers [block, sm, start, end]");
-        rec.blocks.push_back({row[0].get<int>(), row[1].get<int>(), row[2].get<TimeNs>(),
-                              row[3].get<TimeNs>()});
-      }
-    }
-    t.ops.push_back(std::move(rec));
+HostRange RangeFromJson(const Json& row, const std::string& source) {
+  if (!row.is_array() || row.size() != 4 || !row[0].is_number_integer() || !row[1].is_number_integer() ||
+      !row[2].is_number_integer() || !row[3].is_string() || row[2].get<TimeNs>() < row[1].get<TimeNs>())
+    throw InputError(source + ": ranges: expected [thread, begin, end >= begin, name] rows");
+  return {row[0].get<int>(), row[3].get<std::string>(), row[1].get<TimeNs>(), row[2].get<TimeNs>()};
+}
+
+void ReadRanges(const JsonReader& root, Trace& t) {
+  if (!root.Has("ranges")) return;
+  const Json& rows = root.value()["ranges"];
+  if (!rows.is_array()) root.FailAt("ranges", "expected an array of [thread, begin, end, name]");
+  for (const Json& row : rows) t.ranges.push_back(RangeFromJson(row, root.source()));
+}
+
+// One op's record; `blocks_total` counts block records over the whole trace.
+OpRecord OpRecordFromJson(const JsonReader& r, size_t& blocks_total) {
+  OpRecord rec;
+  rec.op = static_cast<int>(r.Int("op"));  // must be i: checked with the count (FinishTrace)
+  rec.submit = r.Int("submit");
+  rec.ret = r.Int("return");
+  if (rec.ret < rec.submit) r.FailAt("return", "earlier than submit");
+  rec.gpu = r.Has("start");
+  if (rec.gpu) {
+    rec.ready = r.Int("ready", r.Int("start"));
+    rec.start = r.Int("start");
+    rec.end = r.Int("end");
+    if (rec.end < rec.start) r.FailAt("end", "earlier than start");
   }
+  rec.note = r.String("note", "");
+  rec.inferred = r.String("inferred", "");
+  rec.inferred_zh = r.String("inferred_zh", "");
+  rec.graph_replay = r.Bool("graph_replay", false);
+  rec.captured_in = r.String("captured_in", "");
+  if (r.Has("blocks")) {
+    const Json& rows = r.value()["blocks"];
+    if (!rows.is_array()) r.FailAt("blocks", "expected an array");
+    blocks_total += rows.size();
+    if (blocks_total > kMaxBlocksPerTrace) r.FailAt("blocks", "too many block records");
+    for (const Json& row : rows) {
+      if (!row.is_array() || row.size() != 4 ||
+          !std::all_of(row.begin(), row.end(), [](const Json& v) { return v.is_number_integer(); }))
+        r.FailAt("blocks", "expected rows of 4 integers [block, sm, start, end]");
+      rec.blocks.push_back({row[0].get<int>(), row[1].get<int>(), row[2].get<TimeNs>(), row[3].get<TimeNs>()});
+    }
+  }
+  return rec;
+}
+
+void CheckRecordCount(const JsonReader& root, size_t records, const Scenario& scenario) {
+  if (records != scenario.ops.size())
+    root.FailAt("ops", "has " + std::to_string(records) + " records for " + std::to_string(scenario.ops.size()) +
+                           " scenario ops");
+}
+
+// What is checked once the scenario and the records are read (a record for each op, in order),
+// then the buffer checks.
+void FinishTrace(const JsonReader& root, Trace& t) {
+  CheckRecordCount(root, t.ops.size(), t.scenario);
+  for (size_t i = 0; i < t.ops.size(); ++i)
+    if (t.ops[i].op != static_cast<int>(i))
+      throw InputError(root.source() + ": ops[" + std::to_string(i) + "].op: expected " + std::to_string(i));
   for (const JsonReader& r : root.Array("checks"))
     t.checks.push_back(
         {r.String("buffer"), r.String("expected", ""), r.String("actual", ""), r.Bool("ok", true)});
+}
+
+// Reads the elements of an array of objects from `in`, each as a reader whose path is
+// "name[i]", one at a time.
+void EachObject(JsonScanner& in, const std::string& source, const char* name,
+                const std::function<void(const JsonReader&)>& each) {
+  size_t i = 0;
+  in.Elements([&] {
+    Json value = in.Value();
+    std::string at = name + ("[" + std::to_string(i) + "]");
+    if (!value.is_object()) throw InputError(source + ": " + at + ": expected an object");
+    each(JsonReader(value, source, at));
+    ++i;
+  });
+}
+
+}  // namespace
+
+Trace TraceFromJson(const Json& json, const std::string& source) {
+  if (!json.is_object()) throw InputError(source + ": expected a JSON object at the top level");
+  JsonReader root(json, source, "");
+  Trace t;
+  ReadTraceHeader(root, t);
+  ReadRanges(root, t);
+  if (!root.Has("scenario")) root.FailAt("scenario", "missing");
+  t.scenario = ScenarioFromJson(json["scenario"], source + " (scenario)");
+  size_t blocks_total = 0;
+  std::vector<JsonReader> ops = root.Array("ops");
+  CheckRecordCount(root, ops.size(), t.scenario);
+  for (const JsonReader& r : ops) t.ops.push_back(OpRecordFromJson(r, blocks_total));
+  FinishTrace(root, t);
+  return t;
+}
+
+Trace TraceFromJsonText(const std::string& text, const std::string& source) {
+  JsonScanner in(text, source);
+  if (in.Peek() != '{') return TraceFromJson(in.Document(), source);  // to say what it is instead
+  // The top level is kept as a tree but for its three long arrays: the op records and the
+  // ranges are converted as they are read, and the scenario's ops are read from the text
+  // afterwards (they name streams that the scenario lists after them), one at a time.
+  Json rest = Json::object();
+  Trace t;
+  size_t blocks_total = 0;
+  std::optional<size_t> scenario_ops;  // where the scenario's "ops" array starts in the text
+  in.Members([&](std::string& key) {
+    if (key == "ops" && in.Peek() == '[') {
+      t.ops.clear(), blocks_total = 0, rest.erase(key);  // a repeated key: the last one counts
+      EachObject(in, source, "ops", [&](const JsonReader& r) { t.ops.push_back(OpRecordFromJson(r, blocks_total)); });
+    } else if (key == "ranges" && in.Peek() == '[') {
+      t.ranges.clear(), rest.erase(key);
+      in.Elements([&] { t.ranges.push_back(RangeFromJson(in.Value(), source)); });
+    } else if (key == "scenario" && in.Peek() == '{') {
+      Json scenario = Json::object();
+      scenario_ops.reset();
+      in.Members([&](std::string& field) {
+        if (field == "ops" && in.Peek() == '[') {
+          scenario_ops = in.Offset();
+          scenario.erase(field);
+          return in.Skip();
+        }
+        if (field == "ops") scenario_ops.reset();  // repeated, and not an array this time
+        Json value = in.Value();
+        scenario[field] = std::move(value);
+      });
+      rest[key] = std::move(scenario);
+    } else {
+      Json value = in.Value();
+      rest[key] = std::move(value);
+    }
+  });
+  in.Finish();
+  JsonReader root(rest, source, "");
+  ReadTraceHeader(root, t);
+  ReadRanges(root, t);  // only a "ranges" that is not an array is left in `rest`: it says so
+  if (!root.Has("scenario")) root.FailAt("scenario", "missing");
+  const Json& scenario = rest["scenario"];
+  const std::string scenario_source = source + " (scenario)";
+  t.scenario = ScenarioFromJsonAndOps(scenario, scenario_source, [&](const auto& each) {
+    if (!scenario_ops) {  // none, or not an array: read from the tree, which says what is wrong
+      for (const JsonReader& r : JsonReader(scenario, scenario_source, "").Array("ops")) each(r);
+      return;
+    }
+    JsonScanner again(std::string_view(text).substr(*scenario_ops), source);
+    EachObject(again, scenario_source, "ops", each);
+  });
+  if (rest.contains("ops")) (void)root.Array("ops");  // not an array: says so
+  FinishTrace(root, t);
   return t;
 }
 
@@ -297,7 +398,7 @@ std::optional<Trace> ReadTraceIfOne(const std::string& path, TraceFiles which) {
   if (which == TraceFiles::kForeignOnly) return std::nullopt;
   RefuseLargeNonKineto(path, text);
   if (!IsTraceContent(text)) return std::nullopt;
-  return TraceFromJson(ParseJson(text, path), path);
+  return TraceFromJsonText(text, path);
 }
 
 Trace LoadTraceFile(const std::string& path) {

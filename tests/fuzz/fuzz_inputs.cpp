@@ -124,7 +124,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (ScenarioToJson(ScenarioFromJson(again, "again")) != again) __builtin_trap();
     if (SmallEnoughToSimulate(s)) Exercise(SimExecutor().Run(s, RunOptions{}));
 #elif defined(FUZZ_TRACE)
-    Trace t = TraceFromJson(json, "fuzz");
+    // The reader of a file's text (which builds no tree) must read what the tree reader reads,
+    // and refuse what it refuses.
+    std::optional<Trace> from_text;
+    try {
+      from_text = TraceFromJsonText(text, "fuzz");
+    } catch (const InputError&) {
+    }
+    Trace t;
+    try {
+      t = TraceFromJson(json, "fuzz");
+    } catch (const InputError&) {
+      if (from_text) __builtin_trap();
+      throw;
+    }
+    if (!from_text || TraceToJson(*from_text) != TraceToJson(t)) __builtin_trap();
     if (t.ops.size() <= 400) Exercise(t);
 #elif defined(FUZZ_PROFILE)
     DeviceProfile p = ProfileFromJson(json, "fuzz");
