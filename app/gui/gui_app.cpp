@@ -112,6 +112,7 @@ void GuiApp::SetLanguage(const std::string& lang) {
   lang_ = lang;
   ui_ = UiText::Load(lang);
   texts_ = FindingTexts::Load(lang);
+  rendered_notes_.reset();
   // Read once per language, not every frame.
   lab_titles_.clear();
   for (const Lab& lab : AllLabs()) {
@@ -229,6 +230,7 @@ void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis) {
   analysis_ = analysis ? std::move(*analysis) : Analyze(trace);
   finding_groups_ = GroupFindings(trace, analysis_, false);
   trace_ = std::move(trace);
+  rendered_notes_.reset();
   view_ = GanttViewState{};
   view_.show_sms = options_.show_sms;
   selected_finding_ = -1;
@@ -246,6 +248,7 @@ void GuiApp::ShowTraceUnanalysed(Trace trace) {
   analysis_ = Analysis{};
   finding_groups_.clear();
   trace_ = std::move(trace);
+  rendered_notes_.reset();
   view_ = GanttViewState{};
 }
 
@@ -471,32 +474,6 @@ void GuiApp::DrawLabHeader() {
                                     .c_str());
     DrawTraceNotes(imported);
   }
-}
-
-// What the trace holds and leaves out, as `explain` prints it. Open at first for recorded and
-// imported traces, whose notes say what the recording could not see.
-void GuiApp::DrawTraceNotes(bool imported) {
-  if (trace_->notes.empty() || presenting_) return;
-  std::string heading = ui_.Fill("trace_notes", {{"n", std::to_string(trace_->notes.size())}}) + "###trace_notes";
-  if (!ImGui::CollapsingHeader(heading.c_str(), imported ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
-  // As tall as the notes, up to a quarter of the window: a merged run's dozen notes would
-  // otherwise push the chart down; the rest scrolls.
-  std::vector<std::string> notes;
-  float wrap = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize - 2 * ImGui::GetFontSize();
-  float height = 2 * ImGui::GetStyle().WindowPadding.y;
-  for (const TraceNote& note : trace_->notes) {
-    notes.push_back(texts_.RenderNote(note));
-    height += ImGui::CalcTextSize(notes.back().c_str(), nullptr, false, wrap).y + ImGui::GetStyle().ItemSpacing.y;
-  }
-  ImGui::BeginChild("trace_notes", ImVec2(0, std::min(height, 0.25f * ImGui::GetIO().DisplaySize.y)), false);
-  ImGui::PushTextWrapPos(0);
-  for (const std::string& note : notes) {
-    ImGui::Bullet();
-    ImGui::SameLine();
-    ImGui::TextUnformatted(note.c_str());
-  }
-  ImGui::PopTextWrapPos();
-  ImGui::EndChild();
 }
 
 void GuiApp::DrawRunControls() {

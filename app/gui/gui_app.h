@@ -113,7 +113,7 @@ class GuiApp {
   void DrawTopBar();
   void DrawSidebar(float width);
   void DrawLabHeader();
-  void DrawTraceNotes(bool imported);
+  void DrawTraceNotes(bool imported);  // gui_trace_notes.cpp
   void DrawRunControls();
   void DrawTimeline();
   void DrawFindings(float height);
@@ -158,6 +158,14 @@ class GuiApp {
   std::vector<FindingGroup> finding_groups_;  // of analysis_, prompt starts left out
   GanttViewState view_;
   std::vector<SpanRect> layout_;
+  // trace_'s notes in the current language, and their height at a wrap width: rendered once per
+  // trace and language (reset where either changes), measured again only when the width changes.
+  struct RenderedNotes {
+    std::vector<std::string> lines;
+    float wrap = -1;
+    float height = 0;
+  };
+  std::optional<RenderedNotes> rendered_notes_;
   std::string banner_;
   std::string error_;
   double run_seconds_ = 0;
