@@ -29,8 +29,9 @@ struct KinetoSync {
 // other one is (StreamLab's own Chrome export, an AMD or CPU-only profile, ...).
 bool LooksLikeChromeTrace(const std::string& text);
 // Parse (kineto_parse.h) + convert: the Trace of a Kineto file's text. Throws InputError
-// naming "path: traceEvents[i].field: what" for anything malformed.
-Trace TraceFromKineto(const std::string& text, const std::string& path);
+// naming "path: traceEvents[i].field: what" for anything malformed. The text is freed once it
+// is read (move it in): a 700 MB trace's text need not be held while its events are converted.
+Trace TraceFromKineto(std::string text, const std::string& path);
 
 // kineto_infer.cpp: gives each wait and event sync the record it captured (by host order:
 // the thread's latest cudaEventRecord before it) and that record a stream (Kineto's own

@@ -498,9 +498,10 @@ bool LooksLikeChromeTrace(const std::string& text) {
   return !Contains(text, "\"streamlab.trace\"");
 }
 
-Trace TraceFromKineto(const std::string& text, const std::string& path) {
+Trace TraceFromKineto(std::string text, const std::string& path) {
   KinetoReader reader(path);
   KinetoDocument doc = ParseKinetoJson(text, path, [&](const Json& e, size_t i) { reader.OnEvent(e, i); });
+  std::string().swap(text);
   Recording recording = reader.Finish(doc);
   Trace trace;
   try {

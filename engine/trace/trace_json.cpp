@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <string_view>
+#include <utility>
 
 #include "engine/trace/kineto.h"
 #include "engine/trace/recording.h"
@@ -394,7 +395,7 @@ std::optional<Trace> ReadTraceIfOne(const std::string& path, TraceFiles which) {
   if (LooksLikeRecording(ReadFileStart(path, 64))) return TraceFromRecording(ReadRecordingFile(path));
   // So is a torch.profiler (Kineto) Chrome trace, up to 1 GiB.
   std::string text = ReadTextFile(path, kMaxKinetoFileBytes);
-  if (LooksLikeChromeTrace(text)) return TraceFromKineto(text, path);
+  if (LooksLikeChromeTrace(text)) return TraceFromKineto(std::move(text), path);
   if (which == TraceFiles::kForeignOnly) return std::nullopt;
   RefuseLargeNonKineto(path, text);
   if (!IsTraceContent(text)) return std::nullopt;
