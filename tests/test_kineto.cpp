@@ -55,6 +55,21 @@ TEST(Kineto, EveryFixtureLoadsAsAKinetoTrace) {
   EXPECT_EQ(n, 10);
 }
 
+// one_tensor_two_streams.json holds 7 cuda_runtime events and 2 PyTorch ops (cpu_op): the ops
+// are ranges that name the kernels launched in them, not API calls.
+TEST(Kineto, PyTorchOpsAreRangesNotApiCalls) {
+  Trace t = Fixture("one_tensor_two_streams.json");
+  ASSERT_FALSE(t.notes.empty());
+  EXPECT_NE(t.notes.front().text.find(": 7 API calls logged, 3 kernels"), std::string::npos) << t.notes.front().text;
+  ASSERT_EQ(t.ranges.size(), 2u);
+  EXPECT_EQ(t.ranges[0].name, "aten::add_");
+  EXPECT_EQ(t.ranges[1].name, "aten::mul");
+  std::vector<int> adds = testing::GpuOpsNamed(t, "at::native::vectorized_elementwise_kernel");
+  ASSERT_EQ(adds.size(), 2u);
+  EXPECT_EQ(t.ops[adds[0]].note, "in aten::add_");
+  EXPECT_EQ(t.ops[adds[1]].note, "in aten::mul");
+}
+
 TEST(Kineto, EventChainRecordsAreInferredOnTheRightStreamsAndSaySo) {
   Trace t = Fixture("event_chain.json");
   std::vector<int> waits = Waits(t);

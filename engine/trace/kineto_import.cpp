@@ -254,6 +254,7 @@ class KinetoReader {
     Place(r_.calls, call_spans_);
     Place(r_.activity, activity_spans_);
     Place(ranges_, range_spans_);
+    for (auto* spans : {&call_spans_, &activity_spans_, &range_spans_}) std::vector<Span>().swap(*spans);
   }
 
   // [SECTION] events --------------------------------------------------------------------------
@@ -393,16 +394,19 @@ class KinetoReader {
   }
 
   // Ranges become push/pop marks in time order per thread (outer before inner at one time).
+  // A long trace has several times more ranges than API calls (every PyTorch op is one): each
+  // name is moved, not copied.
   void AddRanges() {
     struct Mark {
       int thread;
       uint64_t at;
       int order;       // pops before pushes at one time
       int64_t length;  // pushes: longer first; pops: shorter first
-      const std::string* text;
+      std::string* text;
     };
     std::vector<Mark> marks;
-    for (const Range& g : ranges_) {
+    marks.reserve(2 * ranges_.size());
+    for (Range& g : ranges_) {
       int64_t length = static_cast<int64_t>(g.end - g.begin);
       marks.push_back({g.thread, g.begin, 1, -length, &g.name});
       marks.push_back({g.thread, g.end, 0, length, nullptr});
@@ -413,16 +417,9 @@ class KinetoReader {
       if (a.order != b.order) return a.order < b.order;
       return a.length < b.length;
     });
-    for (const Mark& m : marks) {
-      RecordedCall c;
-      c.thread = m.thread;
-      c.domain = 2;
-      c.begin = c.end = m.at;
-      c.role = m.text ? "nvtx_push" : "nvtx_pop";
-      c.function = m.text ? "range" : "range end";
-      if (m.text) c.text = *m.text;
-      r_.calls.push_back(std::move(c));
-    }
+    r_.marks.reserve(marks.size());
+    for (const Mark& m : marks) r_.marks.push_back({m.thread, m.text != nullptr, m.at, m.text ? std::move(*m.text) : ""});
+    std::vector<Range>().swap(ranges_);
   }
 
   void Describe() {
@@ -499,17 +496,22 @@ bool LooksLikeChromeTrace(const std::string& text) {
 }
 
 Trace TraceFromKineto(std::string text, const std::string& path) {
-  KinetoReader reader(path);
-  KinetoDocument doc = ParseKinetoJson(text, path, [&](const Json& e, size_t i) { reader.OnEvent(e, i); });
-  std::string().swap(text);
-  Recording recording = reader.Finish(doc);
+  Recording recording;
+  std::string captured_at;
+  {
+    KinetoReader reader(path);
+    KinetoDocument doc = ParseKinetoJson(text, path, [&](const Json& e, size_t i) { reader.OnEvent(e, i); });
+    std::string().swap(text);
+    recording = reader.Finish(doc);
+    captured_at = std::move(reader.captured_at_);
+  }  // the reader's indexes are freed before the conversion
   Trace trace;
   try {
     trace = TraceFromRecording(recording);
   } catch (const InputError& e) {
     throw InputError(path + ": " + e.what());
   }
-  trace.captured_at = reader.captured_at_;
+  trace.captured_at = std::move(captured_at);
   return trace;
 }
 

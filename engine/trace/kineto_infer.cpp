@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <memory>
 
 #include "engine/trace/kineto.h"
 
@@ -109,18 +110,12 @@ class RecordInference {
       SetStream(rec, stream);
       en += (en.empty() ? "" : "; ") + why_en;
       zh += (zh.empty() ? "" : ";") + why_zh;
-      rec.inferred = en;
-      rec.inferred_zh = zh;
+      rec.inferred = std::make_shared<const Inference>(Inference{en, zh});
     }
     rec.event = KinetoEventHandle(sync.event_id);
     event_of_record_[static_cast<size_t>(record)] = sync.event_id;
-    if (!rec.inferred.empty()) {
-      wait.inferred = rec.inferred;
-      wait.inferred_zh = rec.inferred_zh;
-    } else if (!en.empty()) {
-      wait.inferred = rec.inferred = en;
-      wait.inferred_zh = rec.inferred_zh = zh;
-    }
+    if (!rec.inferred && !en.empty()) rec.inferred = std::make_shared<const Inference>(Inference{en, zh});
+    wait.inferred = rec.inferred;
   }
 
   void SetStream(RecordedCall& rec, int64_t stream) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <istream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,20 +17,38 @@
 
 namespace streamlab {
 
+// What an importer inferred rather than read (Kineto), in English and Chinese: one text is
+// shared by a wait and the record it was matched to.
+struct Inference {
+  std::string en, zh;
+};
+
+// One logged API call. A long run logs millions (a torch.profiler trace's ranges become two
+// each), so its fields are packed and the rare texts are kept apart.
 struct RecordedCall {
   int thread = 0;
+  int domain = 0;    // 0 runtime, 1 driver, 2 NVTX
   std::string function;
   std::string role;  // launch, record, wait_event, sync_device, ... (call_log.h's Role)
-  int domain = 0;    // 0 runtime, 1 driver, 2 NVTX
   uint64_t begin = 0, end = 0, correlation = 0;
   uint64_t stream = 0, event = 0, out = 0, size = 0, parent = 0;
   int64_t stream_id = -1;  // CUPTI's id of `stream`, -1 = not resolved
   int flags = 0, priority = 0, value = 0, status = 0;
   bool per_thread = false;  // a _ptsz call
   std::string text;         // NVTX range name
-  // Set by importers whose source does not say everything (Kineto): what was inferred
-  // rather than recorded, in English and Chinese; carried into the op's OpRecord.
-  std::string inferred, inferred_zh;
+  // Set by importers whose source does not say everything: what was inferred rather than
+  // recorded; carried into the op's OpRecord. Null = nothing.
+  std::shared_ptr<const Inference> inferred;
+};
+
+// A range mark an importer read from its source (a torch.profiler trace's PyTorch ops and
+// annotations): a push opens a range named `text`, a pop closes the thread's innermost one. A
+// long trace has several times more of them than API calls, so they are kept apart, compact.
+struct RecordedMark {
+  int thread = 0;
+  bool push = false;
+  uint64_t at = 0;
+  std::string text;
 };
 
 struct RecordedActivity {
@@ -64,6 +83,8 @@ struct Recording {
   int rank = -1;                  // RANK of a distributed job's process, -1 = not set
   std::vector<ClockPair> clocks;  // at the start and at the end (several processes' logs)
   std::vector<RecordedCall> calls;
+  std::vector<RecordedMark> marks;  // an importer's ranges, in time order per thread (a
+                                    // recorder log's NVTX calls are calls, domain 2)
   std::vector<RecordedActivity> activity;
   std::vector<RecordedDevice> devices;
   std::map<int, long> os_thread;  // recorder thread index -> OS thread id

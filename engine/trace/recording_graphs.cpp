@@ -7,23 +7,30 @@
 namespace streamlab {
 
 RecordedGraphs::RecordedGraphs(const Recording& r) {
-  // Each thread's NVTX marks and node creations, walked together in time order.
-  std::map<int, std::vector<const RecordedCall*>> by_thread;
+  // Each thread's range marks and node creations, walked together in time order.
+  struct Mark {
+    uint64_t at;
+    int kind;  // 0 push, 1 pop, 2 node: a node made inside a call sorts after a push at the same time
+    const std::string* text;
+    uint64_t node;
+  };
+  std::map<int, std::vector<Mark>> by_thread;
   for (const RecordedCall& c : r.calls) {
     if (c.role == "graph_node_clone") clone_of_[c.out] = c.parent;
-    if (c.role == "graph_node" || c.role == "nvtx_push" || c.role == "nvtx_pop") by_thread[c.thread].push_back(&c);
+    if (c.role == "nvtx_push" || c.role == "nvtx_pop") by_thread[c.thread].push_back({c.begin, c.role == "nvtx_pop", &c.text, 0});
+    if (c.role == "graph_node") by_thread[c.thread].push_back({c.begin, 2, nullptr, c.out});
     if (c.role == "graph_node" && c.correlation) capturing_calls_.insert(c.correlation);
   }
+  for (const RecordedMark& m : r.marks) by_thread[m.thread].push_back({m.at, m.push ? 0 : 1, &m.text, 0});
   for (auto& [thread, marks] : by_thread) {
-    // A node made inside a call sorts after a push at the same time (it is in that range).
-    std::stable_sort(marks.begin(), marks.end(), [](const RecordedCall* a, const RecordedCall* b) {
-      return a->begin != b->begin ? a->begin < b->begin : (a->role == "graph_node") < (b->role == "graph_node");
+    std::stable_sort(marks.begin(), marks.end(), [](const Mark& a, const Mark& b) {
+      return a.at != b.at ? a.at < b.at : (a.kind == 2) < (b.kind == 2);
     });
     std::vector<const std::string*> open;
-    for (const RecordedCall* m : marks) {
-      if (m->role == "nvtx_push") open.push_back(&m->text);
-      else if (m->role == "nvtx_pop") { if (!open.empty()) open.pop_back(); }
-      else range_of_node_[m->out] = open.empty() ? "" : *open.back();
+    for (const Mark& m : marks) {
+      if (m.kind == 0) open.push_back(m.text);
+      else if (m.kind == 1) { if (!open.empty()) open.pop_back(); }
+      else range_of_node_[m.node] = open.empty() ? "" : *open.back();
     }
   }
 }

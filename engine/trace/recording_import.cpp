@@ -86,7 +86,11 @@ class Converter {
       if (InWindow(c)) t0_ = std::min(t0_, c.begin);
       if (c.role == "alias") alias_[c.correlation] = c.parent;
       if (c.role == "stream_create" && c.stream_id >= 0) created_[c.stream_id] = &c;
-      if (c.role == "nvtx_push" || c.role == "nvtx_pop") nvtx_[c.thread].push_back(&c);
+      if (c.role == "nvtx_push" || c.role == "nvtx_pop") nvtx_[c.thread].push_back({c.begin, c.role == "nvtx_push", &c.text});
+    }
+    for (const RecordedMark& m : r_.marks) {
+      if (m.at >= window_begin_ && m.at <= window_end_) t0_ = std::min(t0_, m.at);
+      nvtx_[m.thread].push_back({m.at, m.push, &m.text});
     }
     for (const RecordedActivity& a : r_.activity) {
       if (a.begin >= window_begin_) t0_ = std::min(t0_, a.begin);
@@ -214,8 +218,10 @@ class Converter {
     rec.op = static_cast<int>(s_.ops.size());
     rec.submit = T(c.begin);
     rec.ret = T(c.end);
-    rec.inferred = c.inferred;
-    rec.inferred_zh = c.inferred_zh;
+    if (c.inferred) {
+      rec.inferred = c.inferred->en;
+      rec.inferred_zh = c.inferred->zh;
+    }
     if (gpu) {
       rec.gpu = true;
       rec.ready = rec.start = T(gpu->begin);
@@ -265,9 +271,10 @@ class Converter {
         // Measured on H200s: the first launch after cudaProfilerStart took 3.4-5.6 ms while
         // CUPTI switched GPU activity recording on; without the recorder it is microseconds.
         RecordedCall first = c;
-        first.inferred = "this first launch of the capture range includes CUPTI switching GPU activity recording on "
-                         "(the recorder's cost, not the program's)";
-        first.inferred_zh = "录制范围内的第一次 launch 包含 CUPTI 开启 GPU 活动记录的时间（这是录制器的开销，不是程序的）";
+        first.inferred = std::make_shared<const Inference>(Inference{
+            "this first launch of the capture range includes CUPTI switching GPU activity recording on "
+            "(the recorder's cost, not the program's)",
+            "录制范围内的第一次 launch 包含 CUPTI 开启 GPU 活动记录的时间（这是录制器的开销，不是程序的）"});
         for (const RecordedActivity* a : *acts) AddGpuWork(first, *a, thread, false);
         return;
       }
@@ -285,9 +292,10 @@ class Converter {
       if (role == "wait_event" && windowed_ && !recorded_in_window_.count(c.event)) {
         // Its record, if any, came before the capture range: not "waited for nothing".
         RecordedCall before = c;
-        before.inferred = "its event was recorded before the capture range began (or never): what it waited for "
-                          "is not in this recording";
-        before.inferred_zh = "它等待的事件在录制范围开始之前记录（或从未记录）：等待的内容不在本次录制中";
+        before.inferred = std::make_shared<const Inference>(
+            Inference{"its event was recorded before the capture range began (or never): what it waited for "
+                      "is not in this recording",
+                      "它等待的事件在录制范围开始之前记录（或从未记录）：等待的内容不在本次录制中"});
         Add(std::move(op), before);
         return;
       }
@@ -400,12 +408,12 @@ class Converter {
     auto it = nvtx_.find(thread);
     if (it == nvtx_.end()) return "";
     RangeCursor& cursor = range_cursor_[thread];
-    const std::vector<const RecordedCall*>& marks = it->second;
-    for (; cursor.next < marks.size() && marks[cursor.next]->begin <= at; ++cursor.next) {
-      if (marks[cursor.next]->role == "nvtx_push") cursor.open.push_back(marks[cursor.next]);
+    const std::vector<Mark>& marks = it->second;
+    for (; cursor.next < marks.size() && marks[cursor.next].at <= at; ++cursor.next) {
+      if (marks[cursor.next].push) cursor.open.push_back(marks[cursor.next].text);
       else if (!cursor.open.empty()) cursor.open.pop_back();
     }
-    return cursor.open.empty() || cursor.open.back()->text.empty() ? "" : "in " + cursor.open.back()->text;
+    return cursor.open.empty() || cursor.open.back()->empty() ? "" : "in " + *cursor.open.back();
   }
 
   // [SECTION] finishing: marker times, ranges, metadata ---------------------------------
@@ -413,19 +421,19 @@ class Converter {
   // thread's last mark.
   void AddRanges() {
     for (const auto& [thread, marks] : nvtx_) {
-      std::vector<const RecordedCall*> open;
-      for (const RecordedCall* m : marks) {
-        if (m->begin >= cut_at_) break;
-        if (m->role == "nvtx_push") {
-          open.push_back(m);
+      std::vector<const Mark*> open;
+      for (const Mark& m : marks) {
+        if (m.at >= cut_at_) break;
+        if (m.push) {
+          open.push_back(&m);
         } else if (!open.empty()) {
-          t_.ranges.push_back({Thread(thread), open.back()->text, T(open.back()->begin), T(std::max(m->begin, open.back()->begin))});
+          t_.ranges.push_back({Thread(thread), *open.back()->text, T(open.back()->at), T(std::max(m.at, open.back()->at))});
           open.pop_back();
         }
       }
-      uint64_t last = marks.back()->begin;
+      uint64_t last = marks.back().at;
       if (cut_at_ != UINT64_MAX) last = std::min(last, cut_at_);
-      for (const RecordedCall* m : open) t_.ranges.push_back({Thread(thread), m->text, T(m->begin), T(std::max(last, m->begin))});
+      for (const Mark* m : open) t_.ranges.push_back({Thread(thread), *m->text, T(m->at), T(std::max(last, m->at))});
     }
   }
 
@@ -536,10 +544,16 @@ class Converter {
   std::map<int, int> pooled_;
   std::map<uint64_t, int> buffer_of_pointer_;
   std::map<int, int> threads_;
-  std::map<int, std::vector<const RecordedCall*>> nvtx_;
+  // Each thread's range marks: a recorder log's NVTX calls, or an importer's marks.
+  struct Mark {
+    uint64_t at;
+    bool push;
+    const std::string* text;
+  };
+  std::map<int, std::vector<Mark>> nvtx_;
   struct RangeCursor {
     size_t next = 0;
-    std::vector<const RecordedCall*> open;
+    std::vector<const std::string*> open;
   };
   std::map<int, RangeCursor> range_cursor_;
 };

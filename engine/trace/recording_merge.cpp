@@ -59,6 +59,7 @@ void ToHostClock(Recording& r, const ClockMap& m) {
     a.begin = m(a.begin);
     a.end = std::max(a.begin, m(a.end));
   }
+  for (RecordedMark& mark : r.marks) mark.at = m(mark.at);
 }
 
 // Device ids are per process (CUDA_VISIBLE_DEVICES renumbers them). Where the logs name the
