@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/trace/recording.h"
 #include "engine/util/json_reader.h"
+#include "engine/util/mapped_file.h"
 
 namespace streamlab {
 
@@ -27,11 +29,14 @@ struct KinetoSync {
 // True if the text is a Chrome trace (an object with "traceEvents") and not a StreamLab trace.
 // All such files go to the Kineto reader, which reads torch.profiler's and says what any
 // other one is (StreamLab's own Chrome export, an AMD or CPU-only profile, ...).
-bool LooksLikeChromeTrace(const std::string& text);
+bool LooksLikeChromeTrace(std::string_view text);
 // Parse (kineto_parse.h) + convert: the Trace of a Kineto file's text. Throws InputError
 // naming "path: traceEvents[i].field: what" for anything malformed. The text is freed once it
 // is read (move it in): a 700 MB trace's text need not be held while its events are converted.
 Trace TraceFromKineto(std::string text, const std::string& path);
+// The same from the mapped file, whose pages are handed back as they are read: a 700 MB
+// trace's text is never all in memory at once.
+Trace TraceFromKineto(MappedFile file, const std::string& path);
 
 // kineto_infer.cpp: gives each wait and event sync the record it captured (by host order:
 // the thread's latest cudaEventRecord before it) and that record a stream (Kineto's own

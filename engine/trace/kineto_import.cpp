@@ -292,7 +292,7 @@ class KinetoReader {
       a.device = static_cast<int>(Arg(args, "device", i, 0, 0, 15));
       a.stream_id = Arg(args, "stream", i, 0, 0, int64_t{1} << 40);
       if (a.type == "kernel") {
-        a.name = name;
+        a.name = SharedName::Intern(kernel_names_, name);
         a.grid = Product3(args, "grid", i);
         a.block = Product3(args, "block", i);
         if (a.block > 1024) Fail(i, ".args.block: more than 1024 threads per block");
@@ -460,6 +460,7 @@ class KinetoReader {
   std::map<std::string, size_t> categories_;  // "X" events per (normalised) category
   size_t hip_calls_ = 0;
   std::map<uint64_t, int64_t> event_ids_;  // handle -> CUPTI event id
+  NamePool kernel_names_;
 };
 
 }  // namespace
@@ -482,29 +483,34 @@ namespace {
 
 // std::string::find looks for the first character and then compares: in JSON, whose first
 // character here is '"', that is slow enough to show in reading a 700 MB trace.
-bool Contains(const std::string& text, std::string_view word) {
+bool Contains(std::string_view text, std::string_view word) {
   return std::search(text.begin(), text.end(), std::boyer_moore_horspool_searcher(word.begin(), word.end())) !=
          text.end();
 }
 
 }  // namespace
 
-bool LooksLikeChromeTrace(const std::string& text) {
+bool LooksLikeChromeTrace(std::string_view text) {
   size_t head = text.find_first_not_of(" \t\r\n");
   if (head == std::string::npos || text[head] != '{' || !Contains(text, "\"traceEvents\"")) return false;
   return !Contains(text, "\"streamlab.trace\"");
 }
 
-Trace TraceFromKineto(std::string text, const std::string& path) {
-  Recording recording;
-  std::string captured_at;
-  {
-    KinetoReader reader(path);
-    KinetoDocument doc = ParseKinetoJson(text, path, [&](const Json& e, size_t i) { reader.OnEvent(e, i); });
-    std::string().swap(text);
-    recording = reader.Finish(doc);
-    captured_at = std::move(reader.captured_at_);
-  }  // the reader's indexes are freed before the conversion
+namespace {
+
+// Reads the text (telling `progress` how far) and frees the reader's indexes: what is left for
+// the conversion is the Recording.
+Recording ReadKineto(std::string_view text, const std::string& path, const KinetoReadProgress& progress,
+                     std::string* captured_at) {
+  KinetoReader reader(path);
+  KinetoDocument doc = ParseKinetoJson(
+      text, path, [&](const Json& e, size_t i) { reader.OnEvent(e, i); }, progress);
+  Recording recording = reader.Finish(doc);
+  *captured_at = std::move(reader.captured_at_);
+  return recording;
+}
+
+Trace ConvertKineto(const Recording& recording, std::string captured_at, const std::string& path) {
   Trace trace;
   try {
     trace = TraceFromRecording(recording);
@@ -513,6 +519,23 @@ Trace TraceFromKineto(std::string text, const std::string& path) {
   }
   trace.captured_at = std::move(captured_at);
   return trace;
+}
+
+}  // namespace
+
+Trace TraceFromKineto(std::string text, const std::string& path) {
+  std::string captured_at;
+  Recording recording = ReadKineto(text, path, {}, &captured_at);
+  std::string().swap(text);
+  return ConvertKineto(recording, std::move(captured_at), path);
+}
+
+Trace TraceFromKineto(MappedFile file, const std::string& path) {
+  std::string captured_at;
+  file.ReleaseAll();  // LooksLikeChromeTrace went through it all
+  Recording recording = ReadKineto(file.text(), path, [&](size_t read) { file.Release(read); }, &captured_at);
+  file.ReleaseAll();
+  return ConvertKineto(recording, std::move(captured_at), path);
 }
 
 }  // namespace streamlab

@@ -64,7 +64,8 @@ std::string KinetoCategory(std::string category) {
   return it == old_names.end() ? category : it->second;
 }
 
-KinetoDocument ParseKinetoJson(const std::string& text, const std::string& source, const KinetoEventSink& sink) {
+KinetoDocument ParseKinetoJson(std::string_view text, const std::string& source, const KinetoEventSink& sink,
+                               const KinetoReadProgress& progress) {
   KinetoDocument doc;
   JsonScanner in(text, source);
   if (in.Peek() != '{') {  // not a trace at all: kept whole, for the importer to say so
@@ -81,6 +82,7 @@ KinetoDocument ParseKinetoJson(const std::string& text, const std::string& sourc
     doc.root[key] = Json::array();
     in.Elements([&] {
       size_t index = doc.events_in_file++;
+      if (progress && index % 4096 == 0) progress(in.Offset());
       if (in.Peek() != '{') return in.Skip();
       Json event = ReadEvent(in);
       auto ph = event.find("ph");

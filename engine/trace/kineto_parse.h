@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/util/json_reader.h"
@@ -23,9 +24,14 @@ struct KinetoDocument {
 // Gets each complete event, in file order, with its index in the file's traceEvents.
 using KinetoEventSink = std::function<void(const Json& event, size_t index)>;
 
+// Told, now and then, how far the text has been read (a mapped file hands that part back).
+using KinetoReadProgress = std::function<void(size_t read_up_to)>;
+
 // Throws InputError "source:line:column: malformed JSON: ..." on a syntax error, and
 // "source: JSON nested deeper than 64 levels" like ParseJson; the sink's exceptions pass through.
-KinetoDocument ParseKinetoJson(const std::string& text, const std::string& source, const KinetoEventSink& sink);
+// An error's line and column are counted from the start of the text, read again.
+KinetoDocument ParseKinetoJson(std::string_view text, const std::string& source, const KinetoEventSink& sink,
+                               const KinetoReadProgress& progress = {});
 
 // Kineto's category, lower-cased, with torch 1.x's names mapped to today's ("Runtime" ->
 // "cuda_runtime", "Kernel" -> "kernel", "Memcpy" -> "gpu_memcpy", "Operator" -> "cpu_op", ...).

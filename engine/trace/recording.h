@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/trace/kernel_names.h"
@@ -51,13 +52,44 @@ struct RecordedMark {
   std::string text;
 };
 
+// A kernel's name, which a long run repeats thousands of times (a demangled PyTorch name can
+// be a kilobyte): readers give every record of one kernel the same text (Intern).
+class SharedName {
+ public:
+  SharedName() = default;
+  SharedName& operator=(std::string text) {
+    text_ = std::make_shared<const std::string>(std::move(text));
+    return *this;
+  }
+  operator const std::string&() const { return text_ ? *text_ : Empty(); }
+  const std::string& str() const { return *this; }
+  // The pool's copy of `text`, added to it if new.
+  static SharedName Intern(std::map<std::string, SharedName, std::less<>>& pool, std::string_view text) {
+    auto it = pool.find(text);
+    if (it == pool.end()) {
+      SharedName name;
+      name = std::string(text);
+      it = pool.emplace(std::string(text), std::move(name)).first;
+    }
+    return it->second;
+  }
+
+ private:
+  static const std::string& Empty() {
+    static const std::string empty;
+    return empty;
+  }
+  std::shared_ptr<const std::string> text_;
+};
+using NamePool = std::map<std::string, SharedName, std::less<>>;
+
 struct RecordedActivity {
   std::string type;  // kernel, memcpy, memset
   uint64_t correlation = 0;
   int device = 0;
   int64_t stream_id = 0;
   uint64_t begin = 0, end = 0;
-  std::string name;            // kernel (mangled)
+  SharedName name;             // kernel (mangled)
   int64_t grid = 1, block = 1; // total blocks, threads per block
   int registers = 0, shared_bytes = 0;
   uint64_t bytes = 0;
@@ -103,7 +135,7 @@ struct Recording {
 };
 
 // True if the text starts like a recorder log.
-bool LooksLikeRecording(const std::string& text);
+bool LooksLikeRecording(std::string_view text);
 // The most lines of a recorder's log that are read: a trace holds far fewer ops than that.
 inline constexpr size_t kMaxRecordingLines = 4'000'000;
 // Throws InputError naming "path:line: what" for anything malformed. A log longer than

@@ -40,7 +40,8 @@ int64_t Product3(const JsonReader& r, const char* key) {
   return product;
 }
 
-void ParseLine(const Json& json, const std::string& where, Recording& out) {
+// `kernel_names` gives every record of one kernel the same name text.
+void ParseLine(const Json& json, const std::string& where, Recording& out, NamePool& kernel_names) {
   if (!json.is_object()) throw InputError(where + ": expected a JSON object");
   JsonReader r(json, where, "");
   std::string type = r.String("t");
@@ -87,7 +88,7 @@ void ParseLine(const Json& json, const std::string& where, Recording& out) {
     if (a.end < a.begin) r.FailAt("e", "ends before it begins");
     a.graph_node = U64(r, "node");
     if (type == "kernel") {
-      a.name = r.String("name");
+      a.name = SharedName::Intern(kernel_names, r.String("name"));
       a.grid = Product3(r, "grid");
       a.block = Product3(r, "block");
       if (a.block > 1024) r.FailAt("block", "more than 1024 threads per block");
@@ -124,7 +125,7 @@ void ParseLine(const Json& json, const std::string& where, Recording& out) {
 
 }  // namespace
 
-bool LooksLikeRecording(const std::string& text) {
+bool LooksLikeRecording(std::string_view text) {
   return text.rfind("{\"t\":\"meta\",\"format\":\"streamlab-record\"", 0) == 0;
 }
 
@@ -178,6 +179,7 @@ class LineReader {
 
 Recording ParseRecording(std::istream& stream, const std::string& path, size_t max_lines) {
   Recording out;
+  NamePool kernel_names;
   std::string line;
   bool meta = false;
   LineReader in(stream, path);
@@ -202,7 +204,7 @@ Recording ParseRecording(std::istream& stream, const std::string& path, size_t m
       throw InputError(where + ": not a JSON object (the log is damaged)");
     }
     try {
-      ParseLine(json, where, out);
+      ParseLine(json, where, out, kernel_names);
     } catch (const Json::exception& e) {
       throw InputError(where + ": " + e.what());
     }

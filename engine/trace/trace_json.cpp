@@ -11,6 +11,7 @@
 #include "engine/trace/recording.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_scan.h"
+#include "engine/util/mapped_file.h"
 #include "engine/scenario/scenario_json.h"
 
 namespace streamlab {
@@ -253,7 +254,7 @@ Trace TraceFromJson(const Json& json, const std::string& source) {
   return t;
 }
 
-Trace TraceFromJsonText(const std::string& text, const std::string& source) {
+Trace TraceFromJsonText(std::string_view text, const std::string& source) {
   JsonScanner in(text, source);
   if (in.Peek() != '{') return TraceFromJson(in.Document(), source);  // to say what it is instead
   // The top level is kept as a tree but for its three long arrays: the op records and the
@@ -359,7 +360,7 @@ class TopLevelKind : public nlohmann::json_sax<Json> {
 
 }  // namespace
 
-bool IsTraceContent(const std::string& text) {
+bool IsTraceContent(std::string_view text) {
   if (LooksLikeRecording(text) || LooksLikeChromeTrace(text)) return true;
   TopLevelKind reader;
   Json::sax_parse(text, &reader);
@@ -368,7 +369,7 @@ bool IsTraceContent(const std::string& text) {
 
 namespace {
 
-void RefuseLargeNonKineto(const std::string& path, const std::string& text) {
+void RefuseLargeNonKineto(const std::string& path, std::string_view text) {
   if (text.size() > kMaxTextFileBytes)
     throw InputError(path + ": file larger than " + std::to_string(kMaxTextFileBytes >> 20) +
                      " MiB (and not a torch.profiler trace or a recorder log, which may be larger)");
@@ -393,9 +394,11 @@ std::optional<Trace> ReadTraceIfOne(const std::string& path, TraceFiles which) {
   // A recorder log (streamlab-cli record --raw-dir) is converted on the way in, read line by
   // line: a long run's log may be larger than any limit on a whole file.
   if (LooksLikeRecording(ReadFileStart(path, 64))) return TraceFromRecording(ReadRecordingFile(path));
-  // So is a torch.profiler (Kineto) Chrome trace, up to 1 GiB.
-  std::string text = ReadTextFile(path, kMaxKinetoFileBytes);
-  if (LooksLikeChromeTrace(text)) return TraceFromKineto(std::move(text), path);
+  // So is a torch.profiler (Kineto) Chrome trace, up to 1 GiB: mapped, not copied, and handed
+  // back as it is read.
+  MappedFile file(path, kMaxKinetoFileBytes);
+  std::string_view text = file.text();
+  if (LooksLikeChromeTrace(text)) return TraceFromKineto(std::move(file), path);
   if (which == TraceFiles::kForeignOnly) return std::nullopt;
   RefuseLargeNonKineto(path, text);
   if (!IsTraceContent(text)) return std::nullopt;
