@@ -24,8 +24,8 @@ struct Inference {
   std::string en, zh;
 };
 
-// One logged API call. A long run logs millions (a torch.profiler trace's ranges become two
-// each), so its fields are packed and the rare texts are kept apart.
+// One logged API call. A long run logs hundreds of thousands, so its fields are packed and
+// the rare texts are kept apart.
 struct RecordedCall {
   int thread = 0;
   int domain = 0;    // 0 runtime, 1 driver, 2 NVTX
@@ -62,7 +62,6 @@ class SharedName {
     return *this;
   }
   operator const std::string&() const { return text_ ? *text_ : Empty(); }
-  const std::string& str() const { return *this; }
   // The pool's copy of `text`, added to it if new.
   static SharedName Intern(std::map<std::string, SharedName, std::less<>>& pool, std::string_view text) {
     auto it = pool.find(text);
