@@ -113,6 +113,17 @@ TEST(TraceJson, RejectsInconsistentTraces) {
   bad = j;
   bad["ops"][0]["end"] = -5;
   EXPECT_NE(ErrorOf([&] { TraceFromJson(bad, "t"); }).find("ops[0].end"), std::string::npos);
+  // Times a damaged file can hold that no run has: refused, not summed into an overflow.
+  bad = j;
+  bad["ops"][0]["end"] = int64_t{7'590'700'108'848'722'580};
+  EXPECT_NE(ErrorOf([&] { TraceFromJson(bad, "t"); }).find("ops[0].end: more than a day"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { TraceFromJsonText(bad.dump(), "t"); }).find("ops[0].end: more than a day"), std::string::npos);
+  bad = j;
+  bad["ops"][0]["submit"] = -kLongestTraceNs - 1;
+  EXPECT_NE(ErrorOf([&] { TraceFromJson(bad, "t"); }).find("ops[0].submit"), std::string::npos);
+  bad = j;
+  bad["ranges"] = Json::parse(R"([[0, 0, 86400000000001, "r"]])");
+  EXPECT_NE(ErrorOf([&] { TraceFromJson(bad, "t"); }).find("ranges"), std::string::npos);
   bad = j;
   bad["kind"] = "something.else";
   EXPECT_FALSE(ErrorOf([&] { TraceFromJson(bad, "t"); }).empty());

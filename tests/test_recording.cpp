@@ -144,6 +144,27 @@ TEST(Recording, MalformedLogsNameTheLine) {
   EXPECT_THROW(TraceFromRecording(ParseRecording(meta, "x.jsonl")), InputError);
 }
 
+// A damaged log's times can be any 64-bit number: a call that ends centuries after the first
+// one is refused by name, not summed into an overflowed "host blocked" (fuzz_recording found
+// that sum overflowing).
+TEST(Recording, TimesMoreThanADayApartAreRefused) {
+  const std::string head =
+      "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":1,\"start\":1}\n"
+      "{\"t\":\"call\",\"tid\":0,\"fn\":\"cudaLaunchKernel\",\"role\":\"launch\",\"dom\":0,\"b\":1,\"e\":5,"
+      "\"corr\":4,\"stream\":0}\n"
+      "{\"t\":\"kernel\",\"corr\":4,\"dev\":0,\"sid\":7,\"b\":10,\"e\":20,\"grid\":[1,1,1],\"block\":[32,1,1],"
+      "\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"graph\":0,\"name\":\"k\"}\n";
+  auto sync_ending_at = [&](const std::string& end) {
+    return head + "{\"t\":\"call\",\"tid\":0,\"fn\":\"cudaDeviceSynchronize\",\"role\":\"sync_device\",\"dom\":0,"
+                  "\"b\":30,\"e\":" + end + ",\"corr\":8}\n";
+  };
+  EXPECT_NO_THROW(TraceFromRecording(ParseRecording(sync_ending_at("86400000000000"), "x.jsonl")));
+  std::string error = testing::InputErrorOf(
+      [&] { TraceFromRecording(ParseRecording(sync_ending_at("7590700108848722580"), "x.jsonl")); });
+  EXPECT_NE(error.find("more than a day"), std::string::npos) << error;
+  EXPECT_NE(error.find("7590700108848722580"), std::string::npos) << error;
+}
+
 // Two GPUs each copy from pageable host memory (as a program that drives both from one
 // process does): host memory is one buffer, GPU memory one per device, and the scenario is
 // valid (it used to name two "pageable host memory" buffers and fail to load).

@@ -89,14 +89,14 @@ Figures ComputeFigures(const AnalysisContext& ctx, const std::vector<Finding>& f
     const OpRecord& r = ctx.rec(static_cast<int>(i));
     if (op.kind == OpKind::kHostWork) continue;
     if (!IsGpuWork(op)) {
-      if (!r.gpu && HostCallTime(r) > ctx.slack) fig.host_blocked += HostCallTime(r);
+      if (!r.gpu && HostCallTime(r) > ctx.slack) fig.host_blocked = SaturatingAdd(fig.host_blocked, HostCallTime(r));
       continue;
     }
-    if (HostCallTime(r) > ctx.slack) fig.host_blocked += HostCallTime(r);
+    if (HostCallTime(r) > ctx.slack) fig.host_blocked = SaturatingAdd(fig.host_blocked, HostCallTime(r));
     if (!r.gpu || r.end <= r.start) continue;
     all.emplace_back(r.start, r.end);
     by_stream[op.stream].emplace_back(r.start, r.end);
-    fig.serial += r.end - r.start;
+    fig.serial = SaturatingAdd(fig.serial, r.end - r.start);
   }
   std::vector<Interval> busy = Union(all);
   if (!busy.empty()) fig.makespan = busy.back().second - busy.front().first;

@@ -113,7 +113,16 @@ class Converter {
     s_.name = (r_.source == "kineto" ? "profiled program" : "recorded program") + (r_.pid ? " (pid " + std::to_string(r_.pid) + ")" : std::string());
   }
 
-  TimeNs T(uint64_t cupti) const { return static_cast<TimeNs>(cupti - t0_); }
+  // A damaged log can hold any 64-bit time: one more than a day from the first is refused
+  // here, where every time the trace uses passes, rather than overflowing a sum later.
+  TimeNs T(uint64_t cupti) const {
+    auto t = static_cast<TimeNs>(cupti - t0_);
+    if (!WithinTraceSpan(t))
+      throw InputError("a CUPTI time in the recording (" + std::to_string(cupti) +
+                       " ns) lies more than a day from its first (" + std::to_string(t0_) +
+                       " ns): the log is damaged");
+    return t;
+  }
 
   int Thread(int recorder_thread) {
     auto [it, fresh] = threads_.emplace(recorder_thread, static_cast<int>(threads_.size()));

@@ -158,8 +158,9 @@ void ReadTraceHeader(const JsonReader& root, Trace& t) {
 
 HostRange RangeFromJson(const Json& row, const std::string& source) {
   if (!row.is_array() || row.size() != 4 || !row[0].is_number_integer() || !row[1].is_number_integer() ||
-      !row[2].is_number_integer() || !row[3].is_string() || row[2].get<TimeNs>() < row[1].get<TimeNs>())
-    throw InputError(source + ": ranges: expected [thread, begin, end >= begin, name] rows");
+      !row[2].is_number_integer() || !row[3].is_string() || row[2].get<TimeNs>() < row[1].get<TimeNs>() ||
+      !WithinTraceSpan(row[1].get<TimeNs>()) || !WithinTraceSpan(row[2].get<TimeNs>()))
+    throw InputError(source + ": ranges: expected [thread, begin, end >= begin, name] rows, times within a day of 0");
   return {row[0].get<int>(), row[3].get<std::string>(), row[1].get<TimeNs>(), row[2].get<TimeNs>()};
 }
 
@@ -170,18 +171,25 @@ void ReadRanges(const JsonReader& root, Trace& t) {
   for (const Json& row : rows) t.ranges.push_back(RangeFromJson(row, root.source()));
 }
 
+// A time of a record: any integer a trace can hold (see kLongestTraceNs).
+TimeNs TimeAt(const JsonReader& r, const char* key) {
+  TimeNs t = r.Int(key);
+  if (!WithinTraceSpan(t)) r.FailAt(key, "more than a day from the trace's time 0");
+  return t;
+}
+
 // One op's record; `blocks_total` counts block records over the whole trace.
 OpRecord OpRecordFromJson(const JsonReader& r, size_t& blocks_total) {
   OpRecord rec;
   rec.op = static_cast<int>(r.Int("op"));  // must be i: checked with the count (FinishTrace)
-  rec.submit = r.Int("submit");
-  rec.ret = r.Int("return");
+  rec.submit = TimeAt(r, "submit");
+  rec.ret = TimeAt(r, "return");
   if (rec.ret < rec.submit) r.FailAt("return", "earlier than submit");
   rec.gpu = r.Has("start");
   if (rec.gpu) {
-    rec.ready = r.Int("ready", r.Int("start"));
-    rec.start = r.Int("start");
-    rec.end = r.Int("end");
+    rec.start = TimeAt(r, "start");
+    rec.ready = r.Has("ready") ? TimeAt(r, "ready") : rec.start;
+    rec.end = TimeAt(r, "end");
     if (rec.end < rec.start) r.FailAt("end", "earlier than start");
   }
   rec.note = r.String("note", "");
@@ -196,8 +204,9 @@ OpRecord OpRecordFromJson(const JsonReader& r, size_t& blocks_total) {
     if (blocks_total > kMaxBlocksPerTrace) r.FailAt("blocks", "too many block records");
     for (const Json& row : rows) {
       if (!row.is_array() || row.size() != 4 ||
-          !std::all_of(row.begin(), row.end(), [](const Json& v) { return v.is_number_integer(); }))
-        r.FailAt("blocks", "expected rows of 4 integers [block, sm, start, end]");
+          !std::all_of(row.begin(), row.end(), [](const Json& v) { return v.is_number_integer(); }) ||
+          !WithinTraceSpan(row[2].get<TimeNs>()) || !WithinTraceSpan(row[3].get<TimeNs>()))
+        r.FailAt("blocks", "expected rows of 4 integers [block, sm, start, end], times within a day of 0");
       rec.blocks.push_back({row[0].get<int>(), row[1].get<int>(), row[2].get<TimeNs>(), row[3].get<TimeNs>()});
     }
   }
