@@ -219,10 +219,9 @@ void CheckRecordCount(const JsonReader& root, size_t records, const Scenario& sc
                            " scenario ops");
 }
 
-// What is checked once the scenario and the records are read (a record for each op, in order),
-// then the buffer checks.
+// What is checked once the scenario and the records are read and counted (CheckRecordCount):
+// each record is its op's, in order; then the buffer checks.
 void FinishTrace(const JsonReader& root, Trace& t) {
-  CheckRecordCount(root, t.ops.size(), t.scenario);
   for (size_t i = 0; i < t.ops.size(); ++i)
     if (t.ops[i].op != static_cast<int>(i))
       throw InputError(root.source() + ": ops[" + std::to_string(i) + "].op: expected " + std::to_string(i));
@@ -244,6 +243,33 @@ void EachObject(JsonScanner& in, const std::string& source, const char* name,
     ++i;
   });
 }
+
+// An array of a trace's top level converted as it is read. Its key may be repeated, and the tree
+// reader keeps only the last value: so an error in converting one is held, and thrown only if
+// no later array of that key replaces it (Throw, once the whole text is read). The rest of a
+// failed array is still read, as JSON.
+struct ConvertedArray {
+  size_t count = 0;  // elements of the last array
+  std::optional<std::string> error;
+
+  void Read(JsonScanner& in, const std::function<void(const Json&, size_t)>& convert) {
+    count = 0, error.reset();
+    in.Elements([&] {
+      Json value = in.Value();
+      if (!error) {
+        try {
+          convert(value, count);
+        } catch (const InputError& e) {
+          error = e.what();
+        }
+      }
+      ++count;
+    });
+  }
+  void Throw() const {
+    if (error) throw InputError(*error);
+  }
+};
 
 }  // namespace
 
@@ -273,13 +299,18 @@ Trace TraceFromJsonText(std::string_view text, const std::string& source) {
   Trace t;
   size_t blocks_total = 0;
   std::optional<size_t> scenario_ops;  // where the scenario's "ops" array starts in the text
+  ConvertedArray records, ranges;
   in.Members([&](std::string& key) {
     if (key == "ops" && in.Peek() == '[') {
       t.ops.clear(), blocks_total = 0, rest.erase(key);  // a repeated key: the last one counts
-      EachObject(in, source, "ops", [&](const JsonReader& r) { t.ops.push_back(OpRecordFromJson(r, blocks_total)); });
+      records.Read(in, [&](const Json& value, size_t i) {
+        std::string at = "ops[" + std::to_string(i) + "]";
+        if (!value.is_object()) throw InputError(source + ": " + at + ": expected an object");
+        t.ops.push_back(OpRecordFromJson(JsonReader(value, source, at), blocks_total));
+      });
     } else if (key == "ranges" && in.Peek() == '[') {
       t.ranges.clear(), rest.erase(key);
-      in.Elements([&] { t.ranges.push_back(RangeFromJson(in.Value(), source)); });
+      ranges.Read(in, [&](const Json& value, size_t) { t.ranges.push_back(RangeFromJson(value, source)); });
     } else if (key == "scenario" && in.Peek() == '{') {
       Json scenario = Json::object();
       scenario_ops.reset();
@@ -302,6 +333,7 @@ Trace TraceFromJsonText(std::string_view text, const std::string& source) {
   in.Finish();
   JsonReader root(rest, source, "");
   ReadTraceHeader(root, t);
+  ranges.Throw();
   ReadRanges(root, t);  // only a "ranges" that is not an array is left in `rest`: it says so
   if (!root.Has("scenario")) root.FailAt("scenario", "missing");
   const Json& scenario = rest["scenario"];
@@ -315,6 +347,8 @@ Trace TraceFromJsonText(std::string_view text, const std::string& source) {
     EachObject(again, scenario_source, "ops", each);
   });
   if (rest.contains("ops")) (void)root.Array("ops");  // not an array: says so
+  CheckRecordCount(root, records.count, t.scenario);
+  records.Throw();
   FinishTrace(root, t);
   return t;
 }
