@@ -162,6 +162,16 @@ TEST(Kineto, TellsKinetoFromOurOwnChromeExport) {
   Trace t = Fixture("event_chain.json");
   EXPECT_FALSE(LooksLikeChromeTrace(TraceToJson(t).dump()));
   EXPECT_TRUE(LooksLikeChromeTrace(ReadTextFile(testing::SourcePath("tests/fixtures/kineto/event_chain.json"))));
+  // Told by the top-level keys, read only as far as the first decisive one: a word in a name
+  // is not a key, and what follows that key (here cut off) is the reader's to judge.
+  Json saved = TraceToJson(t);
+  saved["lab"] = "\"traceEvents\"";
+  EXPECT_FALSE(LooksLikeChromeTrace(saved.dump()));
+  EXPECT_TRUE(LooksLikeChromeTrace(R"({"schemaVersion": 1, "deviceProperties": [{"id": 0}], "traceEvents": [{"ph")"));
+  EXPECT_FALSE(LooksLikeChromeTrace(R"({"kind": "streamlab.trace", "traceEvents": []})"));
+  EXPECT_FALSE(LooksLikeChromeTrace(R"({"schemaVersion": x, "traceEvents": []})"));  // malformed first
+  EXPECT_FALSE(LooksLikeChromeTrace(R"({"args": {"traceEvents": []}})"));
+  EXPECT_FALSE(LooksLikeChromeTrace(R"([{"traceEvents": []}])"));
   // Round trip: an imported trace saved as StreamLab JSON keeps what was inferred.
   Trace again = TraceFromJson(TraceToJson(t), "t.json");
   for (size_t i = 0; i < t.ops.size(); ++i) EXPECT_EQ(again.ops[i].inferred, t.ops[i].inferred);

@@ -26,7 +26,9 @@ struct KinetoSync {
   int64_t wait_on_stream = -1;  // the record's stream, when Kineto knows it
 };
 
-// True if the text is a Chrome trace (an object with "traceEvents") and not a StreamLab trace.
+// True if the text is a Chrome trace: a top-level object with a "traceEvents" member, before
+// any "kind": "streamlab.trace" (read only that far; a malformed text is false if it breaks
+// before that key).
 // All such files go to the Kineto reader, which reads torch.profiler's and says what any
 // other one is (StreamLab's own Chrome export, an AMD or CPU-only profile, ...).
 bool LooksLikeChromeTrace(std::string_view text);

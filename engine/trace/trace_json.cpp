@@ -353,61 +353,21 @@ Trace TraceFromJsonText(std::string_view text, const std::string& source) {
   return t;
 }
 
-namespace {
-
-// Reads a JSON document only as far as its top-level "kind" (TraceToJson writes it among the
-// first keys): telling a trace from a scenario must not build a 150 MB trace's tree, which
-// LoadTraceFile then builds again.
-class TopLevelKind : public nlohmann::json_sax<Json> {
- public:
-  std::string kind;
-  bool null() override { return Value(); }
-  bool boolean(bool) override { return Value(); }
-  bool number_integer(number_integer_t) override { return Value(); }
-  bool number_unsigned(number_unsigned_t) override { return Value(); }
-  bool number_float(number_float_t, const string_t&) override { return Value(); }
-  bool string(string_t& s) override {
-    if (depth_ == 1 && at_kind_) {
-      kind = s;
-      return false;  // found: stop reading
-    }
-    return Value();
-  }
-  bool binary(binary_t&) override { return Value(); }
-  bool start_object(std::size_t) override { return Open(); }
-  bool end_object() override { return Close(); }
-  bool start_array(std::size_t) override { return Open(); }
-  bool end_array() override { return Close(); }
-  bool key(string_t& k) override {
-    at_kind_ = depth_ == 1 && k == "kind";
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
-
- private:
-  bool Value() {
-    at_kind_ = false;
-    return true;
-  }
-  bool Open() {
-    at_kind_ = false;
-    return ++depth_ <= 64;
-  }
-  bool Close() {
-    --depth_;
-    return true;
-  }
-  int depth_ = 0;
-  bool at_kind_ = false;
-};
-
-}  // namespace
-
+// Telling a trace from a scenario reads the document only as far as its top-level "kind"
+// (TraceToJson writes it first): it must not read a 150 MB trace that LoadTraceFile then
+// reads again.
 bool IsTraceContent(std::string_view text) {
   if (LooksLikeRecording(text) || LooksLikeChromeTrace(text)) return true;
-  TopLevelKind reader;
-  Json::sax_parse(text, &reader);
-  return reader.kind == "streamlab.trace";
+  bool trace = false;
+  ReadTopLevelMembers(text, [&](const std::string& key, JsonScanner& in) {
+    if (key != "kind" || in.Peek() != '"') {
+      in.Skip();
+      return true;
+    }
+    trace = in.Value() == kKind;
+    return false;
+  });
+  return trace;
 }
 
 namespace {

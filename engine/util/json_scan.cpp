@@ -310,4 +310,15 @@ Json JsonScanner::Document() {
   return value;
 }
 
+void ReadTopLevelMembers(std::string_view text,
+                         const std::function<bool(const std::string& key, JsonScanner& in)>& on_member) {
+  try {
+    JsonScanner in(text, "");
+    if (in.Peek() != '{') return;
+    in.MembersWhile([&](const std::string& key) { return on_member(key, in); });
+  } catch (const InputError&) {
+    // Malformed past the keys looked at: whoever reads the document whole says where.
+  }
+}
+
 }  // namespace streamlab

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,18 @@ class JsonScanner {
     do {
       Key(key);
       on_member(key);
+    } while (Next('}'));
+  }
+  // As Members, but stops after a member for which `on_member` returns false, leaving the
+  // rest of the text unread.
+  template <class OnMember>
+  void MembersWhile(OnMember&& on_member) {
+    Enter('{');
+    if (Leave('}')) return;
+    std::string key;
+    do {
+      Key(key);
+      if (!on_member(key)) return;
     } while (Next('}'));
   }
   // Reads the next value, which must be an array: `on_element()` must read each element.
@@ -76,5 +89,12 @@ class JsonScanner {
   size_t pos_ = 0;
   int depth_ = 0;
 };
+
+// Reads the members of `text`'s top-level object in order, up to the first for which
+// `on_member(key, in)` (which must read the member's value) returns false: a look at a large
+// document's first keys that reads only as far as it must. Nothing happens if the text is not
+// an object; reading just stops where it is malformed.
+void ReadTopLevelMembers(std::string_view text,
+                         const std::function<bool(const std::string& key, JsonScanner& in)>& on_member);
 
 }  // namespace streamlab
