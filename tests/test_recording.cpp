@@ -163,6 +163,18 @@ TEST(Recording, TimesMoreThanADayApartAreRefused) {
       [&] { TraceFromRecording(ParseRecording(sync_ending_at("7590700108848722580"), "x.jsonl")); });
   EXPECT_NE(error.find("more than a day"), std::string::npos) << error;
   EXPECT_NE(error.find("7590700108848722580"), std::string::npos) << error;
+  // CUPTI's own "no timestamp" (start and end 0) is not a time: that record is left out, said in
+  // a note, and the rest of the run is explained.
+  std::string untimed = head +
+      "{\"t\":\"call\",\"tid\":0,\"fn\":\"cudaLaunchKernel\",\"role\":\"launch\",\"dom\":0,\"b\":30,\"e\":35,"
+      "\"corr\":5,\"stream\":0}\n"
+      "{\"t\":\"kernel\",\"corr\":5,\"dev\":0,\"sid\":7,\"b\":0,\"e\":0,\"grid\":[1,1,1],\"block\":[32,1,1],"
+      "\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"graph\":0,\"name\":\"k\"}\n";
+  Trace t = TraceFromRecording(ParseRecording(untimed, "x.jsonl"));
+  EXPECT_TRUE(std::any_of(t.notes.begin(), t.notes.end(), [](const TraceNote& n) {
+    return n.key == "cupti_untimed" && n.text.find("1 GPU records") != std::string::npos;
+  }));
+  EXPECT_EQ(std::count_if(t.ops.begin(), t.ops.end(), [](const OpRecord& r) { return r.gpu; }), 1);
 }
 
 // Two GPUs each copy from pageable host memory (as a program that drives both from one

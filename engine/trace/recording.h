@@ -120,6 +120,7 @@ struct Recording {
   std::vector<RecordedDevice> devices;
   std::map<int, long> os_thread;  // recorder thread index -> OS thread id
   uint64_t dropped = 0;           // activity records CUPTI dropped
+  uint64_t untimed = 0;           // GPU records CUPTI could not time (start and end 0): left out
   uint64_t cupti_overhead_ns = 0; // CUPTI's own overhead records (STREAMLAB_RECORD_OVERHEAD=1)
   // Where it came from: "record" (the recorder's log) or "kineto" (a torch.profiler trace).
   std::string source = "record";

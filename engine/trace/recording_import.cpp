@@ -505,6 +505,7 @@ class Converter {
     if (r_.cupti_overhead_ns)
       t_.notes.push_back(Note("cupti_overhead", {{"us", std::to_string(r_.cupti_overhead_ns / 1000)}}));
     if (r_.dropped) t_.notes.push_back(Note("cupti_dropped", {{"n", std::to_string(r_.dropped)}}));
+    if (r_.untimed) t_.notes.push_back(Note("cupti_untimed", {{"n", std::to_string(r_.untimed)}}));
     if (threads_.size() > 1) t_.notes.push_back(Note("host_threads", {{"n", std::to_string(threads_.size())}}));
     size_t in_window = 0;
     for (const RecordedActivity& a : r_.activity) in_window += a.begin >= window_begin_ && a.begin < cut_at_ ? 1 : 0;

@@ -86,6 +86,10 @@ void ParseLine(const Json& json, const std::string& where, Recording& out, NameP
     a.begin = U64(r, "b");
     a.end = U64(r, "e");
     if (a.end < a.begin) r.FailAt("e", "ends before it begins");
+    if (a.begin == 0 && a.end == 0) {  // CUPTI's "timestamps could not be collected"
+      ++out.untimed;
+      return;
+    }
     a.graph_node = U64(r, "node");
     if (type == "kernel") {
       a.name = SharedName::Intern(kernel_names, r.String("name"));

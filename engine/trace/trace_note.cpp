@@ -23,6 +23,8 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                         "cudaProfilerApi): {us} us; what the program did before and after is not in this trace"},
       {"cupti_overhead", "CUPTI reported {us} us of its own overhead (buffer flushes, instrumentation)"},
       {"cupti_dropped", "CUPTI dropped {n} activity records: some GPU work is missing"},
+      {"cupti_untimed", "{n} GPU records (kernels, copies, memsets) came without timestamps (CUPTI could not "
+                        "collect them): their calls are kept, their GPU work is not in the chart"},
       {"host_threads", "{n} host threads called CUDA (one host lane each)"},
       {"unplaced_activity", "{n} GPU records (kernels, copies, memsets) have no API call in the trace (launched "
                             "before it began, by a call that was not logged, or filtered out): they are left out, "
