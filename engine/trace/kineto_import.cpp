@@ -274,7 +274,7 @@ class KinetoReader {
     if (args_it != e.end() && !args_it->is_object()) Fail(i, ".args: expected an object");
     const Json& args = args_it == e.end() ? kEmpty : *args_it;
     if (range) {
-      ranges_.push_back({Thread(e), 0, 0, name});
+      ranges_.push_back({Thread(e), 0, 0, SharedName::Intern(op_names_, name)});
       range_spans_.push_back(span);
     } else if (host_call) {
       RecordedCall c;
@@ -403,7 +403,7 @@ class KinetoReader {
       uint64_t at;
       int order;       // pops before pushes at one time
       int64_t length;  // pushes: longer first; pops: shorter first
-      std::string* text;
+      const SharedName* name;  // null for a pop
     };
     std::vector<Mark> marks;
     marks.reserve(2 * ranges_.size());
@@ -419,7 +419,7 @@ class KinetoReader {
       return a.length < b.length;
     });
     r_.marks.reserve(marks.size());
-    for (const Mark& m : marks) r_.marks.push_back({m.thread, m.text != nullptr, m.at, m.text ? std::move(*m.text) : ""});
+    for (const Mark& m : marks) r_.marks.push_back({m.thread, m.name != nullptr, m.at, m.name ? *m.name : SharedName()});
     std::vector<Range>().swap(ranges_);
   }
 
@@ -446,7 +446,7 @@ class KinetoReader {
   struct Range {
     int thread;
     uint64_t begin, end;
-    std::string name;
+    SharedName name;
   };
   const Json* root_ = nullptr;
   std::string path_;
@@ -461,7 +461,7 @@ class KinetoReader {
   std::map<std::string, size_t> categories_;  // "X" events per (normalised) category
   size_t hip_calls_ = 0;
   std::map<uint64_t, int64_t> event_ids_;  // handle -> CUPTI event id
-  NamePool kernel_names_;
+  NamePool kernel_names_, op_names_;
 };
 
 }  // namespace

@@ -42,18 +42,9 @@ struct RecordedCall {
   std::shared_ptr<const Inference> inferred;
 };
 
-// A range mark an importer read from its source (a torch.profiler trace's PyTorch ops and
-// annotations): a push opens a range named `text`, a pop closes the thread's innermost one. A
-// long trace has several times more of them than API calls, so they are kept apart, compact.
-struct RecordedMark {
-  int thread = 0;
-  bool push = false;
-  uint64_t at = 0;
-  std::string text;
-};
-
-// A kernel's name, which a long run repeats thousands of times (a demangled PyTorch name can
-// be a kilobyte): readers give every record of one kernel the same text (Intern).
+// A kernel's or a PyTorch op's name, which a long run repeats thousands of times (a demangled
+// PyTorch kernel name can be a kilobyte): readers give every record of one name the same text
+// (Intern).
 class SharedName {
  public:
   SharedName() = default;
@@ -81,6 +72,16 @@ class SharedName {
   std::shared_ptr<const std::string> text_;
 };
 using NamePool = std::map<std::string, SharedName, std::less<>>;
+
+// A range mark an importer read from its source (a torch.profiler trace's PyTorch ops and
+// annotations): a push opens a range named `text`, a pop closes the thread's innermost one. A
+// long trace has several times more of them than API calls, so they are kept apart, compact.
+struct RecordedMark {
+  int thread = 0;
+  bool push = false;
+  uint64_t at = 0;
+  SharedName text;  // a push's name (shared by every range of that name), "" for a pop
+};
 
 struct RecordedActivity {
   std::string type;  // kernel, memcpy, memset

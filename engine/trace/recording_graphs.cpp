@@ -21,7 +21,10 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
     if (c.role == "graph_node") by_thread[c.thread].push_back({c.begin, 2, nullptr, c.out});
     if (c.role == "graph_node" && c.correlation) capturing_calls_.insert(c.correlation);
   }
-  for (const RecordedMark& m : r.marks) by_thread[m.thread].push_back({m.at, m.push ? 0 : 1, &m.text, 0});
+  for (const RecordedMark& m : r.marks) {
+    const std::string& name = m.text;
+    by_thread[m.thread].push_back({m.at, m.push ? 0 : 1, &name, 0});
+  }
   for (auto& [thread, marks] : by_thread) {
     std::stable_sort(marks.begin(), marks.end(), [](const Mark& a, const Mark& b) {
       return a.at != b.at ? a.at < b.at : (a.kind == 2) < (b.kind == 2);

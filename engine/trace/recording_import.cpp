@@ -90,7 +90,8 @@ class Converter {
     }
     for (const RecordedMark& m : r_.marks) {
       if (m.at >= window_begin_ && m.at <= window_end_) t0_ = std::min(t0_, m.at);
-      nvtx_[m.thread].push_back({m.at, m.push, &m.text});
+      const std::string& name = m.text;
+      nvtx_[m.thread].push_back({m.at, m.push, &name});
     }
     for (const RecordedActivity& a : r_.activity) {
       if (a.begin >= window_begin_) t0_ = std::min(t0_, a.begin);
