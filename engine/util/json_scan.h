@@ -33,13 +33,10 @@ class JsonScanner {
   // each member and must read its value (Value, Skip, Members or Elements).
   template <class OnMember>
   void Members(OnMember&& on_member) {
-    Enter('{');
-    if (Leave('}')) return;
-    std::string key;
-    do {
-      Key(key);
+    MembersWhile([&](std::string& key) {
       on_member(key);
-    } while (Next('}'));
+      return true;
+    });
   }
   // As Members, but stops after a member for which `on_member` returns false, leaving the
   // rest of the text unread.
