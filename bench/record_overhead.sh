@@ -16,6 +16,7 @@
 #    compared within one process. Run plain, the same program is the control.
 # Configurations (CONFIGS=...): plain; recorded (`streamlab-cli record`); all-runtime (every
 # runtime callback); no-driver-calls; activity-only (no callbacks); calls-only (no activity);
+# no-addresses (kernel arguments not read: what the race check's addresses cost);
 # write-at-exit (no writer thread: the log is written at exit); writer-idle (the writer thread
 # at SCHED_IDLE); empty-callbacks (subscribed as recorded, the callback returns at once:
 # CUPTI's own dispatch and activity); cupti:SPEC (recorded with CUPTI's activity attributes
@@ -41,6 +42,7 @@ run_in() {  # CONFIG PROGRAM...: runs PROGRAM in CONFIG, prints its result lines
     no-driver-calls) STREAMLAB_RECORD_DRIVER=none "${record[@]}" "$@" ;;
     activity-only) STREAMLAB_RECORD_RUNTIME=none STREAMLAB_RECORD_DRIVER=none "${record[@]}" "$@" ;;
     calls-only) STREAMLAB_RECORD_ACTIVITY=0 "${record[@]}" "$@" ;;
+    no-addresses) STREAMLAB_RECORD_ADDRESSES=0 "${record[@]}" "$@" ;;
     write-at-exit) STREAMLAB_RECORD_FLUSH_MS=0 "${record[@]}" "$@" ;;
     writer-idle) STREAMLAB_RECORD_WRITER_IDLE=1 "${record[@]}" "$@" ;;
     empty-callbacks) STREAMLAB_RECORD_EMPTY_CALLBACKS=1 "${record[@]}" "$@" ;;

@@ -10,6 +10,13 @@ namespace {
 
 uint64_t H(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
+// A copy's or memset's addresses (the destination first), for the race check.
+void Ends(CallRecord& r, uint64_t dst, uint64_t src = 0) {
+  r.args[0] = dst;
+  r.args[1] = src;
+  r.nargs = src ? 2 : 1;
+}
+
 }  // namespace
 
 #define SL_P(type) const auto* p = static_cast<const type##_params*>(d->functionParams)
@@ -73,20 +80,36 @@ Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r
       SL_P(cudaHostRegister_v4000); r.out = H(p->ptr); r.size = p->size; return Role::kHostRegister; }
     case SL_RT(cudaFreeHost_v3020): { SL_P(cudaFreeHost_v3020); r.out = H(p->ptr); return Role::kFreeHost; }
     case SL_RT(cudaMemcpy_v3020): case SL_RT(cudaMemcpy_ptds_v7000): {
-      SL_P(cudaMemcpy_v3020); r.size = p->count; r.value = static_cast<int32_t>(p->kind); return Role::kMemcpy; }
+      SL_P(cudaMemcpy_v3020);
+      r.size = p->count;
+      r.value = static_cast<int32_t>(p->kind);
+      Ends(r, H(p->dst), H(p->src));
+      return Role::kMemcpy;
+    }
     case SL_RT(cudaMemcpyAsync_v3020): case SL_RT(cudaMemcpyAsync_ptsz_v7000): {
       SL_P(cudaMemcpyAsync_v3020);
       r.size = p->count;
       r.value = static_cast<int32_t>(p->kind);
       r.stream = H(p->stream);
+      Ends(r, H(p->dst), H(p->src));
       return Role::kMemcpyAsync;
     }
     case SL_RT(cudaMemset_v3020): case SL_RT(cudaMemset_ptds_v7000): {
-      SL_P(cudaMemset_v3020); r.size = p->count; return Role::kMemset; }
+      SL_P(cudaMemset_v3020); r.size = p->count; Ends(r, H(p->devPtr)); return Role::kMemset; }
     case SL_RT(cudaMemsetAsync_v3020): case SL_RT(cudaMemsetAsync_ptsz_v7000): {
-      SL_P(cudaMemsetAsync_v3020); r.size = p->count; r.stream = H(p->stream); return Role::kMemsetAsync; }
+      SL_P(cudaMemsetAsync_v3020);
+      r.size = p->count;
+      r.stream = H(p->stream);
+      Ends(r, H(p->devPtr));
+      return Role::kMemsetAsync;
+    }
     case SL_RT(cudaMemcpyPeerAsync_v4000): {
-      SL_P(cudaMemcpyPeerAsync_v4000); r.size = p->count; r.stream = H(p->stream); return Role::kPeerCopy; }
+      SL_P(cudaMemcpyPeerAsync_v4000);
+      r.size = p->count;
+      r.stream = H(p->stream);
+      Ends(r, H(p->dst), H(p->src));
+      return Role::kPeerCopy;
+    }
     case SL_RT(cudaSetDevice_v3020): { SL_P(cudaSetDevice_v3020); r.value = p->device; return Role::kSetDevice; }
     case SL_RT(cudaStreamBeginCapture_v10000): case SL_RT(cudaStreamBeginCapture_ptsz_v10000): {
       SL_P(cudaStreamBeginCapture_v10000); r.stream = H(p->stream); return Role::kBeginCapture; }
@@ -170,15 +193,39 @@ Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r)
     case SL_DRV(cuMemAlloc_v2): { SL_P(cuMemAlloc_v2); r.size = p->bytesize; return Role::kMalloc; }
     case SL_DRV(cuMemFree_v2): { SL_P(cuMemFree_v2); r.out = p->dptr; return Role::kFree; }
     case SL_DRV(cuMemcpyHtoDAsync_v2): {
-      SL_P(cuMemcpyHtoDAsync_v2); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
+      SL_P(cuMemcpyHtoDAsync_v2);
+      r.size = p->ByteCount;
+      r.stream = H(p->hStream);
+      Ends(r, p->dstDevice, H(p->srcHost));
+      return Role::kMemcpyAsync;
+    }
     case SL_DRV(cuMemcpyDtoHAsync_v2): {
-      SL_P(cuMemcpyDtoHAsync_v2); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
+      SL_P(cuMemcpyDtoHAsync_v2);
+      r.size = p->ByteCount;
+      r.stream = H(p->hStream);
+      Ends(r, H(p->dstHost), p->srcDevice);
+      return Role::kMemcpyAsync;
+    }
     case SL_DRV(cuMemcpyDtoDAsync_v2): {
-      SL_P(cuMemcpyDtoDAsync_v2); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
-    case SL_DRV(cuMemcpyAsync): { SL_P(cuMemcpyAsync); r.size = p->ByteCount; r.stream = H(p->hStream); return Role::kMemcpyAsync; }
-    case SL_DRV(cuMemcpyHtoD_v2): { SL_P(cuMemcpyHtoD_v2); r.size = p->ByteCount; return Role::kMemcpy; }
-    case SL_DRV(cuMemcpyDtoH_v2): { SL_P(cuMemcpyDtoH_v2); r.size = p->ByteCount; return Role::kMemcpy; }
-    case SL_DRV(cuMemcpyDtoD_v2): { SL_P(cuMemcpyDtoD_v2); r.size = p->ByteCount; return Role::kMemcpy; }
+      SL_P(cuMemcpyDtoDAsync_v2);
+      r.size = p->ByteCount;
+      r.stream = H(p->hStream);
+      Ends(r, p->dstDevice, p->srcDevice);
+      return Role::kMemcpyAsync;
+    }
+    case SL_DRV(cuMemcpyAsync): {
+      SL_P(cuMemcpyAsync);
+      r.size = p->ByteCount;
+      r.stream = H(p->hStream);
+      Ends(r, p->dst, p->src);
+      return Role::kMemcpyAsync;
+    }
+    case SL_DRV(cuMemcpyHtoD_v2): {
+      SL_P(cuMemcpyHtoD_v2); r.size = p->ByteCount; Ends(r, p->dstDevice, H(p->srcHost)); return Role::kMemcpy; }
+    case SL_DRV(cuMemcpyDtoH_v2): {
+      SL_P(cuMemcpyDtoH_v2); r.size = p->ByteCount; Ends(r, H(p->dstHost), p->srcDevice); return Role::kMemcpy; }
+    case SL_DRV(cuMemcpyDtoD_v2): {
+      SL_P(cuMemcpyDtoD_v2); r.size = p->ByteCount; Ends(r, p->dstDevice, p->srcDevice); return Role::kMemcpy; }
     default: return Role::kOther;
   }
 }
@@ -199,9 +246,14 @@ constexpr CUpti_CallbackId kDriverCalls[] = {
 // [SECTION] capture range: subscribed while waiting for it, what names a stream's kind, and the range's own controls.
 constexpr CUpti_CallbackId kWaitingRuntimeCalls[] = {
     SL_RT(cudaStreamCreate_v3020), SL_RT(cudaStreamCreateWithFlags_v5000), SL_RT(cudaStreamCreateWithPriority_v5050),
-    SL_RT(cudaProfilerStart_v4000), SL_RT(cudaProfilerStop_v4000)};
+    SL_RT(cudaProfilerStart_v4000), SL_RT(cudaProfilerStop_v4000),
+    // Allocations made before the range (PyTorch's caching allocator keeps its blocks for the
+    // whole run): followed, not logged, so that launches in the range find their memory.
+    SL_RT(cudaMalloc_v3020), SL_RT(cudaFree_v3020), SL_RT(cudaMallocManaged_v6000), SL_RT(cudaMallocAsync_v11020),
+    SL_RT(cudaFreeAsync_v11020)};
 constexpr CUpti_CallbackId kWaitingDriverCalls[] = {SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority),
-                                                    SL_DRV(cuProfilerStart), SL_DRV(cuProfilerStop)};
+                                                    SL_DRV(cuProfilerStart), SL_DRV(cuProfilerStop),
+                                                    SL_DRV(cuMemAlloc_v2), SL_DRV(cuMemFree_v2)};
 
 // +1 for a profiler start call, -1 for a stop, 0 for any other.
 int ProfilerControl(bool runtime, CUpti_CallbackId id) {
@@ -235,6 +287,40 @@ bool NeedsStreamId(Role role) {
   switch (role) {
     case Role::kGraphLaunch: case Role::kStreamCreate: case Role::kRecord: case Role::kWaitEvent:
     case Role::kSyncStream: case Role::kQueryStream: case Role::kBeginCapture: case Role::kEndCapture: return true;
+    default: return false;
+  }
+}
+
+// [SECTION] memory: allocations, and a driver launch's arguments -------------------------------
+
+void TrackAllocations(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d) {
+  if (!d->functionParams) return;
+  if (runtime) {
+    switch (id) {
+      case SL_RT(cudaMalloc_v3020): { SL_P(cudaMalloc_v3020); if (p->devPtr) AddAllocation(H(*p->devPtr), p->size); return; }
+      case SL_RT(cudaMallocManaged_v6000): {
+        SL_P(cudaMallocManaged_v6000); if (p->devPtr) AddAllocation(H(*p->devPtr), p->size); return; }
+      case SL_RT(cudaMallocAsync_v11020): {
+        SL_P(cudaMallocAsync_v11020); if (p->devPtr) AddAllocation(H(*p->devPtr), p->size); return; }
+      case SL_RT(cudaFree_v3020): { SL_P(cudaFree_v3020); RemoveAllocation(H(p->devPtr)); return; }
+      case SL_RT(cudaFreeAsync_v11020): { SL_P(cudaFreeAsync_v11020); RemoveAllocation(H(p->devPtr)); return; }
+      default: return;
+    }
+  }
+  switch (id) {
+    case SL_DRV(cuMemAlloc_v2): { SL_P(cuMemAlloc_v2); if (p->dptr) AddAllocation(*p->dptr, p->bytesize); return; }
+    case SL_DRV(cuMemFree_v2): { SL_P(cuMemFree_v2); RemoveAllocation(p->dptr); return; }
+    default: return;
+  }
+}
+
+bool ReadDriverLaunch(CUpti_CallbackId id, const CUpti_CallbackData* d, LaunchAddresses& out) {
+  if (!d->functionParams) return false;
+  switch (id) {
+    case SL_DRV(cuLaunchKernel): case SL_DRV(cuLaunchKernel_ptsz): {
+      SL_P(cuLaunchKernel); ReadLaunchAddresses(p->f, p->kernelParams, p->extra, out); return true; }
+    case SL_DRV(cuLaunchKernelEx): case SL_DRV(cuLaunchKernelEx_ptsz): {
+      SL_P(cuLaunchKernelEx); ReadLaunchAddresses(p->f, p->kernelParams, p->extra, out); return true; }
     default: return false;
   }
 }

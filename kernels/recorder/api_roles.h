@@ -8,6 +8,7 @@
 #include <span>
 
 #include "kernels/recorder/call_log.h"
+#include "kernels/recorder/launch_memory.h"
 
 namespace streamlab::recorder {
 
@@ -20,6 +21,10 @@ void ReadOutputs(const CUpti_CallbackData* d, CallRecord& r);
 bool NeedsStreamId(Role role);
 // A _ptsz / _ptds variant: stream 0 there means cudaStreamPerThread.
 bool IsPerThreadVariant(const char* name);
+// Follows the program's device allocations (launch_memory.h); call on a successful exit.
+void TrackAllocations(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d);
+// A driver launch's addresses (cuLaunchKernel, cuLaunchKernelEx); false for any other call.
+bool ReadDriverLaunch(CUpti_CallbackId id, const CUpti_CallbackData* d, LaunchAddresses& out);
 // +1 for a profiler start call, -1 for a stop, 0 for any other.
 int ProfilerControl(bool runtime, CUpti_CallbackId id);
 

@@ -155,7 +155,15 @@ void FormatCallLocked(const ThreadLog& log, const CallRecord& r) {
   if (r.value) add(",\"value\":%d", r.value);
   if (r.status) add(",\"status\":%d", r.status);
   if (r.per_thread) add(",\"ptsz\":%d", 1);
-  if (r.text[0]) {
+  if (r.role == Role::kLaunch && r.nargs) {
+    add(",\"ptrs\":[%" PRIu64, r.args[0]);
+    for (int i = 1; i < r.nargs && i < 8; ++i) add(",%" PRIu64, r.args[i]);
+    add("]%s", r.more_args ? ",\"ptrs_more\":1" : "");
+  } else if (r.nargs) {
+    add(",\"dst\":%" PRIu64, r.args[0]);
+    if (r.nargs > 1) add(",\"src\":%" PRIu64, r.args[1]);
+  }
+  if (r.role == Role::kNvtxPush && r.text[0]) {
     char escaped[sizeof(r.text) * 6 + 8];
     Escape(r.text, sizeof(r.text), escaped, sizeof(escaped));
     add(",\"text\":\"%s\"", escaped);

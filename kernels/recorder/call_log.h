@@ -13,7 +13,7 @@ namespace streamlab::recorder {
 // What a call means for the program's streams; decides which arguments are kept.
 enum class Role : uint8_t {
   kOther,        // any other API call (kept only when it took long enough to matter)
-  kLaunch,       // kernel launch: stream
+  kLaunch,       // kernel launch: stream; args = the addresses among its arguments
   kGraphLaunch,  // stream
   kStreamCreate, // out = the new stream; flags, priority
   kStreamDestroy,
@@ -31,10 +31,10 @@ enum class Role : uint8_t {
   kMallocHost,   // size, flags; out = pointer (cudaMallocHost / cudaHostAlloc)
   kHostRegister, // pointer, size
   kFreeHost,     // pointer
-  kMemcpy,       // synchronous copy: bytes, direction
-  kMemcpyAsync,  // stream, bytes, direction
-  kMemset,       // synchronous memset
-  kMemsetAsync,  // stream
+  kMemcpy,       // synchronous copy: bytes, direction; args = destination, source
+  kMemcpyAsync,  // stream, bytes, direction; args = destination, source
+  kMemset,       // synchronous memset; args = destination
+  kMemsetAsync,  // stream; args = destination
   kSetDevice,    // device
   kPeerCopy,     // stream, bytes
   kNvtxPush,     // text
@@ -68,7 +68,14 @@ struct CallRecord {
   Role role = Role::kOther;
   uint8_t domain = 0;        // 0 runtime, 1 driver, 2 NVTX
   uint8_t per_thread = 0;    // a _ptsz call: stream 0 means the per-thread default stream
-  char text[64] = {};        // NVTX range name
+  uint8_t nargs = 0;         // how many of `args` hold addresses
+  uint8_t more_args = 0;     // a launch had more addresses than `args` holds
+  union {
+    char text[64] = {};      // NVTX range name
+    // Addresses the call was handed: a launch's arguments that point into device memory; a
+    // copy's destination and source; a memset's destination (launch_memory.h).
+    uint64_t args[8];
+  };
 };
 
 struct ThreadLog;

@@ -22,6 +22,7 @@
 
 #include "kernels/recorder/api_roles.h"
 #include "kernels/recorder/call_log.h"
+#include "kernels/recorder/launch_memory.h"
 
 namespace streamlab::recorder {
 
@@ -52,6 +53,17 @@ struct Pending {
 thread_local Pending t_stack[16];
 thread_local int t_depth = 0;
 thread_local int t_runtime_depth = 0;
+// The addresses a runtime launch handed over, read in the driver launch it made inside
+// (which knows the CUfunction and so the parameter sizes): `correlation` = the runtime call's.
+struct NestedLaunch {
+  uint64_t correlation = 0;
+  LaunchAddresses addresses;
+};
+thread_local NestedLaunch t_nested_launch;
+// Launches whose addresses were read, and runtime launches that made no driver launch the
+// recorder saw (their addresses are unknown): written at exit, so the conversion can say so.
+std::atomic<uint64_t> g_launches_read{0}, g_launches_unread{0};
+bool g_addresses_supported = false;
 
 uint64_t Now() {
   uint64_t t = 0;
@@ -119,13 +131,23 @@ void StopCapture() {
 
 // [SECTION] the callback: enter stamps the time, exit appends one record -----------------
 
+void KeepAddresses(const LaunchAddresses& a, CallRecord& r) {
+  for (int i = 0; i < a.count; ++i) r.args[i] = a.at[i];
+  r.nargs = static_cast<uint8_t>(a.count);
+  r.more_args = a.more ? 1 : 0;
+  g_launches_read.fetch_add(1, std::memory_order_relaxed);
+}
+
 void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_CallbackData* d) {
   bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  bool waiting = false;  // for a capture range: only stream creation is logged, allocations followed
   if (g_capture.load(std::memory_order_relaxed) != Capture::kAlways) {
     int control = ProfilerControl(runtime, id);
     if (control > 0 && d->callbackSite == CUPTI_API_EXIT) StartCapture();
     if (control < 0 && d->callbackSite == CUPTI_API_ENTER) return StopCapture();
-    if (control != 0 || g_capture.load(std::memory_order_relaxed) == Capture::kDone) return;
+    Capture now = g_capture.load(std::memory_order_relaxed);
+    if (control != 0 || now == Capture::kDone) return;
+    waiting = now == Capture::kWaiting;
   }
   if (g_empty_callbacks) return;
   // A driver call the runtime made for one of the program's calls (cudaLaunchKernel calls
@@ -149,6 +171,8 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   r.correlation = d->correlationId;
   r.function = d->functionName;
   if (nested) {
+    if (g_addresses_supported && t_depth > 0 && ReadDriverLaunch(id, d, t_nested_launch.addresses))
+      t_nested_launch.correlation = t_stack[t_depth - 1].correlation;
     // Keep only the link, when activity may carry this call's correlation id.
     if (t_depth == 0 || t_stack[t_depth - 1].correlation == d->correlationId) return;
     r.role = Role::kCorrelationAlias;
@@ -162,11 +186,20 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   r.begin = pending.begin;
   r.end = end;
   r.role = runtime ? RuntimeRole(id, d, r) : DriverRole(id, d, r);
-  if (r.role == Role::kOther && end - pending.begin < g_other_min_ns) return;
-  r.per_thread = IsPerThreadVariant(d->functionName) ? 1 : 0;
   if (d->functionReturnValue) {
     r.status = runtime ? static_cast<int32_t>(*static_cast<const cudaError_t*>(d->functionReturnValue))
                        : static_cast<int32_t>(*static_cast<const CUresult*>(d->functionReturnValue));
+  }
+  if (r.status == 0) TrackAllocations(runtime, id, d);
+  if (waiting && r.role != Role::kStreamCreate) return;
+  if (r.role == Role::kOther && end - pending.begin < g_other_min_ns) return;
+  r.per_thread = IsPerThreadVariant(d->functionName) ? 1 : 0;
+  if (r.role == Role::kLaunch && g_addresses_supported) {
+    LaunchAddresses direct;
+    if (runtime && t_nested_launch.correlation == r.correlation) KeepAddresses(t_nested_launch.addresses, r);
+    else if (!runtime && ReadDriverLaunch(id, d, direct)) KeepAddresses(direct, r);
+    else g_launches_unread.fetch_add(1, std::memory_order_relaxed);
+    t_nested_launch.correlation = 0;
   }
   ReadOutputs(d, r);
   if (r.role == Role::kQueryEvent || r.role == Role::kQueryStream) r.value = r.status == 0 ? 1 : 0;
@@ -230,7 +263,7 @@ void OnGraphNode(CUpti_CallbackId id, const CUpti_ResourceData* d) {
 }
 
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
-  if (g_finished) return;
+  if (g_finished || InRecorderCall()) return;
   if (domain == CUPTI_CB_DOMAIN_NVTX) return OnNvtx(id, static_cast<const CUpti_NvtxData*>(data));
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (g_capture.load(std::memory_order_relaxed) != Capture::kDone)
@@ -244,9 +277,18 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
 
 void WriteClockPair();
 
+// How many launches' addresses were read (the conversion's race check rests on them).
+void WriteAddressCounts() {
+  char line[160];
+  int n = std::snprintf(line, sizeof(line), "{\"t\":\"addresses\",\"supported\":%d,\"read\":%" PRIu64 ",\"unread\":%" PRIu64 "}\n",
+                        g_addresses_supported ? 1 : 0, g_launches_read.load(), g_launches_unread.load());
+  WriteLine(line, static_cast<size_t>(n));
+}
+
 void Finish() {
   if (g_finished || getpid() != g_pid) return;
   FlushActivity(true);
+  WriteAddressCounts();
   WriteClockPair();  // a second pair: how far the two clocks drifted over the run
   g_finished = true;
   if (g_subscriber) cuptiUnsubscribe(g_subscriber);
@@ -371,6 +413,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   WriteMeta();
   WriteClockPair();
+  // Diagnosis (bench/record_overhead.sh): STREAMLAB_RECORD_ADDRESSES=0 leaves arguments unread.
+  const char* addresses = std::getenv("STREAMLAB_RECORD_ADDRESSES");
+  g_addresses_supported = !(addresses && std::strcmp(addresses, "0") == 0) && StartLaunchMemory();
   const char* range = std::getenv("STREAMLAB_RECORD_RANGE");
   bool capture_range = range && std::strcmp(range, "cudaProfilerApi") == 0;
   if (cuptiSubscribe(&g_subscriber, OnCallback, nullptr) != CUPTI_SUCCESS) {

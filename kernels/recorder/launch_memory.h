@@ -1,0 +1,36 @@
+// Which device memory a kernel launch was handed. The recorder keeps a table of the
+// program's device allocations (cudaMalloc, cuMemAlloc, cudaMallocAsync, managed memory) and
+// on each launch reads the kernel's arguments word by word (their sizes from
+// cuFuncGetParamInfo), keeping the words that point into an allocation. An argument says
+// which memory a kernel may touch, not whether it reads or writes it, nor how far past the
+// address it goes; the conversion and the findings say so.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+namespace streamlab::recorder {
+
+// The most addresses kept per launch (CallRecord::args); a launch with more says so.
+constexpr int kMaxLaunchAddresses = 8;
+
+struct LaunchAddresses {
+  uint64_t at[kMaxLaunchAddresses] = {};
+  int count = 0;
+  bool more = false;  // more distinct addresses than were kept
+};
+
+// Finds cuFuncGetParamInfo / cuKernelGetParamInfo (CUDA 12.4 drivers and later). False when
+// this driver has neither: launches are then recorded without their addresses.
+bool StartLaunchMemory();
+// The device allocations: added on a successful allocation's exit, removed on a free's.
+void AddAllocation(uint64_t base, uint64_t bytes);
+void RemoveAllocation(uint64_t base);
+// The addresses among a launch's arguments, given as cuLaunchKernel takes them: `params`
+// (one pointer per parameter, sizes from the function) or `extra` (a packed buffer).
+void ReadLaunchAddresses(CUfunction function, void** params, void** extra, LaunchAddresses& out);
+// True while the recorder itself is in a driver call (its own calls are not the program's).
+bool InRecorderCall();
+
+}  // namespace streamlab::recorder
