@@ -73,6 +73,10 @@ int CmdExplain(const ExplainCommand& cmd) {
         findings.back()["gaps"] = f.count;
         findings.back()["share"] = f.fraction;
       }
+      if (f.kind == FindingKind::kAddressRace) {
+        findings.back()["address"] = FormatAddress(f.address);
+        findings.back()["overlap"] = f.fraction;
+      }
     }
     Json groups = Json::array();
     for (const FindingGroup& g : GroupFindings(trace, analysis, true))

@@ -189,6 +189,7 @@ const char* ToString(FindingKind kind) {
     case FindingKind::kMallocMidRun: return "malloc_mid_run";
     case FindingKind::kHiddenSync: return "hidden_sync";
     case FindingKind::kCollectiveWait: return "collective_wait";
+    case FindingKind::kAddressRace: return "address_race";
   }
   return "?";
 }

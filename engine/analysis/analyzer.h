@@ -56,6 +56,7 @@ enum class FindingKind {
   kMallocMidRun,          // cudaMalloc between GPU work: a caching allocator growing
   kHiddenSync,            // a small device-to-host read the host waited for (.item())
   kCollectiveWait,        // a collective's part waited inside it for a later rank (straggler)
+  kAddressRace,           // recorded: two streams handed one address, nothing orders them (inferred)
 };
 
 enum class Severity { kInfo, kNote, kWarning };
@@ -84,6 +85,7 @@ struct Finding {
   TimeNs each = 0;
   TimeNs op_time = 0;
   std::vector<TimeNs> gap_lengths;
+  uint64_t address = 0;  // kAddressRace: the device address both ops were handed
 };
 
 // One interval in which a device ran nothing though work was still to come.

@@ -1,8 +1,9 @@
 // Misconception detectors: waits that captured nothing, data races (two streams, one
-// buffer, a writer, no happens-before), "async" copies from pageable memory, and legacy
+// buffer, a writer, no happens-before; in a recording, one address), "async" copies from pageable memory, and legacy
 // default stream work that serialised blocking streams.
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "engine/analysis/analyzer_context.h"
 #include "engine/trace/trace_query.h"
@@ -69,13 +70,58 @@ void WaitsThatCapturedNothing(const AnalysisContext& ctx, std::vector<Finding>& 
   }
 }
 
+// One op's use of some memory. `known`: whether it reads or writes is known (a lab's kernels
+// name what they read and write; a recorded kernel's argument does not say).
+struct Access {
+  int op;
+  bool write;
+  bool known = true;
+};
+
+// The racing pairs among one memory's accesses (positions in `acc`, which is in op order).
+// For each access, walk back along every other stream's earlier accesses to the nearest one
+// it may conflict with and is not ordered after: that pair is the race. Earlier accesses on
+// that stream are the same race again (a loop that overwrites a buffer every step would
+// otherwise report steps^2 pairs), and once one is ordered before it, stream order orders
+// all earlier ones too.
+std::vector<std::pair<size_t, size_t>> UnorderedConflicts(const AnalysisContext& ctx, const std::vector<Access>& acc) {
+  std::map<int, std::vector<size_t>> on_stream;  // stream -> positions in acc
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t y = 0; y < acc.size(); ++y) {
+    const Access& c = acc[y];
+    int stream = ctx.op(c.op).stream;
+    for (const auto& [other, positions] : on_stream) {
+      if (other == stream) continue;
+      for (size_t k = positions.size(); k-- > 0;) {
+        const Access& a = acc[positions[k]];
+        if (a.op == c.op) continue;
+        if (ctx.hb.Ordered(a.op, c.op)) break;
+        if (a.write || c.write || !a.known || !c.known) {
+          pairs.emplace_back(positions[k], y);
+          break;
+        }
+      }
+    }
+    on_stream[stream].push_back(y);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+Finding RaceBetween(const AnalysisContext& ctx, FindingKind kind, int a, int b) {
+  Finding f;
+  f.kind = kind;
+  f.severity = Severity::kWarning;
+  f.op = std::min(a, b);
+  f.other = std::max(a, b);
+  f.fraction = OverlapFraction(ctx.rec(f.op), ctx.rec(f.other));
+  return f;
+}
+
 void DataRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
-  // A recording pools memory by kind (it does not know which bytes a kernel touched).
+  // A recording pools memory by kind (it does not know which bytes a kernel touched): its
+  // races are found by address (AddressRaces).
   if (ctx.s.recorded) return;
-  struct Access {
-    int op;
-    bool write;
-  };
   std::vector<std::vector<Access>> by_buffer(ctx.s.buffers.size());
   for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
     const Op& op = ctx.op(static_cast<int>(i));
@@ -85,41 +131,46 @@ void DataRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
     for (int b : BuffersWritten(op)) by_buffer[StorageOf(ctx.s, b)].push_back({static_cast<int>(i), true});
   }
   for (size_t b = 0; b < by_buffer.size(); ++b) {
-    const std::vector<Access>& acc = by_buffer[b];
-    // Accesses are in op order. For each access, walk back along every other stream's
-    // earlier accesses to the nearest one it conflicts with and is not ordered after: that
-    // pair is the race. Earlier accesses on that stream are the same race again (a loop that
-    // overwrites a buffer every step would otherwise report steps^2 pairs), and once one is
-    // ordered before it, stream order orders all earlier ones too.
-    std::map<int, std::vector<size_t>> on_stream;  // stream -> positions in acc
-    std::vector<std::pair<size_t, size_t>> pairs;
-    for (size_t y = 0; y < acc.size(); ++y) {
-      const Access& c = acc[y];
-      int stream = ctx.op(c.op).stream;
-      for (const auto& [other, positions] : on_stream) {
-        if (other == stream) continue;
-        for (size_t k = positions.size(); k-- > 0;) {
-          const Access& a = acc[positions[k]];
-          if (a.op == c.op) continue;
-          if (ctx.hb.Ordered(a.op, c.op)) break;
-          if (a.write || c.write) {
-            pairs.emplace_back(positions[k], y);
-            break;
-          }
-        }
-      }
-      on_stream[stream].push_back(y);
-    }
-    std::sort(pairs.begin(), pairs.end());
-    for (const auto& [x, y] : pairs) {
-      int first = std::min(acc[x].op, acc[y].op), second = std::max(acc[x].op, acc[y].op);
-      Finding f;
-      f.kind = FindingKind::kDataRace;
-      f.severity = Severity::kWarning;
-      f.op = first;
-      f.other = second;
+    for (const auto& [x, y] : UnorderedConflicts(ctx, by_buffer[b])) {
+      Finding f = RaceBetween(ctx, FindingKind::kDataRace, by_buffer[b][x].op, by_buffer[b][y].op);
       f.marker = static_cast<int>(b);  // the memory (a buffer that owns its storage)
-      f.fraction = OverlapFraction(ctx.rec(first), ctx.rec(second));
+      out.push_back(f);
+    }
+  }
+}
+
+// A recorded program: ops on different streams handed the same address (a kernel's argument,
+// a copy's end, a memset's destination), not both known to only read it, with nothing
+// ordering them. Inferred: an argument does not say how the kernel uses the address, and two
+// different addresses may still overlap (findings_text says so).
+void AddressRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
+  if (!ctx.s.recorded) return;
+  std::unordered_map<uint64_t, std::vector<Access>> by_address;
+  std::vector<uint64_t> order;  // addresses in order of first use, so findings come out stably
+  for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
+    const Op& op = ctx.op(static_cast<int>(i));
+    if (!IsGpuWork(op)) continue;
+    for (const AddressPassed& a : op.addresses) {
+      if (a.at == 0) continue;  // a null pointer is no memory
+      std::vector<Access>& list = by_address[a.at];
+      if (list.empty()) order.push_back(a.at);
+      // One op handed an address twice (as a copy's both ends) counts once, as its strongest use.
+      if (!list.empty() && list.back().op == static_cast<int>(i)) {
+        list.back().write = list.back().write || a.use == AddressUse::kWrite;
+        list.back().known = list.back().known && a.use != AddressUse::kArgument;
+        continue;
+      }
+      list.push_back({static_cast<int>(i), a.use == AddressUse::kWrite, a.use != AddressUse::kArgument});
+    }
+  }
+  for (uint64_t address : order) {
+    const std::vector<Access>& acc = by_address[address];
+    for (const auto& [x, y] : UnorderedConflicts(ctx, acc)) {
+      Finding f = RaceBetween(ctx, FindingKind::kAddressRace, acc[x].op, acc[y].op);
+      f.address = address;
+      // Two kernels' arguments may both only be read (two streams reading one weight): a
+      // note; a copy or memset known to write there makes it a warning.
+      if (!acc[x].write && !acc[y].write) f.severity = Severity::kNote;
       out.push_back(f);
     }
   }
@@ -187,6 +238,7 @@ void WrongResults(const AnalysisContext& ctx, std::vector<Finding>& out) {
 void DetectMisconceptions(const AnalysisContext& ctx, std::vector<Finding>& out) {
   WaitsThatCapturedNothing(ctx, out);
   DataRaces(ctx, out);
+  AddressRaces(ctx, out);
   PageableAsyncCopies(ctx, out);
   LegacyNextToBlocking(ctx, out);
   WrongResults(ctx, out);

@@ -69,6 +69,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "group.legacy_next_to_blocking", "group.wrong_result", "group.gpu_idle", "group.more",
       "malloc_mid_run", "hidden_sync", "group.malloc_mid_run", "group.hidden_sync",
       "collective_wait", "collective_wait.busy", "collective_wait.waiting", "group.collective_wait",
+      "address_race", "address_race.unknown", "address_race.writes", "address_race.order", "address_race.argument", "address_race.read", "address_race.write", "group.address_race",
       "idle.part.host_sync", "idle.part.host_call", "idle.part.host_work", "idle.part.launch_bound",
       "idle.part.other_device", "idle.part.module_load", "idle.part.turnaround", "idle.part.unknown"};
   return keys;
@@ -118,7 +119,7 @@ std::string FindingTexts::RenderNote(const TraceNote& note) const {
 std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
   std::string text = RenderBody(t, f);
   if (f.kind == FindingKind::kDataRace || f.kind == FindingKind::kOverlap || f.kind == FindingKind::kWrongResult ||
-      f.kind == FindingKind::kGpuIdle)
+      f.kind == FindingKind::kGpuIdle || f.kind == FindingKind::kAddressRace)
     return text;
   std::vector<int> ops{f.op, f.marker};
   ops.insert(ops.end(), f.because.begin(), f.because.end());
@@ -259,6 +260,34 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
       v["other_access"] = Get(writes(b) ? "access.write" : "access.read");
       std::string text = Fill("race", v);
       if (f.fraction > 0) text += " " + Fill("race.overlapped", v);
+      return text;
+    }
+    case FindingKind::kAddressRace: {
+      // How each op used the address: its strongest use (a copy may be handed it twice).
+      auto use = [&](const Op& o) {
+        AddressUse strongest = AddressUse::kArgument;
+        bool any_known = false;
+        for (const AddressPassed& a : o.addresses) {
+          if (a.at != f.address) continue;
+          if (a.use == AddressUse::kWrite) strongest = AddressUse::kWrite;
+          else if (a.use == AddressUse::kRead && strongest != AddressUse::kWrite) strongest = AddressUse::kRead;
+          any_known = any_known || a.use != AddressUse::kArgument;
+        }
+        return Get(std::string("address_race.") + ToString(any_known ? strongest : AddressUse::kArgument));
+      };
+      v["address"] = FormatAddress(f.address);
+      v["op_access"] = use(s.ops[f.op]);
+      v["other_access"] = use(s.ops[f.other]);
+      std::string text = Fill("address_race", v) + " " +
+                         Fill(f.severity == Severity::kWarning ? "address_race.writes" : "address_race.unknown", v);
+      if (f.fraction > 0) {
+        text += " " + Fill("race.overlapped", v);
+      } else {
+        // Which one ran first is what the race decided this time.
+        bool other_first = t.ops[f.other].start < t.ops[f.op].start;
+        text += " " + Fill("address_race.order", {{"first", other_first ? v["other"] : v["op"]},
+                                                   {"first_stream", other_first ? v["other_stream"] : v["stream"]}});
+      }
       return text;
     }
     case FindingKind::kPageableAsyncCopy:

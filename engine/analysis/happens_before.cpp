@@ -33,11 +33,14 @@ HappensBefore::HappensBefore(const Scenario& s)
   // Per host thread: its current device and its latest blocking call (a thread's calls are
   // ordered; different threads' calls are not).
   std::vector<int> device_of_thread(ThreadCount(s), 0), last_blocking_of_thread(ThreadCount(s), -1);
+  // Host calls that order the thread's later submissions (blocking calls, ready queries).
+  std::vector<bool> orders_host(n, false);
   for (size_t i = 0; i < n; ++i) {
     const Op& op = s.ops[i];
     int& device = device_of_thread[op.thread];
     int& last_blocking = last_blocking_of_thread[op.thread];
     std::vector<int>& waits = waited_for_[i];
+    int observed = -1;  // a ready query: the record whose work it saw done
     auto all_on_device = [&](int d) {
       std::vector<int>& mine = pending_of(ProcessOfThread(s, op.thread), d);
       waits = std::move(mine);
@@ -58,6 +61,13 @@ HappensBefore::HappensBefore(const Scenario& s)
         if (pageable || !op.async) waits.push_back(static_cast<int>(i));  // the copy itself
         break;
       }
+      case OpKind::kQuery:
+        // A recorded query that answered "done": the host saw the captured work finish, so
+        // what it submits next comes after that work, as after a sync (PyTorch's caching
+        // allocator reuses a record_stream'ed block only after such a query). It waited for
+        // nothing, so it is not in WaitedFor.
+        if (op.query_ready && deps_.last_record_before[i] >= 0) observed = deps_.last_record_before[i];
+        break;
       case OpKind::kSetDevice: device = op.device; break;
       case OpKind::kCollective:
         // No part completes before every rank reached it: each part comes after the work
@@ -89,13 +99,15 @@ HappensBefore::HappensBefore(const Scenario& s)
       pending_of(s.streams[op.stream].process, s.streams[op.stream].device).push_back(static_cast<int>(i));
       last_on_stream[op.stream] = static_cast<int>(i);
     }
-    if (!waits.empty()) {
+    if (!waits.empty() || observed >= 0) {
       // The call returns after what it waited for, and the host submits everything later
       // after it returns: waited-for -> this call -> later GPU ops. The call links to the
       // GPU ops up to the next blocking call and to that call, which carries the order on
       // (linear in the ops, however many syncs there are).
       for (int w : waits)
         if (w != static_cast<int>(i)) successors_[w].push_back(static_cast<int>(i));
+      if (observed >= 0) successors_[observed].push_back(static_cast<int>(i));
+      orders_host[i] = true;
       if (last_blocking >= 0) successors_[last_blocking].push_back(static_cast<int>(i));
       last_blocking = static_cast<int>(i);
     } else if (IsGpuWork(op) && last_blocking >= 0 && last_blocking != static_cast<int>(i)) {
@@ -113,7 +125,7 @@ HappensBefore::HappensBefore(const Scenario& s)
   std::vector<int> length(chains_, 0);
   for (size_t i = 0; i < n; ++i) {
     if (IsGpuWork(s.ops[i])) chain_of_[i] = s.ops[i].stream;
-    else if (!waited_for_[i].empty()) chain_of_[i] = static_cast<int>(s.streams.size()) + s.ops[i].thread;
+    else if (orders_host[i]) chain_of_[i] = static_cast<int>(s.streams.size()) + s.ops[i].thread;
     if (chain_of_[i] >= 0) position_[i] = ++length[chain_of_[i]];
   }
   // Edges only go forward in op order: one sweep pushes each op's clock to its successors.

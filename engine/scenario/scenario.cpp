@@ -2,8 +2,10 @@
 #include "engine/scenario/scenario.h"
 
 #include <algorithm>
-#include <set>
 #include <array>
+#include <cinttypes>
+#include <cstdio>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -60,6 +62,8 @@ constexpr std::array<std::pair<CollectiveKind, const char*>, 4> kCollectiveKinds
     {CollectiveKind::kAllGather, "all_gather"},
     {CollectiveKind::kBroadcast, "broadcast"},
 }};
+constexpr std::array<std::pair<AddressUse, const char*>, 3> kAddressUses{{
+    {AddressUse::kArgument, "argument"}, {AddressUse::kRead, "read"}, {AddressUse::kWrite, "write"}}};
 constexpr std::array<std::pair<KernelKind, const char*>, 6> kKernelKinds{{
     {KernelKind::kSpin, "spin"},
     {KernelKind::kCompute, "compute"},
@@ -80,11 +84,18 @@ const char* ToString(MemoryKind kind) { return NameOf(kMemoryKinds, kind); }
 const char* ToString(OpKind kind) { return NameOf(kOpKinds, kind); }
 const char* ToString(KernelKind kind) { return NameOf(kKernelKinds, kind); }
 const char* ToString(CollectiveKind kind) { return NameOf(kCollectiveKinds, kind); }
+const char* ToString(AddressUse use) { return NameOf(kAddressUses, use); }
+std::string FormatAddress(uint64_t address) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%" PRIx64, address);
+  return text;
+}
 bool FromString(const std::string& t, StreamKind* out) { return ParseName(kStreamKinds, t, out); }
 bool FromString(const std::string& t, MemoryKind* out) { return ParseName(kMemoryKinds, t, out); }
 bool FromString(const std::string& t, OpKind* out) { return ParseName(kOpKinds, t, out); }
 bool FromString(const std::string& t, KernelKind* out) { return ParseName(kKernelKinds, t, out); }
 bool FromString(const std::string& t, CollectiveKind* out) { return ParseName(kCollectiveKinds, t, out); }
+bool FromString(const std::string& t, AddressUse* out) { return ParseName(kAddressUses, t, out); }
 
 bool IsStreamOp(const Op& op) {
   switch (op.kind) {

@@ -102,6 +102,15 @@ struct KernelSpec {
   int max_blocks_per_sm = 0;    // occupancy from the resources above (0 = unknown)
 };
 
+// How a recorded call used an address it was handed. A kernel's argument says only that the
+// kernel may touch the memory there; a copy's ends and a memset's destination say how.
+enum class AddressUse : uint8_t { kArgument, kRead, kWrite };
+
+struct AddressPassed {
+  uint64_t at = 0;
+  AddressUse use = AddressUse::kArgument;
+};
+
 struct Op {
   OpKind kind = OpKind::kHostWork;
   std::string name;
@@ -121,6 +130,12 @@ struct Op {
   CollectiveKind collective = CollectiveKind::kAllReduce;  // collective (broadcast: from part 0)
   int collective_first = -1;  // collective: the index of the group's first part
   KernelSpec kernel;
+  // Recorded programs only: the query returned "done" (cudaSuccess), so the host knew the
+  // work its event captured had finished before it made its next call.
+  bool query_ready = false;
+  // Recorded programs only: device addresses the call was handed (the race check compares
+  // them; a lab's ops name their buffers instead).
+  std::vector<AddressPassed> addresses;
 };
 
 // Per-process settings; they must be in force before the CUDA context exists.
@@ -157,6 +172,10 @@ const char* ToString(MemoryKind kind);
 const char* ToString(OpKind kind);
 const char* ToString(KernelKind kind);
 const char* ToString(CollectiveKind kind);
+const char* ToString(AddressUse use);
+// "0x7f3a00000000": how addresses are written in files and findings.
+std::string FormatAddress(uint64_t address);
+bool FromString(const std::string& text, AddressUse* out);
 bool FromString(const std::string& text, StreamKind* out);
 bool FromString(const std::string& text, MemoryKind* out);
 bool FromString(const std::string& text, OpKind* out);

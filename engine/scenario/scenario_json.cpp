@@ -48,7 +48,41 @@ Json OpToJson(const Scenario& s, const Op& op) {
     j["collective"] = ToString(op.collective);
     j["collective_first"] = op.collective_first;
   }
+  if (op.query_ready) j["ready"] = true;
+  if (!op.addresses.empty()) {
+    Json list = Json::array();
+    for (const AddressPassed& a : op.addresses) list.push_back({{"at", FormatAddress(a.at)}, {"use", ToString(a.use)}});
+    j["addresses"] = std::move(list);
+  }
   return j;
+}
+
+// "0x7f3a00000000" -> the address; anything else fails at `at`.
+uint64_t AddressFromJson(const JsonReader& r) {
+  std::string text = r.String("at");
+  uint64_t value = 0;
+  bool hex = text.size() > 2 && text.size() <= 18 && text[0] == '0' && text[1] == 'x';
+  for (size_t i = 2; hex && i < text.size(); ++i) {
+    char c = text[i];
+    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (digit < 0) hex = false;
+    value = value * 16 + static_cast<uint64_t>(digit);
+  }
+  if (!hex) r.FailAt("at", "expected an address like \"0x7f3a00000000\"");
+  return value;
+}
+
+std::vector<AddressPassed> AddressesFromJson(const JsonReader& op) {
+  std::vector<AddressPassed> out;
+  if (!op.Has("addresses")) return out;
+  for (const JsonReader& r : op.Array("addresses")) {
+    AddressPassed a;
+    a.at = AddressFromJson(r);
+    std::string use = r.String("use");
+    if (!FromString(use, &a.use)) r.FailAt("use", "unknown use \"" + use + "\" (argument, read or write)");
+    out.push_back(a);
+  }
+  return out;
 }
 
 // Resolves names to indices, failing with the JSON path when a name is unknown.
@@ -261,6 +295,8 @@ Scenario ScenarioFromJsonAndOps(const Json& json, const std::string& source, con
       if (!FromString(c, &op.collective)) r.FailAt("collective", "unknown collective \"" + c + "\"");
     }
     op.collective_first = ToInt(r, "collective_first", r.Int("collective_first", -1), -1, 99999);
+    op.query_ready = r.Bool("ready", false);
+    op.addresses = AddressesFromJson(r);
     s.ops.push_back(std::move(op));
   });
   ProcessesFromJson(root, s);

@@ -1,4 +1,5 @@
-// Kernel names shortened for lanes and findings (see kernel_names.h).
+// Kernel names shortened for lanes and findings (see kernel_names.h), and a recorded kernel's
+// occupancy estimate (declared in recording.h).
 #include "engine/trace/kernel_names.h"
 
 #include <cxxabi.h>
@@ -7,6 +8,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <memory>
+
+#include "engine/trace/recording.h"
 
 namespace streamlab {
 
@@ -61,6 +64,19 @@ std::string ShortKernelName(const std::string& mangled, std::string* full) {
   }
   if (size_t space = out.rfind(' '); space != std::string::npos) out = out.substr(space + 1);
   return out.empty() ? name.substr(0, 80) : out;
+}
+
+int EstimateBlocksPerSm(const RecordedDevice& d, int threads, int registers, int shared_bytes) {
+  if (d.warps_per_sm <= 0 || d.blocks_per_sm <= 0 || threads <= 0) return 0;
+  int warps = (threads + 31) / 32;
+  int limit = std::min(d.blocks_per_sm, d.warps_per_sm / warps);
+  if (registers > 0 && d.regs_per_sm > 0) {
+    int per_warp = (registers * 32 + 255) / 256 * 256;  // allocated per warp, 256 at a time
+    limit = std::min(limit, d.regs_per_sm / (per_warp * warps));
+  }
+  if (shared_bytes > 0 && d.smem_per_sm > 0)
+    limit = std::min(limit, d.smem_per_sm / (shared_bytes + 1024));  // 1 KB reserved per block
+  return std::max(limit, 0);
 }
 
 }  // namespace streamlab

@@ -36,7 +36,11 @@ struct RecordedCall {
   int64_t stream_id = -1;  // CUPTI's id of `stream`, -1 = not resolved
   int flags = 0, priority = 0, value = 0, status = 0;
   bool per_thread = false;  // a _ptsz call
+  bool more_args = false;   // a launch had more addresses among its arguments than were logged
   std::string text;         // NVTX range name
+  // Addresses the call was handed: a launch's arguments that point into device memory; a
+  // copy's destination then source; a memset's destination.
+  std::vector<uint64_t> args;
   // Set by importers whose source does not say everything: what was inferred rather than
   // recorded; carried into the op's OpRecord. Null = nothing.
   std::shared_ptr<const Inference> inferred;
@@ -123,6 +127,10 @@ struct Recording {
   uint64_t dropped = 0;           // activity records CUPTI dropped
   uint64_t untimed = 0;           // GPU records CUPTI could not time (start and end 0): left out
   uint64_t cupti_overhead_ns = 0; // CUPTI's own overhead records (STREAMLAB_RECORD_OVERHEAD=1)
+  // Kernel arguments: -1 = the log does not say (older recorder, Kineto), 0 = this driver
+  // could not read them, 1 = read; how many launches were read, and how many could not be.
+  int addresses = -1;
+  uint64_t launches_read = 0, launches_unread = 0;
   // Where it came from: "record" (the recorder's log) or "kineto" (a torch.profiler trace).
   std::string source = "record";
   // Streams with no create call in the log are taken as non-blocking (PyTorch creates its

@@ -22,8 +22,7 @@ constexpr uint64_t kPerThreadHandle = 0x2;  // cudaStreamPerThread
 constexpr uint64_t kGraphStreamHandle = ~uint64_t{0};
 constexpr uint64_t kMaxBytes = uint64_t{8} << 30;
 // CUPTI's memory kinds (CUpti_ActivityMemoryKind) and memcpy kinds.
-constexpr int kCuptiPageable = 1, kCuptiPinned = 2;
-constexpr int kCuptiHtoH = 9;
+constexpr int kCuptiPageable = 1, kCuptiPinned = 2, kCuptiHtoH = 9;
 // Other calls shorter than this are bookkeeping (the recorder keeps those >= 2 us).
 constexpr uint64_t kMinApiCallNs = 2000;
 // A launch longer than this right after cudaProfilerStart is taken to include CUPTI's own
@@ -326,6 +325,7 @@ class Converter {
     } else if (role == "sync_event" || role == "query_event") {
       op.kind = role == "sync_event" ? OpKind::kSyncEvent : OpKind::kQuery;
       op.event = Event(c.event, -1);
+      op.query_ready = role == "query_event" && c.value != 0;
     } else if (role == "malloc") {
       op.kind = OpKind::kMalloc;
       op.buffer = Allocation(MemoryKind::kDevice, c.out, c.size, device_);
@@ -390,8 +390,18 @@ class Converter {
       op.buffer = Pooled(MemoryKind::kDevice, device, op.bytes);
       ++copies_;
     }
+    if (!replayed) op.addresses = AddressesOf(c, op.kind);
     int index = Add(std::move(op), c, &a);
     if (replayed) MarkReplayed(t_.ops[index], graphs_.CapturedIn(a.graph_node));
+  }
+
+  // What the call was handed: a kernel's arguments (how it uses them is unknown), a copy's
+  // destination (written) and source (read), a memset's destination (written).
+  static std::vector<AddressPassed> AddressesOf(const RecordedCall& c, OpKind kind) {
+    std::vector<AddressPassed> out;
+    for (size_t i = 0; i < c.args.size(); ++i)
+      out.push_back({c.args[i], kind == OpKind::kKernel ? AddressUse::kArgument : i ? AddressUse::kRead : AddressUse::kWrite});
+    return out;
   }
 
   // The graph's edges (its captured records and waits) ordered this node too; they are not
@@ -477,6 +487,14 @@ class Converter {
     }
   }
 
+  // What the race check can rest on: the kernels' arguments where the recorder read them.
+  void AddMemoryNotes() {
+    if (r_.addresses < 0) return t_.notes.push_back(Note("no_memory_access"));
+    if (r_.addresses == 0) return t_.notes.push_back(Note("addresses_unsupported"));
+    t_.notes.push_back(Note("addresses_recorded", {{"n", std::to_string(r_.launches_read)}}));
+    if (r_.launches_unread) t_.notes.push_back(Note("addresses_unread", {{"n", std::to_string(r_.launches_unread)}}));
+  }
+
   void Finish() {
     PlaceMarkers();
     AddRanges();
@@ -492,7 +510,7 @@ class Converter {
                                                                 {"kernels", std::to_string(kernels_)},
                                                                 {"copies", std::to_string(copies_)}}));
     t_.notes.push_back(Note("cupti_clock"));
-    t_.notes.push_back(Note("no_memory_access"));
+    AddMemoryNotes();
     t_.notes.push_back(Note("clock_not_measured"));
     if (windowed_) {
       TimeNs last = 0;
@@ -577,19 +595,6 @@ Trace TraceFromRecording(const Recording& recording, uint64_t* time_zero, size_t
   if (time_zero) *time_zero = converter.time_zero();
   ValidateScenario(t.scenario);
   return t;
-}
-
-int EstimateBlocksPerSm(const RecordedDevice& d, int threads, int registers, int shared_bytes) {
-  if (d.warps_per_sm <= 0 || d.blocks_per_sm <= 0 || threads <= 0) return 0;
-  int warps = (threads + 31) / 32;
-  int limit = std::min(d.blocks_per_sm, d.warps_per_sm / warps);
-  if (registers > 0 && d.regs_per_sm > 0) {
-    int per_warp = (registers * 32 + 255) / 256 * 256;  // allocated per warp, 256 at a time
-    limit = std::min(limit, d.regs_per_sm / (per_warp * warps));
-  }
-  if (shared_bytes > 0 && d.smem_per_sm > 0)
-    limit = std::min(limit, d.smem_per_sm / (shared_bytes + 1024));  // 1 KB reserved per block
-  return std::max(limit, 0);
 }
 
 }  // namespace streamlab

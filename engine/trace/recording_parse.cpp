@@ -40,6 +40,24 @@ int64_t Product3(const JsonReader& r, const char* key) {
   return product;
 }
 
+// A launch's "ptrs" (addresses among its arguments, at most 8, "ptrs_more" if it had more);
+// a copy's "dst" and "src", a memset's "dst".
+void ReadAddresses(const JsonReader& r, RecordedCall& c) {
+  if (r.Has("ptrs")) {
+    const Json& list = r.value().at("ptrs");
+    if (!list.is_array() || list.size() > 8) r.FailAt("ptrs", "expected at most 8 addresses");
+    for (const Json& a : list) {
+      if (!a.is_number_unsigned() && !(a.is_number_integer() && a.get<int64_t>() >= 0))
+        r.FailAt("ptrs", "expected addresses (non-negative integers)");
+      c.args.push_back(a.get<uint64_t>());
+    }
+    c.more_args = Small(r, "ptrs_more", 0, 1) == 1;
+  } else if (r.Has("dst")) {
+    c.args.push_back(U64(r, "dst"));
+    if (r.Has("src")) c.args.push_back(U64(r, "src"));
+  }
+}
+
 // `kernel_names` gives every record of one kernel the same name text.
 void ParseLine(const Json& json, const std::string& where, Recording& out, NamePool& kernel_names) {
   if (!json.is_object()) throw InputError(where + ": expected a JSON object");
@@ -76,6 +94,7 @@ void ParseLine(const Json& json, const std::string& where, Recording& out, NameP
     c.status = Small(r, "status", INT32_MIN, INT32_MAX);
     c.per_thread = Small(r, "ptsz", 0, 1) == 1;
     c.text = r.String("text", "");
+    ReadAddresses(r, c);
     out.calls.push_back(std::move(c));
   } else if (type == "kernel" || type == "memcpy" || type == "memset") {
     RecordedActivity a;
@@ -120,6 +139,10 @@ void ParseLine(const Json& json, const std::string& where, Recording& out, NameP
     uint64_t b = U64(r, "b"), e = U64(r, "e");
     Small(r, "kind", 0, INT32_MAX);
     if (e > b) out.cupti_overhead_ns += e - b;
+  } else if (type == "addresses") {
+    out.addresses = Small(r, "supported", 0, 1);
+    out.launches_read = U64(r, "read");
+    out.launches_unread = U64(r, "unread");
   } else if (type == "dropped") {
     out.dropped = std::max(out.dropped, U64(r, "count"));
   } else {

@@ -18,6 +18,17 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
       {"cupti_clock", "host calls and GPU activity share CUPTI's clock; records and waits are placed where stream "
                       "order puts them (they have no GPU timestamp)"},
       {"no_memory_access", "which memory each kernel reads and writes is not recorded: data races are not checked"},
+      {"addresses_recorded", "the device addresses among each kernel's arguments ({n} launches read), and each copy's "
+                             "and memset's ends, are recorded: ops on two streams handed the same address with nothing "
+                             "ordering them are reported as possible data races. A kernel's argument does not say "
+                             "whether the kernel reads or writes there, or how many bytes, so such a race is inferred; "
+                             "memory reached another way (an offset into a buffer, a pointer kept in memory, a kernel "
+                             "replayed from a CUDA graph) is not compared"},
+      {"addresses_unread", "{n} kernel launches were recorded without their arguments (no driver launch seen inside "
+                           "them): races involving those kernels are not checked"},
+      {"addresses_unsupported", "this driver cannot give a kernel's parameter sizes (cuFuncGetParamInfo needs a CUDA "
+                                "12.4 driver or later): kernels' addresses are not recorded, so only copies and memsets "
+                                "are checked for races"},
       {"clock_not_measured", "the host/GPU clock error is not measured here: CUPTI stamps both sides with one clock"},
       {"capture_range", "recorded only between cudaProfilerStart and cudaProfilerStop (--capture-range "
                         "cudaProfilerApi): {us} us; what the program did before and after is not in this trace"},

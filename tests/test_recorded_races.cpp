@@ -1,0 +1,211 @@
+// Races in recorded programs: ops on two streams handed one address (a kernel's argument, a
+// copy's or memset's end) with nothing ordering them. Built from small recorder logs, so each
+// ordering (an event wait, a sync, a query that saw the work done) is tested on its own; the
+// recordings of the course's examples are in test_recording.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engine/analysis/analyzer.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/trace/recording.h"
+#include "engine/trace/trace_json.h"
+#include "tests/test_util.h"
+
+namespace streamlab {
+namespace {
+
+using testing::FindingsOfKind;
+
+// A log of one thread on two non-blocking streams (handles 77 and 88, CUPTI ids 13 and 14).
+class Log {
+ public:
+  Log() {
+    text_ = "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":7,\"start\":0}\n";
+    Call("cudaStreamCreateWithFlags", "stream_create", ",\"stream\":77,\"sid\":13,\"flags\":1");
+    Call("cudaStreamCreateWithFlags", "stream_create", ",\"stream\":88,\"sid\":14,\"flags\":1");
+  }
+  // A kernel on `stream` (77 or 88) handed `ptrs` ("[4096]"), running for `ns` from its launch.
+  Log& Kernel(int stream, const std::string& ptrs, int ns = 10000) {
+    int corr = Call("cudaLaunchKernel", "launch", ",\"stream\":" + std::to_string(stream) + ",\"ptrs\":" + ptrs);
+    Activity("kernel", corr, stream, ns,
+             ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"_Z1kPf\"");
+    return *this;
+  }
+  Log& Memset(int stream, uint64_t dst) {
+    int corr = Call("cudaMemsetAsync", "memset_async",
+                    ",\"stream\":" + std::to_string(stream) + ",\"size\":4096,\"dst\":" + std::to_string(dst));
+    Activity("memset", corr, stream, 2000, ",\"bytes\":4096");
+    return *this;
+  }
+  Log& Record(int stream, int event) {
+    Call("cudaEventRecord", "record", Where(stream) + ",\"event\":" + std::to_string(event));
+    return *this;
+  }
+  Log& Wait(int stream, int event) {
+    Call("cudaStreamWaitEvent", "wait_event", Where(stream) + ",\"event\":" + std::to_string(event));
+    return *this;
+  }
+  Log& Query(int event, bool ready) {
+    Call("cudaEventQuery", "query_event", ",\"event\":" + std::to_string(event) + (ready ? ",\"value\":1" : ""));
+    return *this;
+  }
+  Log& SyncStream(int stream) {
+    Call("cudaStreamSynchronize", "sync_stream", Where(stream), 20000);
+    return *this;
+  }
+  Log& Pause(int ns) {
+    now_ += ns;
+    return *this;
+  }
+  // The recorder's closing count; without it the log is an older recorder's.
+  Log& Addresses(int read) {
+    text_ += "{\"t\":\"addresses\",\"supported\":1,\"read\":" + std::to_string(read) + ",\"unread\":0}\n";
+    return *this;
+  }
+  Trace Convert() const { return TraceFromRecording(ParseRecording(text_, "races.jsonl")); }
+  const std::string& text() const { return text_; }
+
+ private:
+  static std::string Where(int stream) {
+    return ",\"stream\":" + std::to_string(stream) + ",\"sid\":" + std::to_string(stream == 77 ? 13 : 14);
+  }
+  int Call(const std::string& fn, const std::string& role, const std::string& more, int ns = 1000) {
+    int corr = ++corr_;
+    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"" + fn + "\",\"role\":\"" + role + "\",\"dom\":0,\"b\":" +
+             std::to_string(now_) + ",\"e\":" + std::to_string(now_ + ns) + ",\"corr\":" + std::to_string(corr) +
+             more + "}\n";
+    now_ += ns + 500;
+    return corr;
+  }
+  // GPU work starts right after its call and runs `ns` (streams do not wait for each other
+  // here unless the log orders them: the test's orderings come from the calls).
+  void Activity(const std::string& type, int corr, int stream, int ns, const std::string& more) {
+    text_ += "{\"t\":\"" + type + "\",\"corr\":" + std::to_string(corr) + ",\"dev\":0,\"sid\":" +
+             std::to_string(stream == 77 ? 13 : 14) + ",\"b\":" + std::to_string(now_) + ",\"e\":" +
+             std::to_string(now_ + ns) + more + "}\n";
+  }
+  std::string text_;
+  int corr_ = 0;
+  long now_ = 1000;
+};
+
+std::vector<const Finding*> Races(const Trace& t) { return FindingsOfKind(Analyze(t), FindingKind::kAddressRace); }
+
+TEST(RecordedRaces, TwoStreamsHandedOneAddressUnorderedIsAPossibleRace) {
+  Trace t = Log().Kernel(77, "[4096,8192]").Kernel(88, "[4096]").Addresses(2).Convert();
+  std::vector<const Finding*> races = Races(t);
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0]->address, 4096u);
+  // Neither says whether it writes: a note, worded as a possibility.
+  EXPECT_EQ(races[0]->severity, Severity::kNote);
+  std::string text = FindingTexts::Load("en").Render(t, *races[0]);
+  EXPECT_NE(text.find("Possible data race at address 0x1000"), std::string::npos) << text;
+  EXPECT_NE(text.find("read or write not recorded"), std::string::npos) << text;
+  EXPECT_NE(text.find("inferred"), std::string::npos) << text;
+  EXPECT_NE(text.find("overlapped"), std::string::npos) << text;  // both ran at once here
+  EXPECT_FALSE(FindingTexts::Load("zh").Render(t, *races[0]).empty());
+  // The notes say what the check rests on.
+  EXPECT_TRUE(std::any_of(t.notes.begin(), t.notes.end(), [](const TraceNote& n) { return n.key == "addresses_recorded"; }));
+}
+
+TEST(RecordedRaces, AKnownWriteMakesItAWarning) {
+  Trace t = Log().Kernel(77, "[4096]").Memset(88, 4096).Convert();
+  std::vector<const Finding*> races = Races(t);
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0]->severity, Severity::kWarning);
+  EXPECT_NE(FindingTexts::Load("en").Render(t, *races[0]).find("it writes there"), std::string::npos);
+}
+
+TEST(RecordedRaces, DifferentAddressesOrOneStreamAreNoRace) {
+  EXPECT_TRUE(Races(Log().Kernel(77, "[4096]").Kernel(88, "[8192]").Convert()).empty());
+  EXPECT_TRUE(Races(Log().Kernel(77, "[4096]").Kernel(77, "[4096]").Convert()).empty());
+}
+
+TEST(RecordedRaces, AnEventWaitOrASyncOrdersThem) {
+  EXPECT_TRUE(Races(Log().Kernel(77, "[4096]").Record(77, 5).Wait(88, 5).Kernel(88, "[4096]").Convert()).empty());
+  EXPECT_TRUE(Races(Log().Kernel(77, "[4096]").SyncStream(77).Kernel(88, "[4096]").Convert()).empty());
+  // A wait registered before the producer's record captured an earlier record (or none).
+  EXPECT_EQ(Races(Log().Wait(88, 5).Kernel(77, "[4096]").Record(77, 5).Kernel(88, "[4096]").Convert()).size(), 1u);
+}
+
+// PyTorch's caching allocator after record_stream: the block is reused on the main stream
+// only once a query of the event recorded on the side stream answered "done".
+TEST(RecordedRaces, AQueryThatSawTheWorkDoneOrdersWhatTheHostDidNext) {
+  Log done;
+  done.Kernel(88, "[4096]").Record(88, 5).Pause(20000).Query(5, true).Memset(77, 4096);
+  EXPECT_TRUE(Races(done.Convert()).empty());
+  Log busy;
+  busy.Kernel(88, "[4096]").Record(88, 5).Query(5, false).Memset(77, 4096);
+  EXPECT_EQ(Races(busy.Convert()).size(), 1u);
+}
+
+TEST(RecordedRaces, AddressesAndQueryResultsSurviveASavedTrace) {
+  Log log;
+  log.Kernel(88, "[4096]").Record(88, 5).Query(5, true).Kernel(77, "[8192,4096]").Memset(88, 8192);
+  Trace t = log.Convert();
+  std::string saved = TraceToJson(t).dump();
+  for (const Trace& back : {TraceFromJson(ParseJson(saved, "saved.json"), "saved.json"),
+                            TraceFromJsonText(saved, "saved.json")}) {
+    ASSERT_EQ(back.scenario.ops.size(), t.scenario.ops.size());
+    for (size_t i = 0; i < t.scenario.ops.size(); ++i) {
+      EXPECT_EQ(back.scenario.ops[i].query_ready, t.scenario.ops[i].query_ready) << i;
+      ASSERT_EQ(back.scenario.ops[i].addresses.size(), t.scenario.ops[i].addresses.size()) << i;
+      for (size_t k = 0; k < t.scenario.ops[i].addresses.size(); ++k) {
+        EXPECT_EQ(back.scenario.ops[i].addresses[k].at, t.scenario.ops[i].addresses[k].at);
+        EXPECT_EQ(back.scenario.ops[i].addresses[k].use, t.scenario.ops[i].addresses[k].use);
+      }
+    }
+    std::vector<const Finding*> before = Races(t), after = Races(back);
+    ASSERT_EQ(before.size(), 1u);  // the memset at 8192 against the kernel on 77
+    ASSERT_EQ(after.size(), 1u);
+    EXPECT_EQ(after[0]->op, before[0]->op);
+    EXPECT_EQ(after[0]->other, before[0]->other);
+  }
+  EXPECT_NE(saved.find("\"at\":\"0x2000\""), std::string::npos);
+  EXPECT_NE(saved.find("\"ready\":true"), std::string::npos);
+}
+
+TEST(RecordedRaces, MalformedAddressesAreRefused) {
+  std::string base = Log().text();
+  auto with = [&](const std::string& more) {
+    return base + "{\"t\":\"call\",\"tid\":0,\"fn\":\"cudaLaunchKernel\",\"role\":\"launch\",\"dom\":0,\"b\":90000,"
+                  "\"e\":91000,\"corr\":99,\"stream\":77" + more + "}\n";
+  };
+  EXPECT_NE(testing::InputErrorOf([&] { ParseRecording(with(",\"ptrs\":[1,2,3,4,5,6,7,8,9]"), "x.jsonl"); }).find("ptrs"),
+            std::string::npos);
+  EXPECT_NE(testing::InputErrorOf([&] { ParseRecording(with(",\"ptrs\":[-4]"), "x.jsonl"); }).find("ptrs"),
+            std::string::npos);
+  EXPECT_NE(testing::InputErrorOf([&] { ParseRecording(with(",\"ptrs\":\"0x10\""), "x.jsonl"); }).find("ptrs"),
+            std::string::npos);
+  // A saved trace's address must be hex text.
+  Trace t = Log().Kernel(77, "[4096]").Convert();
+  std::string saved = TraceToJson(t).dump();
+  size_t at = saved.find("\"0x1000\"");
+  ASSERT_NE(at, std::string::npos);
+  std::string bad = saved.substr(0, at) + "\"4096\"" + saved.substr(at + 8);
+  EXPECT_NE(testing::InputErrorOf([&] { TraceFromJsonText(bad, "bad.json"); }).find("expected an address"),
+            std::string::npos);
+  EXPECT_NE(testing::InputErrorOf([&] { TraceFromJson(ParseJson(bad, "bad.json"), "bad.json"); }).find("expected an address"),
+            std::string::npos);
+}
+
+// An older recorder's log (no address count) and a log whose driver could not read arguments
+// say that races between kernels are not checked.
+TEST(RecordedRaces, NotesSayWhenAddressesWereNotRecorded) {
+  auto keys = [](const Trace& t) {
+    std::vector<std::string> out;
+    for (const TraceNote& n : t.notes) out.push_back(n.key);
+    return out;
+  };
+  std::vector<std::string> old = keys(Log().Kernel(77, "[4096]").Convert());
+  EXPECT_NE(std::find(old.begin(), old.end(), "no_memory_access"), old.end());
+  Log unsupported;
+  unsupported.Kernel(77, "[]");
+  std::string text = unsupported.text() + "{\"t\":\"addresses\",\"supported\":0,\"read\":0,\"unread\":0}\n";
+  std::vector<std::string> none = keys(TraceFromRecording(ParseRecording(text, "x.jsonl")));
+  EXPECT_NE(std::find(none.begin(), none.end(), "addresses_unsupported"), none.end());
+}
+
+}  // namespace
+}  // namespace streamlab
