@@ -21,6 +21,10 @@ for ex in event_chain wait_stream_before_work default_plus_side_stream one_tenso
   echo "$ex: kineto exit $?" >>"$out/summary.txt"
   "$cli" explain "$out/kineto/$ex.json" >"$out/kineto/$ex.explain.txt" 2>&1
 done
+# The hazard record_stream prevents (a possible race at x's reused address).
+"$cli" record --out "$out/rec/record_stream_without.json" -- python3 examples/pytorch/record_stream.py \
+  --without-record-stream >"$out/rec/record_stream_without.log" 2>&1
+"$cli" explain "$out/rec/record_stream_without.json" >"$out/rec/record_stream_without.explain.txt" 2>&1
 "$cli" record --out "$out/rec/legacy_stall.json" -- "$build/examples/cuda/legacy_stall" >"$out/rec/legacy_stall.log" 2>&1
 echo "legacy_stall: record exit $?" >>"$out/summary.txt"
 "$cli" explain "$out/rec/legacy_stall.json" >"$out/rec/legacy_stall.explain.txt" 2>&1
