@@ -224,5 +224,35 @@ TEST(RecordingMerge, TheWindowsStartIsNotBlamedOnTheProgram) {
   EXPECT_EQ(marked, 2);  // one per rank
 }
 
+// Two ranks' kernels handed the same number are two pieces of memory (each process has its own
+// address space, and ranks that allocate alike often get equal addresses): no race between them.
+TEST(RecordingMerge, EqualAddressesInTwoProcessesAreNotOneMemory) {
+  Recording a = OneLaunch(100, 0, 0, 2 * kMs, "GPU-a"), b = OneLaunch(200, 1, 0, 2 * kMs, "GPU-b");
+  for (Recording* r : {&a, &b}) {
+    r->addresses = 1;
+    r->launches_read = 1;
+    r->calls[0].args = {0x7f0000000000};
+  }
+  Trace t = TraceFromRecordings({a, b});
+  ASSERT_EQ(t.scenario.processes.size(), 2u);
+  EXPECT_TRUE(testing::FindingsOfKind(Analyze(t), FindingKind::kAddressRace).empty());
+  // The same two launches in one process, on the legacy stream and a non-blocking one, are a
+  // possible race.
+  Recording one = a;
+  one.default_non_blocking = true;
+  RecordedCall second = one.calls[0];
+  second.correlation = 3;
+  second.stream = 0x55;
+  second.stream_id = 13;
+  second.begin += 100;
+  second.end += 100;
+  one.calls.insert(one.calls.begin() + 1, second);
+  RecordedActivity k = one.activity[0];
+  k.correlation = 3;
+  k.stream_id = 13;
+  one.activity.push_back(k);
+  EXPECT_EQ(testing::FindingsOfKind(Analyze(TraceFromRecording(one)), FindingKind::kAddressRace).size(), 1u);
+}
+
 }  // namespace
 }  // namespace streamlab

@@ -145,15 +145,18 @@ void DataRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
 // different addresses may still overlap (findings_text says so).
 void AddressRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
   if (!ctx.s.recorded) return;
-  std::unordered_map<uint64_t, std::vector<Access>> by_address;
-  std::vector<uint64_t> order;  // addresses in order of first use, so findings come out stably
+  // Per process: the same number in two processes' address spaces is two pieces of memory
+  // (a torchrun job's ranks often allocate at equal addresses).
+  std::vector<std::unordered_map<uint64_t, std::vector<Access>>> by_address(ProcessCount(ctx.s));
+  std::vector<std::pair<int, uint64_t>> order;  // in order of first use, so findings come out stably
   for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
     const Op& op = ctx.op(static_cast<int>(i));
     if (!IsGpuWork(op)) continue;
+    int process = ProcessOfThread(ctx.s, op.thread);
     for (const AddressPassed& a : op.addresses) {
       if (a.at == 0) continue;  // a null pointer is no memory
-      std::vector<Access>& list = by_address[a.at];
-      if (list.empty()) order.push_back(a.at);
+      std::vector<Access>& list = by_address[process][a.at];
+      if (list.empty()) order.emplace_back(process, a.at);
       // One op handed an address twice (as a copy's both ends) counts once, as its strongest use.
       if (!list.empty() && list.back().op == static_cast<int>(i)) {
         list.back().write = list.back().write || a.use == AddressUse::kWrite;
@@ -163,8 +166,8 @@ void AddressRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
       list.push_back({static_cast<int>(i), a.use == AddressUse::kWrite, a.use != AddressUse::kArgument});
     }
   }
-  for (uint64_t address : order) {
-    const std::vector<Access>& acc = by_address[address];
+  for (const auto& [process, address] : order) {
+    const std::vector<Access>& acc = by_address[process][address];
     for (const auto& [x, y] : UnorderedConflicts(ctx, acc)) {
       Finding f = RaceBetween(ctx, FindingKind::kAddressRace, acc[x].op, acc[y].op);
       f.address = address;
