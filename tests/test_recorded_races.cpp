@@ -15,8 +15,6 @@
 namespace streamlab {
 namespace {
 
-using testing::FindingsOfKind;
-
 // A log of one thread on two non-blocking streams (handles 77 and 88, CUPTI ids 13 and 14).
 class Log {
  public:
@@ -90,31 +88,31 @@ class Log {
   long now_ = 1000;
 };
 
-std::vector<const Finding*> Races(const Trace& t) { return FindingsOfKind(Analyze(t), FindingKind::kAddressRace); }
+std::vector<Finding> Races(const Trace& t) { return testing::AnalyzedFindingsOfKind(t, FindingKind::kAddressRace); }
 
 TEST(RecordedRaces, TwoStreamsHandedOneAddressUnorderedIsAPossibleRace) {
   Trace t = Log().Kernel(77, "[4096,8192]").Kernel(88, "[4096]").Addresses(2).Convert();
-  std::vector<const Finding*> races = Races(t);
+  std::vector<Finding> races = Races(t);
   ASSERT_EQ(races.size(), 1u);
-  EXPECT_EQ(races[0]->address, 4096u);
+  EXPECT_EQ(races[0].address, 4096u);
   // Neither says whether it writes: a note, worded as a possibility.
-  EXPECT_EQ(races[0]->severity, Severity::kNote);
-  std::string text = FindingTexts::Load("en").Render(t, *races[0]);
+  EXPECT_EQ(races[0].severity, Severity::kNote);
+  std::string text = FindingTexts::Load("en").Render(t, races[0]);
   EXPECT_NE(text.find("Possible data race at address 0x1000"), std::string::npos) << text;
   EXPECT_NE(text.find("read or write not recorded"), std::string::npos) << text;
   EXPECT_NE(text.find("inferred"), std::string::npos) << text;
   EXPECT_NE(text.find("overlapped"), std::string::npos) << text;  // both ran at once here
-  EXPECT_FALSE(FindingTexts::Load("zh").Render(t, *races[0]).empty());
+  EXPECT_FALSE(FindingTexts::Load("zh").Render(t, races[0]).empty());
   // The notes say what the check rests on.
   EXPECT_TRUE(std::any_of(t.notes.begin(), t.notes.end(), [](const TraceNote& n) { return n.key == "addresses_recorded"; }));
 }
 
 TEST(RecordedRaces, AKnownWriteMakesItAWarning) {
   Trace t = Log().Kernel(77, "[4096]").Memset(88, 4096).Convert();
-  std::vector<const Finding*> races = Races(t);
+  std::vector<Finding> races = Races(t);
   ASSERT_EQ(races.size(), 1u);
-  EXPECT_EQ(races[0]->severity, Severity::kWarning);
-  EXPECT_NE(FindingTexts::Load("en").Render(t, *races[0]).find("it writes there"), std::string::npos);
+  EXPECT_EQ(races[0].severity, Severity::kWarning);
+  EXPECT_NE(FindingTexts::Load("en").Render(t, races[0]).find("it writes there"), std::string::npos);
 }
 
 TEST(RecordedRaces, DifferentAddressesOrOneStreamAreNoRace) {
@@ -156,11 +154,11 @@ TEST(RecordedRaces, AddressesAndQueryResultsSurviveASavedTrace) {
         EXPECT_EQ(back.scenario.ops[i].addresses[k].use, t.scenario.ops[i].addresses[k].use);
       }
     }
-    std::vector<const Finding*> before = Races(t), after = Races(back);
+    std::vector<Finding> before = Races(t), after = Races(back);
     ASSERT_EQ(before.size(), 1u);  // the memset at 8192 against the kernel on 77
     ASSERT_EQ(after.size(), 1u);
-    EXPECT_EQ(after[0]->op, before[0]->op);
-    EXPECT_EQ(after[0]->other, before[0]->other);
+    EXPECT_EQ(after[0].op, before[0].op);
+    EXPECT_EQ(after[0].other, before[0].other);
   }
   EXPECT_NE(saved.find("\"at\":\"0x2000\""), std::string::npos);
   EXPECT_NE(saved.find("\"ready\":true"), std::string::npos);

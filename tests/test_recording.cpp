@@ -53,32 +53,32 @@ TEST(Recording, EveryFixtureLoadsAsARecordedTrace) {
 // The recorder logs the device addresses among each launch's arguments: the examples whose
 // point is a race show it, the ones written correctly do not (recorded on an H100).
 TEST(Recording, RacesShowWhereTheExamplesHaveThem) {
-  auto races = [](const Trace& t) { return FindingsOfKind(Analyze(t), FindingKind::kAddressRace); };
+  auto races = [](const Trace& t) { return testing::AnalyzedFindingsOfKind(t, FindingKind::kAddressRace); };
   // t.add_(1) on s1 and t * 2 on s2, nothing between them.
   Trace two = Fixture("one_tensor_two_streams.json");
-  std::vector<const Finding*> r = races(two);
+  std::vector<Finding> r = races(two);
   ASSERT_EQ(r.size(), 1u);
   std::vector<int> elementwise = GpuOpsNamed(two, "at::native::vectorized_elementwise_kernel");
   ASSERT_GE(elementwise.size(), 2u);
-  EXPECT_EQ(r[0]->op, elementwise[elementwise.size() - 2]);  // t.add_(1)
-  EXPECT_EQ(r[0]->other, elementwise.back());                // t * 2
-  EXPECT_NE(two.scenario.ops[r[0]->op].stream, two.scenario.ops[r[0]->other].stream);
+  EXPECT_EQ(r[0].op, elementwise[elementwise.size() - 2]);  // t.add_(1)
+  EXPECT_EQ(r[0].other, elementwise.back());                // t * 2
+  EXPECT_NE(two.scenario.ops[r[0].op].stream, two.scenario.ops[r[0].other].stream);
   // record_stream keeps x's block from the main stream until the side stream is done; left
   // out, z = torch.zeros(...) gets x's address at once while the side stream still reads x.
   EXPECT_TRUE(races(Fixture("record_stream.json")).empty());
   Trace without = Fixture("record_stream_without.json");
   r = races(without);
   ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(without.scenario.streams[without.scenario.ops[r[0]->other].stream].kind, StreamKind::kLegacyDefault);
+  EXPECT_EQ(without.scenario.streams[without.scenario.ops[r[0].other].stream].kind, StreamKind::kLegacyDefault);
   // The raw log gives the same finding as the trace `record --out` wrote from it.
   Trace raw = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/record_stream_without.raw.jsonl"));
-  std::vector<const Finding*> from_raw = races(raw);
+  std::vector<Finding> from_raw = races(raw);
   ASSERT_EQ(from_raw.size(), 1u);
-  EXPECT_EQ(from_raw[0]->address, r[0]->address);
-  EXPECT_EQ(from_raw[0]->op, r[0]->op);
+  EXPECT_EQ(from_raw[0].address, r[0].address);
+  EXPECT_EQ(from_raw[0].op, r[0].op);
   // Two GEMMs on two streams read the same x and y: each address is a possible race only
   // (a note), since nothing says either kernel writes there.
-  for (const Finding* f : races(Fixture("default_plus_side_stream.json"))) EXPECT_EQ(f->severity, Severity::kNote);
+  for (const Finding& f : races(Fixture("default_plus_side_stream.json"))) EXPECT_EQ(f.severity, Severity::kNote);
   // The correctly ordered examples have none.
   for (const char* name : {"event_chain.json", "fan_out_fan_in.json", "sync_scopes.json", "pageable_vs_pinned.json",
                            "wait_stream_before_work.json", "item_every_step.json", "launch_bound.json"})

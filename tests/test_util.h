@@ -48,4 +48,13 @@ inline std::vector<const Finding*> FindingsOfKind(const Analysis& a, FindingKind
   return out;
 }
 
+// The trace's findings of one kind, copied (they outlive the analysis, which FindingsOfKind's
+// pointers must not).
+inline std::vector<Finding> AnalyzedFindingsOfKind(const Trace& t, FindingKind kind) {
+  Analysis a = Analyze(t);
+  std::vector<Finding> out;
+  for (const Finding* f : FindingsOfKind(a, kind)) out.push_back(*f);
+  return out;
+}
+
 }  // namespace streamlab::testing
