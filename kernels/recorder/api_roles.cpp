@@ -79,6 +79,25 @@ Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r
     case SL_RT(cudaHostRegister_v4000): {
       SL_P(cudaHostRegister_v4000); r.out = H(p->ptr); r.size = p->size; return Role::kHostRegister; }
     case SL_RT(cudaFreeHost_v3020): { SL_P(cudaFreeHost_v3020); r.out = H(p->ptr); return Role::kFreeHost; }
+    // Stream-ordered memory: a block freed on one stream and handed to another orders the two
+    // (the engine's happens-before), so the stream and the pointer are logged (out is read at
+    // the call's exit, when this runs).
+    case SL_RT(cudaMallocAsync_v11020): case SL_RT(cudaMallocAsync_ptsz_v11020): {
+      SL_P(cudaMallocAsync_v11020);
+      r.size = p->size;
+      r.stream = H(p->hStream);
+      if (p->devPtr) r.out = H(*p->devPtr);
+      return Role::kMallocAsync;
+    }
+    case SL_RT(cudaMallocFromPoolAsync_v11020): case SL_RT(cudaMallocFromPoolAsync_ptsz_v11020): {
+      SL_P(cudaMallocFromPoolAsync_v11020);
+      r.size = p->size;
+      r.stream = H(p->stream);
+      if (p->ptr) r.out = H(*p->ptr);
+      return Role::kMallocAsync;
+    }
+    case SL_RT(cudaFreeAsync_v11020): case SL_RT(cudaFreeAsync_ptsz_v11020): {
+      SL_P(cudaFreeAsync_v11020); r.out = H(p->devPtr); r.stream = H(p->hStream); return Role::kFreeAsync; }
     case SL_RT(cudaMemcpy_v3020): case SL_RT(cudaMemcpy_ptds_v7000): {
       SL_P(cudaMemcpy_v3020);
       r.size = p->count;
@@ -152,6 +171,8 @@ constexpr CUpti_CallbackId kRuntimeCalls[] = {
     SL_RT(cudaDeviceGetStreamPriorityRange_v5050), SL_RT(cudaMemGetInfo_v3020), SL_RT(cudaDeviceReset_v3020),
     SL_RT(cudaDeviceSetLimit_v3020), SL_RT(cudaDeviceEnablePeerAccess_v4000), SL_RT(cudaHostUnregister_v4000),
     SL_RT(cudaMallocManaged_v6000), SL_RT(cudaMallocAsync_v11020), SL_RT(cudaFreeAsync_v11020),
+    SL_RT(cudaMallocFromPoolAsync_v11020), SL_RT(cudaMallocFromPoolAsync_ptsz_v11020), SL_RT(cudaMallocPitch_v3020),
+    SL_RT(cudaMallocAsync_ptsz_v11020), SL_RT(cudaFreeAsync_ptsz_v11020),
     SL_RT(cudaMemPrefetchAsync_v8000), SL_RT(cudaMemcpy2D_v3020), SL_RT(cudaMemcpy2DAsync_v3020),
     SL_RT(cudaMemcpyToSymbol_v3020), SL_RT(cudaMemcpyFromSymbol_v3020), SL_RT(cudaMemcpyPeer_v4000),
     SL_RT(cudaGraphInstantiate_v10000), SL_RT(cudaGraphInstantiateWithFlags_v11040),
@@ -192,6 +213,22 @@ Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r)
     case SL_DRV(cuEventCreate): { SL_P(cuEventCreate); r.flags = static_cast<int32_t>(p->Flags); return Role::kEventCreate; }
     case SL_DRV(cuMemAlloc_v2): { SL_P(cuMemAlloc_v2); r.size = p->bytesize; return Role::kMalloc; }
     case SL_DRV(cuMemFree_v2): { SL_P(cuMemFree_v2); r.out = p->dptr; return Role::kFree; }
+    case SL_DRV(cuMemAllocAsync): case SL_DRV(cuMemAllocAsync_ptsz): {
+      SL_P(cuMemAllocAsync);
+      r.size = p->bytesize;
+      r.stream = H(p->hStream);
+      if (p->dptr) r.out = *p->dptr;
+      return Role::kMallocAsync;
+    }
+    case SL_DRV(cuMemAllocFromPoolAsync): case SL_DRV(cuMemAllocFromPoolAsync_ptsz): {
+      SL_P(cuMemAllocFromPoolAsync);
+      r.size = p->bytesize;
+      r.stream = H(p->hStream);
+      if (p->dptr) r.out = *p->dptr;
+      return Role::kMallocAsync;
+    }
+    case SL_DRV(cuMemFreeAsync): case SL_DRV(cuMemFreeAsync_ptsz): {
+      SL_P(cuMemFreeAsync); r.out = p->dptr; r.stream = H(p->hStream); return Role::kFreeAsync; }
     case SL_DRV(cuMemcpyHtoDAsync_v2): {
       SL_P(cuMemcpyHtoDAsync_v2);
       r.size = p->ByteCount;
@@ -230,6 +267,13 @@ Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r)
   }
 }
 
+// Driver calls that make or end device memory, followed for the allocation table
+// (TrackAllocations) and otherwise logged like any other call.
+#define SL_KNOWN_MEMORY_DRIVER_CALLS                                                                          \
+  SL_DRV(cuMemAllocAsync), SL_DRV(cuMemAllocAsync_ptsz), SL_DRV(cuMemAllocFromPoolAsync),                     \
+      SL_DRV(cuMemAllocFromPoolAsync_ptsz), SL_DRV(cuMemAllocManaged), SL_DRV(cuMemAllocPitch_v2),            \
+      SL_DRV(cuMemFreeAsync), SL_DRV(cuMemFreeAsync_ptsz), SL_DRV(cuMemMap), SL_DRV(cuMemUnmap)
+
 // The driver calls DriverRole reads. Only these are subscribed by default: the runtime makes
 // dozens of driver calls per runtime call, and a callback on each of them cost a PyTorch
 // training step measurably (bench/README.md). STREAMLAB_RECORD_DRIVER=all subscribes all.
@@ -241,7 +285,7 @@ constexpr CUpti_CallbackId kDriverCalls[] = {
     SL_DRV(cuCtxSynchronize), SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority), SL_DRV(cuEventCreate),
     SL_DRV(cuMemAlloc_v2), SL_DRV(cuMemFree_v2), SL_DRV(cuMemcpyHtoDAsync_v2), SL_DRV(cuMemcpyDtoHAsync_v2),
     SL_DRV(cuMemcpyDtoDAsync_v2), SL_DRV(cuMemcpyAsync), SL_DRV(cuMemcpyHtoD_v2), SL_DRV(cuMemcpyDtoH_v2),
-    SL_DRV(cuMemcpyDtoD_v2)};
+    SL_DRV(cuMemcpyDtoD_v2), SL_KNOWN_MEMORY_DRIVER_CALLS};
 
 // [SECTION] capture range: subscribed while waiting for it, what names a stream's kind, and the range's own controls.
 constexpr CUpti_CallbackId kWaitingRuntimeCalls[] = {
@@ -250,10 +294,12 @@ constexpr CUpti_CallbackId kWaitingRuntimeCalls[] = {
     // Allocations made before the range (PyTorch's caching allocator keeps its blocks for the
     // whole run): followed, not logged, so that launches in the range find their memory.
     SL_RT(cudaMalloc_v3020), SL_RT(cudaFree_v3020), SL_RT(cudaMallocManaged_v6000), SL_RT(cudaMallocAsync_v11020),
-    SL_RT(cudaFreeAsync_v11020)};
+    SL_RT(cudaFreeAsync_v11020), SL_RT(cudaMallocFromPoolAsync_v11020), SL_RT(cudaMallocFromPoolAsync_ptsz_v11020),
+    SL_RT(cudaMallocPitch_v3020), SL_RT(cudaMallocAsync_ptsz_v11020), SL_RT(cudaFreeAsync_ptsz_v11020)};
 constexpr CUpti_CallbackId kWaitingDriverCalls[] = {SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority),
                                                     SL_DRV(cuProfilerStart), SL_DRV(cuProfilerStop),
-                                                    SL_DRV(cuMemAlloc_v2), SL_DRV(cuMemFree_v2)};
+                                                    SL_DRV(cuMemAlloc_v2), SL_DRV(cuMemFree_v2),
+                                                    SL_KNOWN_MEMORY_DRIVER_CALLS};
 
 // +1 for a profiler start call, -1 for a stop, 0 for any other.
 int ProfilerControl(bool runtime, CUpti_CallbackId id) {
@@ -286,7 +332,8 @@ void ReadOutputs(const CUpti_CallbackData* d, CallRecord& r) {
 bool NeedsStreamId(Role role) {
   switch (role) {
     case Role::kGraphLaunch: case Role::kStreamCreate: case Role::kRecord: case Role::kWaitEvent:
-    case Role::kSyncStream: case Role::kQueryStream: case Role::kBeginCapture: case Role::kEndCapture: return true;
+    case Role::kSyncStream: case Role::kQueryStream: case Role::kBeginCapture: case Role::kEndCapture:
+    case Role::kMallocAsync: case Role::kFreeAsync: return true;
     default: return false;
   }
 }
@@ -300,16 +347,36 @@ void TrackAllocations(bool runtime, CUpti_CallbackId id, const CUpti_CallbackDat
       case SL_RT(cudaMalloc_v3020): { SL_P(cudaMalloc_v3020); if (p->devPtr) AddAllocation(H(*p->devPtr), p->size); return; }
       case SL_RT(cudaMallocManaged_v6000): {
         SL_P(cudaMallocManaged_v6000); if (p->devPtr) AddAllocation(H(*p->devPtr), p->size); return; }
-      case SL_RT(cudaMallocAsync_v11020): {
+      case SL_RT(cudaMallocAsync_v11020): case SL_RT(cudaMallocAsync_ptsz_v11020): {
         SL_P(cudaMallocAsync_v11020); if (p->devPtr) AddAllocation(H(*p->devPtr), p->size); return; }
+      case SL_RT(cudaMallocFromPoolAsync_v11020): case SL_RT(cudaMallocFromPoolAsync_ptsz_v11020): {
+        SL_P(cudaMallocFromPoolAsync_v11020); if (p->ptr) AddAllocation(H(*p->ptr), p->size); return; }
+      case SL_RT(cudaMallocPitch_v3020): {
+        SL_P(cudaMallocPitch_v3020);
+        if (p->devPtr && p->pitch) AddAllocation(H(*p->devPtr), *p->pitch * p->height);
+        return;
+      }
       case SL_RT(cudaFree_v3020): { SL_P(cudaFree_v3020); RemoveAllocation(H(p->devPtr)); return; }
-      case SL_RT(cudaFreeAsync_v11020): { SL_P(cudaFreeAsync_v11020); RemoveAllocation(H(p->devPtr)); return; }
+      case SL_RT(cudaFreeAsync_v11020): case SL_RT(cudaFreeAsync_ptsz_v11020): {
+        SL_P(cudaFreeAsync_v11020); RemoveAllocation(H(p->devPtr)); return; }
       default: return;
     }
   }
   switch (id) {
     case SL_DRV(cuMemAlloc_v2): { SL_P(cuMemAlloc_v2); if (p->dptr) AddAllocation(*p->dptr, p->bytesize); return; }
     case SL_DRV(cuMemFree_v2): { SL_P(cuMemFree_v2); RemoveAllocation(p->dptr); return; }
+    case SL_DRV(cuMemAllocAsync): case SL_DRV(cuMemAllocAsync_ptsz): {
+      SL_P(cuMemAllocAsync); if (p->dptr) AddAllocation(*p->dptr, p->bytesize); return; }
+    case SL_DRV(cuMemAllocFromPoolAsync): case SL_DRV(cuMemAllocFromPoolAsync_ptsz): {
+      SL_P(cuMemAllocFromPoolAsync); if (p->dptr) AddAllocation(*p->dptr, p->bytesize); return; }
+    case SL_DRV(cuMemAllocManaged): { SL_P(cuMemAllocManaged); if (p->dptr) AddAllocation(*p->dptr, p->bytesize); return; }
+    case SL_DRV(cuMemAllocPitch_v2): {
+      SL_P(cuMemAllocPitch_v2); if (p->dptr && p->pPitch) AddAllocation(*p->dptr, *p->pPitch * p->Height); return; }
+    case SL_DRV(cuMemFreeAsync): case SL_DRV(cuMemFreeAsync_ptsz): { SL_P(cuMemFreeAsync); RemoveAllocation(p->dptr); return; }
+    // Virtual memory management (PyTorch's expandable segments): a reserved range becomes
+    // memory as pieces of it are mapped, and stops being memory as they are unmapped.
+    case SL_DRV(cuMemMap): { SL_P(cuMemMap); AddAllocation(p->ptr, p->size); return; }
+    case SL_DRV(cuMemUnmap): { SL_P(cuMemUnmap); RemoveRange(p->ptr, p->size); return; }
     default: return;
   }
 }

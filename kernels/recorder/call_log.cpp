@@ -93,6 +93,8 @@ const char* RoleName(Role role) {
     case Role::kMallocHost: return "malloc_host";
     case Role::kHostRegister: return "host_register";
     case Role::kFreeHost: return "free_host";
+    case Role::kMallocAsync: return "malloc_async";
+    case Role::kFreeAsync: return "free_async";
     case Role::kMemcpy: return "memcpy";
     case Role::kMemcpyAsync: return "memcpy_async";
     case Role::kMemset: return "memset";
@@ -143,7 +145,8 @@ void FormatCallLocked(const ThreadLog& log, const CallRecord& r) {
   if (r.stream || r.role == Role::kLaunch || r.role == Role::kRecord || r.role == Role::kWaitEvent ||
       r.role == Role::kSyncStream || r.role == Role::kMemcpyAsync || r.role == Role::kMemsetAsync ||
       r.role == Role::kGraphLaunch || r.role == Role::kQueryStream || r.role == Role::kPeerCopy ||
-      r.role == Role::kBeginCapture || r.role == Role::kEndCapture)
+      r.role == Role::kBeginCapture || r.role == Role::kEndCapture || r.role == Role::kMallocAsync ||
+      r.role == Role::kFreeAsync)
     add(",\"stream\":%" PRIu64, r.stream);
   if (r.stream_id != UINT32_MAX) add(",\"sid\":%u", r.stream_id);
   if (r.event) add(",\"event\":%" PRIu64, r.event);

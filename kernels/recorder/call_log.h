@@ -31,6 +31,8 @@ enum class Role : uint8_t {
   kMallocHost,   // size, flags; out = pointer (cudaMallocHost / cudaHostAlloc)
   kHostRegister, // pointer, size
   kFreeHost,     // pointer
+  kMallocAsync,  // stream-ordered (cudaMallocAsync, from a pool): stream, size; out = pointer
+  kFreeAsync,    // stream-ordered free: stream, pointer
   kMemcpy,       // synchronous copy: bytes, direction; args = destination, source
   kMemcpyAsync,  // stream, bytes, direction; args = destination, source
   kMemset,       // synchronous memset; args = destination

@@ -143,6 +143,24 @@ void RemoveAllocation(uint64_t base) {
   std::erase_if(g_allocations, [&](const std::pair<uint64_t, uint64_t>& a) { return a.first == base; });
 }
 
+void RemoveRange(uint64_t base, uint64_t bytes) {
+  if (!bytes || base + bytes < base) return;
+  uint64_t end = base + bytes;
+  std::unique_lock<std::shared_mutex> lock(g_allocations_mutex);
+  std::vector<std::pair<uint64_t, uint64_t>> kept;
+  kept.reserve(g_allocations.size() + 1);
+  for (const auto& a : g_allocations) {
+    if (a.second <= base || end <= a.first) {
+      kept.push_back(a);
+      continue;
+    }
+    // What lies outside the unmapped range stays mapped.
+    if (a.first < base) kept.emplace_back(a.first, base);
+    if (end < a.second) kept.emplace_back(end, a.second);
+  }
+  g_allocations = std::move(kept);  // still sorted: the pieces keep their entry's place
+}
+
 void ReadLaunchAddresses(CUfunction function, void** params, void** extra, LaunchAddresses& out) {
   out = LaunchAddresses{};
   uint64_t lowest = g_lowest.load(std::memory_order_relaxed), highest = g_highest.load(std::memory_order_relaxed);

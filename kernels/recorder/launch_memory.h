@@ -1,5 +1,6 @@
 // Which device memory a kernel launch was handed. The recorder keeps a table of the
-// program's device allocations (cudaMalloc, cuMemAlloc, cudaMallocAsync, managed memory) and
+// program's device memory (cudaMalloc, cuMemAlloc, cudaMallocAsync, pools, pitched and managed
+// memory, and ranges mapped with cuMemMap, as PyTorch's expandable segments use) and
 // on each launch reads the kernel's arguments word by word (their sizes from
 // cuFuncGetParamInfo), keeping the words that point into an allocation. An argument says
 // which memory a kernel may touch, not whether it reads or writes it, nor how far past the
@@ -27,6 +28,9 @@ bool StartLaunchMemory();
 // The device allocations: added on a successful allocation's exit, removed on a free's.
 void AddAllocation(uint64_t base, uint64_t bytes);
 void RemoveAllocation(uint64_t base);
+// cuMemUnmap: every part of [base, base + bytes) leaves the table (a mapping may be unmapped
+// piece by piece, or several at once).
+void RemoveRange(uint64_t base, uint64_t bytes);
 // The addresses among a launch's arguments, given as cuLaunchKernel takes them: `params`
 // (one pointer per parameter, sizes from the function) or `extra` (a packed buffer).
 void ReadLaunchAddresses(CUfunction function, void** params, void** extra, LaunchAddresses& out);
