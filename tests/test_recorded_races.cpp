@@ -52,6 +52,16 @@ class Log {
     Call("cudaStreamSynchronize", "sync_stream", Where(stream), 20000);
     return *this;
   }
+  // cudaMallocAsync on `stream` returning `at` (`bytes` long), and cudaFreeAsync of `at`.
+  Log& MallocAsync(int stream, uint64_t at, uint64_t bytes) {
+    Call("cudaMallocAsync", "malloc_async", Where(stream) + ",\"out\":" + std::to_string(at) + ",\"size\":" +
+                                                std::to_string(bytes));
+    return *this;
+  }
+  Log& FreeAsync(int stream, uint64_t at) {
+    Call("cudaFreeAsync", "free_async", Where(stream) + ",\"out\":" + std::to_string(at));
+    return *this;
+  }
   Log& Pause(int ns) {
     now_ += ns;
     return *this;
@@ -138,6 +148,52 @@ TEST(RecordedRaces, AQueryThatSawTheWorkDoneOrdersWhatTheHostDidNext) {
   EXPECT_EQ(Races(busy.Convert()).size(), 1u);
 }
 
+// PyTorch's cudaMallocAsync backend: a tensor used on the side stream is freed there
+// (cudaFreeAsync) and its memory handed to the main stream by cudaMallocAsync. CUDA reuses it
+// only after the free's stream got there, so the two kernels are ordered, also when the new
+// block is a piece of the freed one; a block that was not freed, or freed after the second
+// allocation, orders nothing.
+TEST(RecordedRaces, MemoryFreedOnOneStreamAndAllocatedOnAnotherOrdersThem) {
+  auto reuse = [](uint64_t freed, uint64_t allocated) {
+    Log log;
+    log.MallocAsync(88, 4096, 8192).Kernel(88, "[4096,8192]").FreeAsync(88, freed);
+    log.MallocAsync(77, allocated, 2048).Kernel(77, "[" + std::to_string(allocated) + "]");
+    return Races(log.Convert());
+  };
+  EXPECT_TRUE(reuse(4096, 4096).empty());
+  EXPECT_TRUE(reuse(4096, 8192).empty());  // a piece inside the freed block
+  Log not_freed;
+  not_freed.Kernel(88, "[4096]").MallocAsync(77, 4096, 2048).Kernel(77, "[4096]");
+  EXPECT_EQ(Races(not_freed.Convert()).size(), 1u);
+  Log freed_later;
+  freed_later.Kernel(88, "[4096]").MallocAsync(77, 4096, 2048).FreeAsync(88, 4096).Kernel(77, "[4096]");
+  EXPECT_EQ(Races(freed_later.Convert()).size(), 1u);
+  // Work on the free's stream after the free is not ordered by it.
+  Log after_free;
+  after_free.MallocAsync(88, 4096, 8192).FreeAsync(88, 4096).Kernel(88, "[4096]").MallocAsync(77, 4096, 8192);
+  after_free.Kernel(77, "[4096]");
+  EXPECT_EQ(Races(after_free.Convert()).size(), 1u);
+}
+
+// A saved trace keeps the allocations and frees (and their streams), so the order holds
+// after saving; an allocation on a kernel is refused.
+TEST(RecordedRaces, PoolOrderSurvivesASavedTraceAndOnlyCallsAllocate) {
+  Log log;
+  log.MallocAsync(88, 4096, 8192).Kernel(88, "[4096]").FreeAsync(88, 4096).MallocAsync(77, 4096, 8192);
+  log.Kernel(77, "[4096]");
+  Trace t = log.Convert();
+  std::string saved = TraceToJson(t).dump();
+  EXPECT_NE(saved.find("\"use\":\"allocate\""), std::string::npos);
+  EXPECT_NE(saved.find("\"use\":\"free\""), std::string::npos);
+  EXPECT_TRUE(Races(TraceFromJsonText(saved, "saved.json")).empty());
+  EXPECT_TRUE(Races(TraceFromJson(ParseJson(saved, "saved.json"), "saved.json")).empty());
+  std::string kernel_allocates = saved;
+  size_t at = kernel_allocates.find("\"use\":\"argument\"");
+  ASSERT_NE(at, std::string::npos);
+  kernel_allocates.replace(at, 18, "\"use\":\"allocate\"");
+  EXPECT_THROW(TraceFromJsonText(kernel_allocates, "bad.json"), InputError);
+}
+
 TEST(RecordedRaces, AddressesAndQueryResultsSurviveASavedTrace) {
   Log log;
   log.Kernel(88, "[4096]").Record(88, 5).Query(5, true).Kernel(77, "[8192,4096]").Memset(88, 8192);
@@ -203,6 +259,21 @@ TEST(RecordedRaces, NotesSayWhenAddressesWereNotRecorded) {
   std::string text = unsupported.text() + "{\"t\":\"addresses\",\"supported\":0,\"read\":0,\"unread\":0}\n";
   std::vector<std::string> none = keys(TraceFromRecording(ParseRecording(text, "x.jsonl")));
   EXPECT_NE(std::find(none.begin(), none.end(), "addresses_unsupported"), none.end());
+}
+
+// Arguments read, but no launch handed memory the recorder saw allocated (a program that
+// allocates another way): the trace says "no race found" rests on nothing. One launch with an
+// address is enough to drop the note.
+TEST(RecordedRaces, NotesSayWhenNoLaunchPointedIntoKnownMemory) {
+  auto has = [](const Trace& t, const std::string& key) {
+    return std::any_of(t.notes.begin(), t.notes.end(), [&](const TraceNote& n) { return n.key == key; });
+  };
+  Trace blind = Log().Kernel(77, "[]").Kernel(88, "[]").Addresses(2).Convert();
+  EXPECT_TRUE(has(blind, "addresses_recorded"));
+  EXPECT_TRUE(has(blind, "addresses_none_found"));
+  Trace seen = Log().Kernel(77, "[]").Kernel(88, "[4096]").Addresses(2).Convert();
+  EXPECT_TRUE(has(seen, "addresses_recorded"));
+  EXPECT_FALSE(has(seen, "addresses_none_found"));
 }
 
 }  // namespace

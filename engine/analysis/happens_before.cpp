@@ -2,6 +2,9 @@
 #include "engine/analysis/happens_before.h"
 
 #include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
 
 namespace streamlab {
 namespace {
@@ -11,6 +14,69 @@ constexpr size_t kMaxClockEntries = size_t{16} << 20;
 bool IsGpuWork(const Op& op) {
   return IsStreamOp(op);
 }
+
+// Stream-ordered pool memory in a recorded program. CUDA hands a block freed with
+// cudaFreeAsync on one stream to a cudaMallocAsync on another only once that is safe: the free
+// has completed, the allocating stream already waits for it, or the driver makes it wait
+// (cudaMemPoolReuse*). In every case the free's stream's work before the free precedes the
+// allocating stream's work after the allocation. PyTorch's cudaMallocAsync backend frees a
+// record_stream'ed tensor this way; without these edges its correct code looked like a race.
+class PoolReuse {
+ public:
+  explicit PoolReuse(const Scenario& s) : by_process_(ProcessCount(s)), into_stream_(s.streams.size()) {}
+
+  // A recorded stream-ordered allocation or free (op i); `last_on_stream`: each stream's
+  // latest GPU op so far.
+  void Call(const Scenario& s, const Op& op, const std::vector<int>& last_on_stream) {
+    if (op.kind != OpKind::kApiCall || op.other_stream < 0 || op.addresses.empty()) return;
+    Memory& m = by_process_[ProcessOfThread(s, op.thread)];
+    uint64_t at = op.addresses.front().at;
+    if (op.addresses.front().use == AddressUse::kAllocate) {
+      uint64_t end = at + std::max<uint64_t>(op.bytes, 1);
+      // Every freed piece this allocation reuses orders its free's stream before this stream.
+      for (const auto& [start, piece] : Take(m.freed, at, end))
+        if (piece.after >= 0) into_stream_[op.other_stream].push_back(piece.after);
+      m.size[at] = op.bytes;
+      return;
+    }
+    if (op.addresses.front().use != AddressUse::kFree) return;
+    auto size = m.size.find(at);
+    uint64_t end = at + (size != m.size.end() && size->second ? size->second : 1);  // unknown size: the address alone
+    if (size != m.size.end()) m.size.erase(size);
+    Take(m.freed, at, end);  // an older free of the same memory is superseded
+    m.freed[at] = {end, last_on_stream[op.other_stream]};
+  }
+
+  // The ops whose order reaches GPU op i, the first on its stream since an allocation.
+  std::vector<int> Into(int stream) { return std::exchange(into_stream_[stream], {}); }
+
+ private:
+  struct Piece {
+    uint64_t end;
+    int after;  // the last op on the free's stream before the free (-1: none)
+  };
+  struct Memory {
+    std::map<uint64_t, Piece> freed;      // by start address
+    std::map<uint64_t, uint64_t> size;    // a live allocation's start -> bytes
+  };
+  // Removes [at, end) from `freed`, returning the pieces it overlapped (what lies outside
+  // the range stays freed).
+  static std::vector<std::pair<uint64_t, Piece>> Take(std::map<uint64_t, Piece>& freed, uint64_t at, uint64_t end) {
+    std::vector<std::pair<uint64_t, Piece>> taken;
+    auto it = freed.upper_bound(at);
+    if (it != freed.begin() && std::prev(it)->second.end > at) --it;
+    while (it != freed.end() && it->first < end) {
+      auto [start, piece] = *it;
+      it = freed.erase(it);
+      taken.emplace_back(start, piece);
+      if (start < at) freed[start] = {at, piece.after};
+      if (end < piece.end) freed[end] = {piece.end, piece.after};
+    }
+    return taken;
+  }
+  std::vector<Memory> by_process_;
+  std::vector<std::vector<int>> into_stream_;
+};
 }  // namespace
 
 HappensBefore::HappensBefore(const Scenario& s)
@@ -35,6 +101,7 @@ HappensBefore::HappensBefore(const Scenario& s)
   std::vector<int> device_of_thread(ThreadCount(s), 0), last_blocking_of_thread(ThreadCount(s), -1);
   // Host calls that order the thread's later submissions (blocking calls, ready queries).
   std::vector<bool> orders_host(n, false);
+  PoolReuse pool(s);
   for (size_t i = 0; i < n; ++i) {
     const Op& op = s.ops[i];
     int& device = device_of_thread[op.thread];
@@ -69,6 +136,9 @@ HappensBefore::HappensBefore(const Scenario& s)
         if (op.query_ready && deps_.last_record_before[i] >= 0) observed = deps_.last_record_before[i];
         break;
       case OpKind::kSetDevice: device = op.device; break;
+      case OpKind::kApiCall:
+        if (s.recorded) pool.Call(s, op, last_on_stream);
+        break;
       case OpKind::kCollective:
         // No part completes before every rank reached it: each part comes after the work
         // that preceded every other part on that part's stream.
@@ -96,6 +166,7 @@ HappensBefore::HappensBefore(const Scenario& s)
       default: break;
     }
     if (IsGpuWork(op)) {
+      for (int from : pool.Into(op.stream)) successors_[from].push_back(static_cast<int>(i));
       pending_of(s.streams[op.stream].process, s.streams[op.stream].device).push_back(static_cast<int>(i));
       last_on_stream[op.stream] = static_cast<int>(i);
     }

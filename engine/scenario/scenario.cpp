@@ -62,8 +62,11 @@ constexpr std::array<std::pair<CollectiveKind, const char*>, 4> kCollectiveKinds
     {CollectiveKind::kAllGather, "all_gather"},
     {CollectiveKind::kBroadcast, "broadcast"},
 }};
-constexpr std::array<std::pair<AddressUse, const char*>, 3> kAddressUses{{
-    {AddressUse::kArgument, "argument"}, {AddressUse::kRead, "read"}, {AddressUse::kWrite, "write"}}};
+constexpr std::array<std::pair<AddressUse, const char*>, 5> kAddressUses{{{AddressUse::kArgument, "argument"},
+                                                                          {AddressUse::kRead, "read"},
+                                                                          {AddressUse::kWrite, "write"},
+                                                                          {AddressUse::kAllocate, "allocate"},
+                                                                          {AddressUse::kFree, "free"}}};
 constexpr std::array<std::pair<KernelKind, const char*>, 6> kKernelKinds{{
     {KernelKind::kSpin, "spin"},
     {KernelKind::kCompute, "compute"},

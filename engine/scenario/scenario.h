@@ -103,8 +103,11 @@ struct KernelSpec {
 };
 
 // How a recorded call used an address it was handed. A kernel's argument says only that the
-// kernel may touch the memory there; a copy's ends and a memset's destination say how.
-enum class AddressUse : uint8_t { kArgument, kRead, kWrite };
+// kernel may touch the memory there; a copy's ends and a memset's destination say how. A
+// stream-ordered allocation (cudaMallocAsync) returned it, or a stream-ordered free
+// (cudaFreeAsync) gave it back: those are host calls, not accesses, and order streams
+// (happens_before.cpp).
+enum class AddressUse : uint8_t { kArgument, kRead, kWrite, kAllocate, kFree };
 
 struct AddressPassed {
   uint64_t at = 0;
@@ -116,7 +119,8 @@ struct Op {
   std::string name;
   int stream = -1;        // the stream the op is issued to
   int event = -1;         // record / wait_event / sync_event / query
-  int other_stream = -1;  // wait_stream: the stream waited for
+  int other_stream = -1;  // wait_stream: the stream waited for; a recorded stream-ordered
+                          // allocation or free (api_call): the stream it is ordered on
   int buffer = -1;        // malloc / free / malloc_host / memset destination
   int src = -1;           // memcpy / peer_copy
   int dst = -1;

@@ -72,14 +72,17 @@ uint64_t AddressFromJson(const JsonReader& r) {
   return value;
 }
 
-std::vector<AddressPassed> AddressesFromJson(const JsonReader& op) {
+std::vector<AddressPassed> AddressesFromJson(const JsonReader& op, OpKind kind) {
   std::vector<AddressPassed> out;
   if (!op.Has("addresses")) return out;
   for (const JsonReader& r : op.Array("addresses")) {
     AddressPassed a;
     a.at = AddressFromJson(r);
     std::string use = r.String("use");
-    if (!FromString(use, &a.use)) r.FailAt("use", "unknown use \"" + use + "\" (argument, read or write)");
+    if (!FromString(use, &a.use)) r.FailAt("use", "unknown use \"" + use + "\" (argument, read, write, allocate or free)");
+    if ((a.use == AddressUse::kAllocate || a.use == AddressUse::kFree) != (kind == OpKind::kApiCall))
+      r.FailAt("use", kind == OpKind::kApiCall ? "a recorded API call's address is allocated or freed"
+                                               : "only a recorded API call (cudaMallocAsync, cudaFreeAsync) allocates or frees");
     out.push_back(a);
   }
   return out;
@@ -296,7 +299,7 @@ Scenario ScenarioFromJsonAndOps(const Json& json, const std::string& source, con
     }
     op.collective_first = ToInt(r, "collective_first", r.Int("collective_first", -1), -1, 99999);
     op.query_ready = r.Bool("ready", false);
-    op.addresses = AddressesFromJson(r);
+    op.addresses = AddressesFromJson(r, op.kind);
     s.ops.push_back(std::move(op));
   });
   ProcessesFromJson(root, s);

@@ -143,6 +143,10 @@ struct Recording {
   std::string driver;                           // driver version, where known
 };
 
+// What a recording's race check rests on: whether the kernels' arguments were read, how many
+// launches were, and whether any pointed into memory the recorder saw allocated.
+std::vector<TraceNote> MemoryNotes(const Recording& recording);
+
 // True if the text starts like a recorder log.
 bool LooksLikeRecording(std::string_view text);
 // The most lines of a recorder's log that are read: a trace holds far fewer ops than that.

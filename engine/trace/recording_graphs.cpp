@@ -94,4 +94,14 @@ std::string RecordedGraphs::CapturedIn(uint64_t node) const {
   return it == range_of_node_.end() ? "" : it->second;
 }
 
+void MarkReplayed(OpRecord& rec, const std::string& range) {
+  rec.graph_replay = true;
+  rec.captured_in = range;
+  std::string where = range.empty() ? "" : " (captured in range " + range + ")";
+  rec.inferred = "replayed from a CUDA graph" + where +
+                 ": the graph's own dependencies also ordered it, and the recording does not hold them";
+  rec.inferred_zh = "由 CUDA graph 重放" + (range.empty() ? std::string() : "（在范围 " + range + " 中捕获）") +
+                    "：graph 自身的依赖也约束它的顺序，而录制中没有这些依赖";
+}
+
 }  // namespace streamlab

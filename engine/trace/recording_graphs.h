@@ -40,4 +40,9 @@ class RecordedGraphs {
   std::map<uint64_t, uint64_t> captured_event_;    // event handle -> origin stream of the capture it was recorded in
 };
 
+// Marks a replayed op: the graph's edges (its captured records and waits) ordered it too;
+// they are not in the recording, so what held it is not fully known, and findings say so.
+// `range`: the NVTX range its node was captured in ("" if none).
+void MarkReplayed(OpRecord& rec, const std::string& range);
+
 }  // namespace streamlab

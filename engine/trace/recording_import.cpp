@@ -326,6 +326,16 @@ class Converter {
       op.kind = role == "sync_event" ? OpKind::kSyncEvent : OpKind::kQuery;
       op.event = Event(c.event, -1);
       op.query_ready = role == "query_event" && c.value != 0;
+    } else if (role == "malloc_async" || role == "free_async") {
+      // Stream-ordered pool memory, kept however short: a block freed on one stream and
+      // handed out on another orders the two streams (happens_before.cpp).
+      op.kind = OpKind::kApiCall;
+      op.name = c.function;
+      op.duration = T(c.end) - T(c.begin);
+      op.other_stream = StreamOfCall(c, thread);
+      op.bytes = c.size;
+      if (c.status == 0 && c.out && op.other_stream >= 0)
+        op.addresses = {{c.out, role == "malloc_async" ? AddressUse::kAllocate : AddressUse::kFree}};
     } else if (role == "malloc") {
       op.kind = OpKind::kMalloc;
       op.buffer = Allocation(MemoryKind::kDevice, c.out, c.size, device_);
@@ -404,18 +414,6 @@ class Converter {
     return out;
   }
 
-  // The graph's edges (its captured records and waits) ordered this node too; they are not
-  // in the recording, so what held it is not fully known, and findings say so.
-  static void MarkReplayed(OpRecord& rec, const std::string& range) {
-    rec.graph_replay = true;
-    rec.captured_in = range;
-    std::string where = range.empty() ? "" : " (captured in range " + range + ")";
-    rec.inferred = "replayed from a CUDA graph" + where +
-                   ": the graph's own dependencies also ordered it, and the recording does not hold them";
-    rec.inferred_zh = "由 CUDA graph 重放" + (range.empty() ? std::string() : "（在范围 " + range + " 中捕获）") +
-                      "：graph 自身的依赖也约束它的顺序，而录制中没有这些依赖";
-  }
-
   const RecordedDevice* DeviceInfo(int device) const {
     for (const RecordedDevice& d : r_.devices)
       if (d.id == device) return &d;
@@ -487,14 +485,6 @@ class Converter {
     }
   }
 
-  // What the race check can rest on: the kernels' arguments where the recorder read them.
-  void AddMemoryNotes() {
-    if (r_.addresses < 0) return t_.notes.push_back(Note("no_memory_access"));
-    if (r_.addresses == 0) return t_.notes.push_back(Note("addresses_unsupported"));
-    t_.notes.push_back(Note("addresses_recorded", {{"n", std::to_string(r_.launches_read)}}));
-    if (r_.launches_unread) t_.notes.push_back(Note("addresses_unread", {{"n", std::to_string(r_.launches_unread)}}));
-  }
-
   void Finish() {
     PlaceMarkers();
     AddRanges();
@@ -510,7 +500,7 @@ class Converter {
                                                                 {"kernels", std::to_string(kernels_)},
                                                                 {"copies", std::to_string(copies_)}}));
     t_.notes.push_back(Note("cupti_clock"));
-    AddMemoryNotes();
+    for (TraceNote& note : MemoryNotes(r_)) t_.notes.push_back(std::move(note));
     t_.notes.push_back(Note("clock_not_measured"));
     if (windowed_) {
       TimeNs last = 0;

@@ -26,6 +26,9 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                              "replayed from a CUDA graph) is not compared"},
       {"addresses_unread", "{n} kernel launches were recorded without their arguments (no driver launch seen inside "
                            "them): races involving those kernels are not checked"},
+      {"addresses_none_found", "no kernel was handed an address inside device memory the recorder saw allocated "
+                               "(it follows cudaMalloc, cuMemAlloc, stream-ordered, managed and pitched allocations "
+                               "and cuMemMap): if the program allocates another way, kernels' races are not checked"},
       {"addresses_unsupported", "this driver cannot give a kernel's parameter sizes (cuFuncGetParamInfo needs a CUDA "
                                 "12.4 driver or later): kernels' addresses are not recorded, so only copies and memsets "
                                 "are checked for races"},
