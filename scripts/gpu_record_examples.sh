@@ -25,6 +25,15 @@ done
 "$cli" record --out "$out/rec/record_stream_without.json" -- python3 examples/pytorch/record_stream.py \
   --without-record-stream >"$out/rec/record_stream_without.log" 2>&1
 "$cli" explain "$out/rec/record_stream_without.json" >"$out/rec/record_stream_without.explain.txt" 2>&1
+# PyTorch's other allocators: expandable segments (cuMemMap) and cudaMallocAsync (stream-ordered reuse).
+PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "$cli" record --out "$out/rec/one_tensor_two_streams_expandable.json" \
+  -- python3 examples/pytorch/one_tensor_two_streams.py >"$out/rec/one_tensor_two_streams_expandable.log" 2>&1
+for without in "" --without-record-stream; do
+  name=record_stream${without:+_without}_async
+  PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync "$cli" record --out "$out/rec/$name.json" \
+    -- python3 examples/pytorch/record_stream.py $without >"$out/rec/$name.log" 2>&1
+  "$cli" explain "$out/rec/$name.json" >"$out/rec/$name.explain.txt" 2>&1
+done
 "$cli" record --out "$out/rec/legacy_stall.json" -- "$build/examples/cuda/legacy_stall" >"$out/rec/legacy_stall.log" 2>&1
 echo "legacy_stall: record exit $?" >>"$out/summary.txt"
 "$cli" explain "$out/rec/legacy_stall.json" >"$out/rec/legacy_stall.explain.txt" 2>&1

@@ -76,6 +76,14 @@ TEST(Recording, RacesShowWhereTheExamplesHaveThem) {
   ASSERT_EQ(from_raw.size(), 1u);
   EXPECT_EQ(from_raw[0].address, r[0].address);
   EXPECT_EQ(from_raw[0].op, r[0].op);
+  // The same under PyTorch's other allocators. Expandable segments map memory with cuMemMap
+  // (no cudaMalloc), which the recorder follows too. The cudaMallocAsync backend frees x on
+  // a stream of its own that waited for the side stream (record_stream) and hands x's memory
+  // to z: that reuse orders z after the side stream's read, so only the program without
+  // record_stream has the race.
+  EXPECT_EQ(races(Fixture("one_tensor_two_streams_expandable.json")).size(), 1u);
+  EXPECT_TRUE(races(Fixture("record_stream_async.json")).empty());
+  EXPECT_EQ(races(Fixture("record_stream_without_async.json")).size(), 1u);
   // Two GEMMs on two streams read the same x and y: each address is a possible race only
   // (a note), since nothing says either kernel writes there.
   for (const Finding& f : races(Fixture("default_plus_side_stream.json"))) EXPECT_EQ(f.severity, Severity::kNote);
