@@ -84,6 +84,20 @@ TEST(Recording, RacesShowWhereTheExamplesHaveThem) {
   EXPECT_EQ(races(Fixture("one_tensor_two_streams_expandable.json")).size(), 1u);
   EXPECT_TRUE(races(Fixture("record_stream_async.json")).empty());
   EXPECT_EQ(races(Fixture("record_stream_without_async.json")).size(), 1u);
+  // A prefetcher: correct as written; without the main stream's wait, each batch's copy
+  // (a known write) races the GEMM handed that batch; without record_stream, a later copy
+  // reuses a block the main stream may still read.
+  EXPECT_TRUE(races(Fixture("prefetch_overlap.json")).empty());
+  Trace no_wait = Fixture("prefetch_overlap_without_wait.json");
+  r = races(no_wait);
+  EXPECT_EQ(r.size(), 4u);
+  for (const Finding& f : r) {
+    EXPECT_EQ(f.severity, Severity::kWarning);
+    EXPECT_NE(no_wait.scenario.ops[f.op].kind, no_wait.scenario.ops[f.other].kind);  // a copy and a kernel
+  }
+  r = races(Fixture("prefetch_overlap_without_record_stream.json"));
+  EXPECT_EQ(r.size(), 2u);
+  for (const Finding& f : r) EXPECT_EQ(f.severity, Severity::kWarning);
   // Two GEMMs on two streams read the same x and y: each address is a possible race only
   // (a note), since nothing says either kernel writes there.
   for (const Finding& f : races(Fixture("default_plus_side_stream.json"))) EXPECT_EQ(f.severity, Severity::kNote);
