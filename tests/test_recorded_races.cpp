@@ -125,6 +125,26 @@ TEST(RecordedRaces, AKnownWriteMakesItAWarning) {
   EXPECT_NE(FindingTexts::Load("en").Render(t, races[0]).find("it writes there"), std::string::npos);
 }
 
+// A memset knows its bytes: a kernel handed an address inside them (a view into the tensor)
+// touches that memory too. Past its end, or ordered, it does not race; the pair is reported
+// once, also when the kernel was handed the memset's own address as well.
+TEST(RecordedRaces, AnAddressInsideACopysBytesIsTheSameMemory) {
+  Trace t = Log().Memset(88, 4096).Kernel(77, "[6144]").Convert();
+  std::vector<Finding> races = Races(t);
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].address, 6144u);
+  EXPECT_EQ(races[0].severity, Severity::kWarning);
+  std::string text = FindingTexts::Load("en").Render(t, races[0]);
+  EXPECT_NE(text.find("from 0x1000 on"), std::string::npos) << text;
+  EXPECT_NE(text.find("covers the address"), std::string::npos) << text;
+  EXPECT_NE(FindingTexts::Load("zh").Render(t, races[0]).find("0x1000"), std::string::npos);
+  EXPECT_TRUE(Races(Log().Memset(88, 4096).Kernel(77, "[8192]").Convert()).empty());  // just past its end
+  EXPECT_TRUE(Races(Log().Memset(88, 4096).Record(88, 5).Wait(77, 5).Kernel(77, "[6144]").Convert()).empty());
+  EXPECT_EQ(Races(Log().Memset(88, 4096).Kernel(77, "[4096,6144]").Convert()).size(), 1u);
+  // One pair per copy and other stream, however many kernels there use it.
+  EXPECT_EQ(Races(Log().Memset(88, 4096).Kernel(77, "[6144]").Kernel(77, "[7168]").Convert()).size(), 1u);
+}
+
 TEST(RecordedRaces, DifferentAddressesOrOneStreamAreNoRace) {
   EXPECT_TRUE(Races(Log().Kernel(77, "[4096]").Kernel(88, "[8192]").Convert()).empty());
   EXPECT_TRUE(Races(Log().Kernel(77, "[4096]").Kernel(77, "[4096]").Convert()).empty());

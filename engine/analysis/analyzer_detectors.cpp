@@ -1,8 +1,10 @@
 // Misconception detectors: waits that captured nothing, data races (two streams, one
-// buffer, a writer, no happens-before; in a recording, one address), "async" copies from pageable memory, and legacy
+// buffer, a writer, no happens-before; in a recording, one address or a copy's bytes), "async" copies from pageable memory, and legacy
 // default stream work that serialised blocking streams.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "engine/analysis/analyzer_context.h"
@@ -139,6 +141,74 @@ void DataRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
   }
 }
 
+// A recorded copy's or memset's bytes: [at, end) of one end.
+struct Extent {
+  uint64_t at, end;
+  int op;
+  bool write;
+};
+
+// How op `i` used address `x` (its strongest use), or nothing if it was not handed x.
+std::optional<Access> UseOf(const Op& op, int i, uint64_t x) {
+  std::optional<Access> use;
+  for (const AddressPassed& a : op.addresses) {
+    if (a.at != x) continue;
+    if (!use) use = Access{i, false, true};
+    use->write = use->write || a.use == AddressUse::kWrite;
+    use->known = use->known && a.use != AddressUse::kArgument;
+  }
+  return use;
+}
+
+// A copy or memset knows how many bytes it touched, so another op handed an address inside
+// them (a view into the copied tensor, a later piece of its block) touches the same memory
+// however its address differs. Per copy, one race per other stream (the earliest), and per
+// other op one per copy's stream, as UnorderedConflicts keeps repeated steps to one pair.
+void RacesInsideCopies(const AnalysisContext& ctx, std::set<std::pair<int, int>>& reported, std::vector<Finding>& out) {
+  std::vector<std::vector<Extent>> extents(ProcessCount(ctx.s));
+  for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
+    const Op& op = ctx.op(static_cast<int>(i));
+    bool copies = op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset || op.kind == OpKind::kPeerCopy;
+    if (!copies || op.bytes == 0) continue;
+    for (const AddressPassed& a : op.addresses)
+      if (a.at && a.at + op.bytes > a.at)
+        extents[ProcessOfThread(ctx.s, op.thread)].push_back({a.at, a.at + op.bytes, static_cast<int>(i), a.use == AddressUse::kWrite});
+  }
+  std::vector<std::vector<uint64_t>> reach(extents.size());  // the furthest end among extents[0..k]
+  for (size_t p = 0; p < extents.size(); ++p) {
+    std::sort(extents[p].begin(), extents[p].end(), [](const Extent& a, const Extent& b) { return a.at < b.at; });
+    for (const Extent& e : extents[p]) reach[p].push_back(std::max(reach[p].empty() ? 0 : reach[p].back(), e.end));
+  }
+  std::set<std::pair<int, int>> copy_stream_done, op_stream_done;  // (copy, other stream), (op, copy's stream)
+  for (size_t j = 0; j < ctx.s.ops.size(); ++j) {
+    const Op& op = ctx.op(static_cast<int>(j));
+    if (!IsGpuWork(op) || op.addresses.empty()) continue;
+    size_t p = static_cast<size_t>(ProcessOfThread(ctx.s, op.thread));
+    for (const AddressPassed& a : op.addresses) {
+      const std::vector<Extent>& list = extents[p];
+      size_t k = std::upper_bound(list.begin(), list.end(), a.at, [](uint64_t x, const Extent& e) { return x < e.at; }) -
+                 list.begin();
+      for (; k-- > 0 && reach[p][k] > a.at;) {
+        const Extent& e = list[k];
+        if (e.at == a.at || a.at >= e.end || e.op == static_cast<int>(j)) continue;  // same address: AddressRaces
+        const Op& copy = ctx.op(e.op);
+        if (copy.stream == op.stream || copy_stream_done.count({e.op, op.stream}) || op_stream_done.count({static_cast<int>(j), copy.stream}))
+          continue;
+        Access mine = *UseOf(op, static_cast<int>(j), a.at);
+        if (!e.write && !mine.write && mine.known) continue;  // both only read
+        int first = std::min(e.op, static_cast<int>(j)), second = std::max(e.op, static_cast<int>(j));
+        if (ctx.hb.Ordered(first, second) || !reported.insert({first, second}).second) continue;
+        copy_stream_done.insert({e.op, op.stream});
+        op_stream_done.insert({static_cast<int>(j), copy.stream});
+        Finding f = RaceBetween(ctx, FindingKind::kAddressRace, first, second);
+        f.address = a.at;
+        if (!e.write && !mine.write) f.severity = Severity::kNote;
+        out.push_back(f);
+      }
+    }
+  }
+}
+
 // A recorded program: ops on different streams handed the same address (a kernel's argument,
 // a copy's end, a memset's destination), not both known to only read it, with nothing
 // ordering them. Inferred: an argument does not say how the kernel uses the address, and two
@@ -166,6 +236,7 @@ void AddressRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
       list.push_back({static_cast<int>(i), a.use == AddressUse::kWrite, a.use != AddressUse::kArgument});
     }
   }
+  std::set<std::pair<int, int>> reported;
   for (const auto& [process, address] : order) {
     const std::vector<Access>& acc = by_address[process][address];
     for (const auto& [x, y] : UnorderedConflicts(ctx, acc)) {
@@ -174,9 +245,11 @@ void AddressRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
       // Two kernels' arguments may both only be read (two streams reading one weight): a
       // note; a copy or memset known to write there makes it a warning.
       if (!acc[x].write && !acc[y].write) f.severity = Severity::kNote;
+      reported.insert({f.op, f.other});
       out.push_back(f);
     }
   }
+  RacesInsideCopies(ctx, reported, out);
 }
 
 void PageableAsyncCopies(const AnalysisContext& ctx, std::vector<Finding>& out) {

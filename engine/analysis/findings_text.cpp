@@ -69,7 +69,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "group.legacy_next_to_blocking", "group.wrong_result", "group.gpu_idle", "group.more",
       "malloc_mid_run", "hidden_sync", "group.malloc_mid_run", "group.hidden_sync",
       "collective_wait", "collective_wait.busy", "collective_wait.waiting", "group.collective_wait",
-      "address_race", "address_race.unknown", "address_race.writes", "address_race.order", "address_race.argument", "address_race.read", "address_race.write", "group.address_race",
+      "address_race", "address_race.unknown", "address_race.writes", "address_race.order", "address_race.argument", "address_race.read", "address_race.write", "address_race.read_range", "address_race.write_range", "group.address_race",
       "idle.part.host_sync", "idle.part.host_call", "idle.part.host_work", "idle.part.launch_bound",
       "idle.part.other_device", "idle.part.module_load", "idle.part.turnaround", "idle.part.unknown"};
   return keys;
@@ -267,6 +267,15 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
       auto use = [&](const Op& o) {
         AddressUse strongest = AddressUse::kArgument;
         bool any_known = false;
+        bool handed = std::any_of(o.addresses.begin(), o.addresses.end(),
+                                  [&](const AddressPassed& a) { return a.at == f.address; });
+        if (!handed) {
+          // A copy or memset whose bytes cover the address (RacesInsideCopies).
+          for (const AddressPassed& a : o.addresses)
+            if (a.at < f.address && f.address < a.at + o.bytes)
+              return Fill(a.use == AddressUse::kWrite ? "address_race.write_range" : "address_race.read_range",
+                          {{"start", FormatAddress(a.at)}, {"bytes", FormatBytes(o.bytes)}});
+        }
         for (const AddressPassed& a : o.addresses) {
           if (a.at != f.address) continue;
           if (a.use == AddressUse::kWrite) strongest = AddressUse::kWrite;

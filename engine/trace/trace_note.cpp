@@ -22,8 +22,8 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                              "and memset's ends, are recorded: ops on two streams handed the same address with nothing "
                              "ordering them are reported as possible data races. A kernel's argument does not say "
                              "whether the kernel reads or writes there, or how many bytes, so such a race is inferred; "
-                             "memory reached another way (an offset into a buffer, a pointer kept in memory, a kernel "
-                             "replayed from a CUDA graph) is not compared"},
+                             "memory reached another way (an offset into a buffer that no copy or memset covered, a "
+                             "pointer kept in memory, a kernel replayed from a CUDA graph) is not compared"},
       {"addresses_unread", "{n} kernel launches were recorded without their arguments (no driver launch seen inside "
                            "them): races involving those kernels are not checked"},
       {"addresses_none_found", "no kernel was handed an address inside device memory the recorder saw allocated "
