@@ -28,7 +28,8 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                            "them): races involving those kernels are not checked"},
       {"addresses_none_found", "no kernel was handed an address inside device memory the recorder saw allocated "
                                "(it follows cudaMalloc, cuMemAlloc, stream-ordered, managed and pitched allocations "
-                               "and cuMemMap): if the program allocates another way, kernels' races are not checked"},
+                               "and cuMemMap): either the kernels take no pointers, or the program allocates another "
+                               "way and their races are not checked"},
       {"addresses_unsupported", "this driver cannot give a kernel's parameter sizes (cuFuncGetParamInfo needs a CUDA "
                                 "12.4 driver or later): kernels' addresses are not recorded, so only copies and memsets "
                                 "are checked for races"},
