@@ -25,14 +25,15 @@ class PoolReuse {
  public:
   explicit PoolReuse(const Scenario& s) : by_process_(ProcessCount(s)), into_stream_(s.streams.size()) {}
 
-  // A recorded stream-ordered allocation or free (op i); `last_on_stream`: each stream's
-  // latest GPU op so far.
+  // A recorded stream-ordered allocation or free; `last_on_stream`: each stream's latest GPU
+  // op so far.
   void Call(const Scenario& s, const Op& op, const std::vector<int>& last_on_stream) {
     if (op.kind != OpKind::kApiCall || op.other_stream < 0 || op.addresses.empty()) return;
     Memory& m = by_process_[ProcessOfThread(s, op.thread)];
     uint64_t at = op.addresses.front().at;
     if (op.addresses.front().use == AddressUse::kAllocate) {
       uint64_t end = at + std::max<uint64_t>(op.bytes, 1);
+      if (end <= at) return;  // a size past the address space (a malformed file)
       // Every freed piece this allocation reuses orders its free's stream before this stream.
       for (const auto& [start, piece] : Take(m.freed, at, end))
         if (piece.after >= 0) into_stream_[op.other_stream].push_back(piece.after);
@@ -42,12 +43,14 @@ class PoolReuse {
     if (op.addresses.front().use != AddressUse::kFree) return;
     auto size = m.size.find(at);
     uint64_t end = at + (size != m.size.end() && size->second ? size->second : 1);  // unknown size: the address alone
+    if (end <= at) return;
     if (size != m.size.end()) m.size.erase(size);
     Take(m.freed, at, end);  // an older free of the same memory is superseded
     m.freed[at] = {end, last_on_stream[op.other_stream]};
   }
 
-  // The ops whose order reaches GPU op i, the first on its stream since an allocation.
+  // The ops that the next GPU op on `stream` comes after: the frees whose memory an
+  // allocation on that stream reused since its last GPU op.
   std::vector<int> Into(int stream) { return std::exchange(into_stream_[stream], {}); }
 
  private:
