@@ -48,6 +48,12 @@ class Converter {
       if (c.domain != 2 && c.role != "alias" && InWindow(c)) calls.push_back(&c);
     std::stable_sort(calls.begin(), calls.end(),
                      [](const RecordedCall* a, const RecordedCall* b) { return a->begin < b->begin; });
+    // Room for every op the calls can become (see below), so the op arrays never regrow.
+    size_t most = 0;
+    for (size_t k = 0; k < calls.size() && most < max_ops_; ++k)
+      most += 1 + (ActivityOf(*calls[k]) ? ActivityOf(*calls[k])->size() : 0);
+    s_.ops.reserve(std::min(most, max_ops_));
+    t_.ops.reserve(std::min(most, max_ops_));
     for (size_t k = 0; k < calls.size(); ++k) {
       // A call becomes at most its API call and one op per GPU record. A run longer than a
       // scenario holds is explained up to the call that would not fit (see CutNote).
@@ -438,6 +444,10 @@ class Converter {
   // Each thread's NVTX ranges, closed in push/pop order; one never popped ends at the
   // thread's last mark.
   void AddRanges() {
+    size_t pushes = 0;  // the ranges' exact count, reserved: a long trace has hundreds of thousands
+    for (const auto& [thread, marks] : nvtx_)
+      for (const Mark& m : marks) pushes += m.push && m.at < cut_at_ ? 1 : 0;
+    t_.ranges.reserve(t_.ranges.size() + pushes);
     for (const auto& [thread, marks] : nvtx_) {
       std::vector<const Mark*> open;
       for (const Mark& m : marks) {
