@@ -146,6 +146,9 @@ struct Recording {
 // What a recording's race check rests on: whether the kernels' arguments were read, how many
 // launches were, and whether any pointed into memory the recorder saw allocated.
 std::vector<TraceNote> MemoryNotes(const Recording& recording);
+// Where a run too long for one scenario was cut (its first `ops`, `kept` of its `total`
+// time, `calls_left_out` later calls), and how to study another part of it.
+TraceNote CutNote(const Recording& recording, size_t ops, TimeNs kept, TimeNs total, size_t calls_left_out);
 
 // True if the text starts like a recorder log.
 bool LooksLikeRecording(std::string_view text);

@@ -48,15 +48,18 @@ class Converter {
       if (c.domain != 2 && c.role != "alias" && InWindow(c)) calls.push_back(&c);
     std::stable_sort(calls.begin(), calls.end(),
                      [](const RecordedCall* a, const RecordedCall* b) { return a->begin < b->begin; });
-    // Room for every op the calls can become (see below), so the op arrays never regrow.
+    // Room for the ops the calls become (Convert: one per GPU record, a graph launch's call, or
+    // at most one for a call without GPU records), so the op arrays never regrow.
     size_t most = 0;
-    for (size_t k = 0; k < calls.size() && most < max_ops_; ++k)
-      most += 1 + (ActivityOf(*calls[k]) ? ActivityOf(*calls[k])->size() : 0);
+    for (size_t k = 0; k < calls.size() && most < max_ops_; ++k) {
+      const auto* acts = ActivityOf(*calls[k]);
+      most += acts ? acts->size() + (calls[k]->role == "graph_launch") : 1;
+    }
     s_.ops.reserve(std::min(most, max_ops_));
     t_.ops.reserve(std::min(most, max_ops_));
     for (size_t k = 0; k < calls.size(); ++k) {
       // A call becomes at most its API call and one op per GPU record. A run longer than a
-      // scenario holds is explained up to the call that would not fit (see CutNote).
+      // scenario holds is explained up to the call that would not fit (its note: CutNote).
       const auto* acts = ActivityOf(*calls[k]);
       if (s_.ops.size() + 1 + (acts ? acts->size() : 0) > max_ops_) {
         cut_at_ = calls[k]->begin;
@@ -519,7 +522,12 @@ class Converter {
       t_.notes.push_back(
           Note("capture_range", {{"us", std::to_string(end > window_begin_ ? (end - window_begin_) / 1000 : 0)}}));
     }
-    if (calls_left_out_) t_.notes.insert(t_.notes.begin(), CutNote());
+    if (calls_left_out_) {
+      uint64_t last = cut_at_;  // the run's last call, where it ended
+      for (const RecordedCall& c : r_.calls)
+        if (c.domain != 2 && InWindow(c)) last = std::max(last, c.end);
+      t_.notes.insert(t_.notes.begin(), CutNote(r_, t_.ops.size(), T(cut_at_), T(last), calls_left_out_));
+    }
     for (const TraceNote& note : r_.notes) t_.notes.push_back(note);
     if (r_.cupti_overhead_ns)
       t_.notes.push_back(Note("cupti_overhead", {{"us", std::to_string(r_.cupti_overhead_ns / 1000)}}));
@@ -530,21 +538,6 @@ class Converter {
     for (const RecordedActivity& a : r_.activity) in_window += a.begin >= window_begin_ && a.begin < cut_at_ ? 1 : 0;
     if (in_window > placed_)
       t_.notes.push_back(Note("unplaced_activity", {{"n", std::to_string(in_window - placed_)}}));
-  }
-
-  // Where a run too long for one scenario was cut, and how to study another part of it
-  // (called once the ops are placed in t_).
-  TraceNote CutNote() const {
-    uint64_t last = cut_at_;
-    for (const RecordedCall& c : r_.calls)
-      if (c.domain != 2 && InWindow(c)) last = std::max(last, c.end);
-    // The advice depends on the source; a log read only in part (ParseRecording's line
-    // limit) went on past what was read, so its totals are "at least".
-    return Note(r_.source == "kineto" ? "cut.kineto" : r_.read_partly ? "cut.record_partly" : "cut.record",
-                {{"ops", std::to_string(t_.ops.size())},
-                 {"kept", FormatDuration(T(cut_at_))},
-                 {"total", FormatDuration(T(last))},
-                 {"calls", std::to_string(calls_left_out_)}});
   }
 
   const Recording& r_;

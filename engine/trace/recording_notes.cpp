@@ -1,11 +1,13 @@
-// The notes a recording's trace carries about its race check: what the recorder read of the
-// kernels' arguments, and when that cannot support "no race found".
+// Notes a recording's trace carries: what its race check rests on (what the recorder read of
+// the kernels' arguments, and when that cannot support "no race found"), and where a run too
+// long for one trace was cut.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "engine/trace/recording.h"
 #include "engine/trace/trace_note.h"
+#include "engine/util/format.h"
 
 namespace streamlab {
 
@@ -21,6 +23,16 @@ std::vector<TraceNote> MemoryNotes(const Recording& r) {
   });
   if (r.launches_read && !any_kernel_address) notes.push_back(Note("addresses_none_found"));
   return notes;
+}
+
+TraceNote CutNote(const Recording& r, size_t ops, TimeNs kept, TimeNs total, size_t calls_left_out) {
+  // The advice depends on the source; a log read only in part (ParseRecording's line limit)
+  // went on past what was read, so its totals are "at least".
+  return Note(r.source == "kineto" ? "cut.kineto" : r.read_partly ? "cut.record_partly" : "cut.record",
+              {{"ops", std::to_string(ops)},
+               {"kept", FormatDuration(kept)},
+               {"total", FormatDuration(total)},
+               {"calls", std::to_string(calls_left_out)}});
 }
 
 }  // namespace streamlab
