@@ -226,14 +226,10 @@ void AddressRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
     for (const AddressPassed& a : op.addresses) {
       if (a.at == 0) continue;  // a null pointer is no memory
       std::vector<Access>& list = by_address[process][a.at];
-      if (list.empty()) order.emplace_back(process, a.at);
       // One op handed an address twice (as a copy's both ends) counts once, as its strongest use.
-      if (!list.empty() && list.back().op == static_cast<int>(i)) {
-        list.back().write = list.back().write || a.use == AddressUse::kWrite;
-        list.back().known = list.back().known && a.use != AddressUse::kArgument;
-        continue;
-      }
-      list.push_back({static_cast<int>(i), a.use == AddressUse::kWrite, a.use != AddressUse::kArgument});
+      if (!list.empty() && list.back().op == static_cast<int>(i)) continue;
+      if (list.empty()) order.emplace_back(process, a.at);
+      list.push_back(*UseOf(op, static_cast<int>(i), a.at));
     }
   }
   std::set<std::pair<int, int>> reported;
