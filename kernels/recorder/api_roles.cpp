@@ -3,12 +3,50 @@
 // CUPTI's generated headers (the same layout the driver hands the callback).
 #include "kernels/recorder/api_roles.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace streamlab::recorder {
 namespace {
 
 uint64_t H(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+// Calls that may give a captured graph's nodes other arguments or edges than its capture did
+// (cudaGraphExecUpdate, cudaGraphExecKernelNodeSetParams, cudaGraphAddDependencies,
+// cudaStreamUpdateCaptureDependencies, capturing into an existing graph, ...). Found by name,
+// so that every variant and every later version's calls count.
+bool IsGraphEditName(const char* name) {
+  if (!name) return false;
+  auto starts = [&](const char* prefix) { return std::strncmp(name, prefix, std::strlen(prefix)) == 0; };
+  auto has = [&](const char* part) { return std::strstr(name, part) != nullptr; };
+  if (starts("cudaGraphics") || starts("cuGraphics")) return false;  // graphics interop, not graphs
+  if (starts("cudaGraph") || starts("cuGraph"))
+    return has("Add") || has("Set") || has("Update") || has("Remove") || has("DestroyNode");
+  return has("UpdateCaptureDependencies") || has("BeginCaptureToGraph");
+}
+
+std::vector<CUpti_CallbackId> GraphEditCallsOf(CUpti_CallbackDomain domain, CUpti_CallbackId end) {
+  std::vector<CUpti_CallbackId> ids;
+  for (CUpti_CallbackId id = 1; id < end; ++id) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, id, &name) == CUPTI_SUCCESS && IsGraphEditName(name)) ids.push_back(id);
+  }
+  return ids;  // ascending: IsGraphEdit searches it
+}
+
+const std::vector<CUpti_CallbackId>& GraphEditCalls(bool runtime) {
+  static const std::vector<CUpti_CallbackId> runtime_calls =
+      GraphEditCallsOf(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+  static const std::vector<CUpti_CallbackId> driver_calls =
+      GraphEditCallsOf(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+  return runtime ? runtime_calls : driver_calls;
+}
+
+Role OtherOrGraphEdit(bool runtime, CUpti_CallbackId id) {
+  const std::vector<CUpti_CallbackId>& edits = GraphEditCalls(runtime);
+  return std::binary_search(edits.begin(), edits.end(), id) ? Role::kGraphEdit : Role::kOther;
+}
 
 // A copy's or memset's addresses (the destination first), for the race check.
 void Ends(CallRecord& r, uint64_t dst, uint64_t src = 0) {
@@ -134,7 +172,7 @@ Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r
       SL_P(cudaStreamBeginCapture_v10000); r.stream = H(p->stream); return Role::kBeginCapture; }
     case SL_RT(cudaStreamEndCapture_v10000): case SL_RT(cudaStreamEndCapture_ptsz_v10000): {
       SL_P(cudaStreamEndCapture_v10000); r.stream = H(p->stream); return Role::kEndCapture; }
-    default: return Role::kOther;
+    default: return OtherOrGraphEdit(true, id);
   }
 }
 
@@ -263,7 +301,7 @@ Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r)
       SL_P(cuMemcpyDtoH_v2); r.size = p->ByteCount; Ends(r, H(p->dstHost), p->srcDevice); return Role::kMemcpy; }
     case SL_DRV(cuMemcpyDtoD_v2): {
       SL_P(cuMemcpyDtoD_v2); r.size = p->ByteCount; Ends(r, p->dstDevice, p->srcDevice); return Role::kMemcpy; }
-    default: return Role::kOther;
+    default: return OtherOrGraphEdit(false, id);
   }
 }
 
@@ -395,10 +433,25 @@ bool ReadDriverLaunch(CUpti_CallbackId id, const CUpti_CallbackData* d, LaunchAd
 namespace {
 template <size_t N>
 std::span<const CUpti_CallbackId> Span(const CUpti_CallbackId (&calls)[N]) { return {calls, N}; }
+
+// A table's calls and the graph-editing calls (rare: subscribing them costs nothing per step).
+template <size_t N>
+std::vector<CUpti_CallbackId> WithGraphEdits(const CUpti_CallbackId (&calls)[N], bool runtime) {
+  std::vector<CUpti_CallbackId> all(calls, calls + N);
+  const std::vector<CUpti_CallbackId>& edits = GraphEditCalls(runtime);
+  all.insert(all.end(), edits.begin(), edits.end());
+  return all;
+}
 }  // namespace
 
-std::span<const CUpti_CallbackId> RuntimeCalls() { return Span(kRuntimeCalls); }
-std::span<const CUpti_CallbackId> DriverCalls() { return Span(kDriverCalls); }
+std::span<const CUpti_CallbackId> RuntimeCalls() {
+  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kRuntimeCalls, true);
+  return calls;
+}
+std::span<const CUpti_CallbackId> DriverCalls() {
+  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kDriverCalls, false);
+  return calls;
+}
 std::span<const CUpti_CallbackId> WaitingRuntimeCalls() { return Span(kWaitingRuntimeCalls); }
 std::span<const CUpti_CallbackId> WaitingDriverCalls() { return Span(kWaitingDriverCalls); }
 

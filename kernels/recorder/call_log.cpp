@@ -110,6 +110,7 @@ const char* RoleName(Role role) {
     case Role::kEndCapture: return "end_capture";
     case Role::kGraphNode: return "graph_node";
     case Role::kGraphNodeClone: return "graph_node_clone";
+    case Role::kGraphEdit: return "graph_edit";
   }
   return "other";
 }

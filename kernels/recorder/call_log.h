@@ -50,6 +50,8 @@ enum class Role : uint8_t {
                       // correlation = the call that made it (0 if its callback was off)
   kGraphNodeClone,    // graph instantiation cloned node `parent` into node `out` (the id
                       // replayed work's activity records carry)
+  kGraphEdit,         // a call that may change a graph after its capture (cudaGraphExecUpdate,
+                      // a node's parameters or edges set by hand): captured arguments may be stale
 };
 
 struct CallRecord {
