@@ -13,7 +13,7 @@ gpu_build "$out" streamlab_example_legacy_stall || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt"
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" >>"$out/gpu.txt" 2>&1
 for ex in event_chain wait_stream_before_work default_plus_side_stream one_tensor_two_streams pageable_vs_pinned \
-          sync_scopes record_stream fan_out_fan_in prefetch_overlap launch_bound crash_midway; do
+          sync_scopes record_stream fan_out_fan_in prefetch_overlap graph_replay launch_bound crash_midway; do
   "$cli" record --out "$out/rec/$ex.json" -- python3 "examples/pytorch/$ex.py" >"$out/rec/$ex.log" 2>&1
   echo "$ex: record exit $?" >>"$out/summary.txt"
   "$cli" explain "$out/rec/$ex.json" >"$out/rec/$ex.explain.txt" 2>&1
@@ -29,6 +29,10 @@ for without in wait record-stream; do
   "$cli" record --out "$out/rec/prefetch_overlap_without_${without//-/_}.json" -- python3 examples/pytorch/prefetch_overlap.py \
     "--without-$without" >"$out/rec/prefetch_overlap_without_${without//-/_}.log" 2>&1
 done
+# A CUDA graph's replay read while it still runs (the replayed nodes' captured addresses).
+"$cli" record --out "$out/rec/graph_replay_without_wait.json" -- python3 examples/pytorch/graph_replay.py \
+  --without-wait >"$out/rec/graph_replay_without_wait.log" 2>&1
+"$cli" explain "$out/rec/graph_replay_without_wait.json" >"$out/rec/graph_replay_without_wait.explain.txt" 2>&1
 # PyTorch's other allocators: expandable segments (cuMemMap) and cudaMallocAsync (stream-ordered reuse).
 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "$cli" record --out "$out/rec/one_tensor_two_streams_expandable.json" \
   -- python3 examples/pytorch/one_tensor_two_streams.py >"$out/rec/one_tensor_two_streams_expandable.log" 2>&1

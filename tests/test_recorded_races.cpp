@@ -10,93 +10,13 @@
 #include "engine/analysis/findings_text.h"
 #include "engine/trace/recording.h"
 #include "engine/trace/trace_json.h"
+#include "tests/recorder_log.h"
 #include "tests/test_util.h"
 
 namespace streamlab {
 namespace {
 
-// A log of one thread on two non-blocking streams (handles 77 and 88, CUPTI ids 13 and 14).
-class Log {
- public:
-  Log() {
-    text_ = "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":7,\"start\":0}\n";
-    Call("cudaStreamCreateWithFlags", "stream_create", ",\"stream\":77,\"sid\":13,\"flags\":1");
-    Call("cudaStreamCreateWithFlags", "stream_create", ",\"stream\":88,\"sid\":14,\"flags\":1");
-  }
-  // A kernel on `stream` (77 or 88) handed `ptrs` ("[4096]"), running for `ns` from its launch.
-  Log& Kernel(int stream, const std::string& ptrs, int ns = 10000) {
-    int corr = Call("cudaLaunchKernel", "launch", ",\"stream\":" + std::to_string(stream) + ",\"ptrs\":" + ptrs);
-    Activity("kernel", corr, stream, ns,
-             ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"_Z1kPf\"");
-    return *this;
-  }
-  Log& Memset(int stream, uint64_t dst) {
-    int corr = Call("cudaMemsetAsync", "memset_async",
-                    ",\"stream\":" + std::to_string(stream) + ",\"size\":4096,\"dst\":" + std::to_string(dst));
-    Activity("memset", corr, stream, 2000, ",\"bytes\":4096");
-    return *this;
-  }
-  Log& Record(int stream, int event) {
-    Call("cudaEventRecord", "record", Where(stream) + ",\"event\":" + std::to_string(event));
-    return *this;
-  }
-  Log& Wait(int stream, int event) {
-    Call("cudaStreamWaitEvent", "wait_event", Where(stream) + ",\"event\":" + std::to_string(event));
-    return *this;
-  }
-  Log& Query(int event, bool ready) {
-    Call("cudaEventQuery", "query_event", ",\"event\":" + std::to_string(event) + (ready ? ",\"value\":1" : ""));
-    return *this;
-  }
-  Log& SyncStream(int stream) {
-    Call("cudaStreamSynchronize", "sync_stream", Where(stream), 20000);
-    return *this;
-  }
-  // cudaMallocAsync on `stream` returning `at` (`bytes` long), and cudaFreeAsync of `at`.
-  Log& MallocAsync(int stream, uint64_t at, uint64_t bytes) {
-    Call("cudaMallocAsync", "malloc_async", Where(stream) + ",\"out\":" + std::to_string(at) + ",\"size\":" +
-                                                std::to_string(bytes));
-    return *this;
-  }
-  Log& FreeAsync(int stream, uint64_t at) {
-    Call("cudaFreeAsync", "free_async", Where(stream) + ",\"out\":" + std::to_string(at));
-    return *this;
-  }
-  Log& Pause(int ns) {
-    now_ += ns;
-    return *this;
-  }
-  // The recorder's closing count; without it the log is an older recorder's.
-  Log& Addresses(int read) {
-    text_ += "{\"t\":\"addresses\",\"supported\":1,\"read\":" + std::to_string(read) + ",\"unread\":0}\n";
-    return *this;
-  }
-  Trace Convert() const { return TraceFromRecording(ParseRecording(text_, "races.jsonl")); }
-  const std::string& text() const { return text_; }
-
- private:
-  static std::string Where(int stream) {
-    return ",\"stream\":" + std::to_string(stream) + ",\"sid\":" + std::to_string(stream == 77 ? 13 : 14);
-  }
-  int Call(const std::string& fn, const std::string& role, const std::string& more, int ns = 1000) {
-    int corr = ++corr_;
-    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"" + fn + "\",\"role\":\"" + role + "\",\"dom\":0,\"b\":" +
-             std::to_string(now_) + ",\"e\":" + std::to_string(now_ + ns) + ",\"corr\":" + std::to_string(corr) +
-             more + "}\n";
-    now_ += ns + 500;
-    return corr;
-  }
-  // GPU work starts right after its call and runs `ns` (streams do not wait for each other
-  // here unless the log orders them: the test's orderings come from the calls).
-  void Activity(const std::string& type, int corr, int stream, int ns, const std::string& more) {
-    text_ += "{\"t\":\"" + type + "\",\"corr\":" + std::to_string(corr) + ",\"dev\":0,\"sid\":" +
-             std::to_string(stream == 77 ? 13 : 14) + ",\"b\":" + std::to_string(now_) + ",\"e\":" +
-             std::to_string(now_ + ns) + more + "}\n";
-  }
-  std::string text_;
-  int corr_ = 0;
-  long now_ = 1000;
-};
+using testing::Log;
 
 std::vector<Finding> Races(const Trace& t) { return testing::AnalyzedFindingsOfKind(t, FindingKind::kAddressRace); }
 

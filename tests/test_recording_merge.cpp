@@ -12,6 +12,7 @@
 #include "engine/trace/recording.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
+#include "tests/recorder_log.h"
 #include "tests/test_util.h"
 
 namespace streamlab {
@@ -130,6 +131,32 @@ TEST(RecordingMerge, SaysWhyItCannotAlignLogsWithoutClockPairs) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("no clock readings"), std::string::npos) << e.what();
   }
+}
+
+// Each process replays a two-branch CUDA graph; the launch stays followed by its nodes, and
+// the nodes' edges still name the right ops once both processes share one op list.
+TEST(RecordingMerge, AGraphReplayStaysWholeWithItsEdges) {
+  auto replaying = [](int pid) {
+    testing::Log log(pid);
+    log.Clock(1000, 1000).BeginCapture(77).CapturedKernel(77, "[4096]", 1).Record(77, 5).Wait(88, 5);
+    log.CapturedKernel(88, "[4096]", 2).Record(88, 6).Wait(77, 6).EndCapture(77).Instantiate({1, 2});
+    log.Replay(77, {{1, 77}, {2, 150}}).Kernel(99, "[8192]").Addresses(3).Clock(90000000, 90000000);
+    return ParseRecording(log.text(), "rank.jsonl");
+  };
+  Trace t = TraceFromRecordings({replaying(10), replaying(11)});
+  int nodes = 0;
+  for (size_t i = 0; i < t.scenario.ops.size(); ++i) {
+    const Op& op = t.scenario.ops[i];
+    if (op.graph < 0) continue;
+    ++nodes;
+    EXPECT_EQ(t.scenario.ops[op.graph].name, "cudaGraphLaunch");
+    EXPECT_EQ(ProcessOfThread(t.scenario, t.scenario.ops[op.graph].thread), ProcessOfThread(t.scenario, op.thread));
+    if (op.stream == t.scenario.ops[op.graph].other_stream) continue;  // branch 1, on the launch stream
+    ASSERT_EQ(op.graph_after.size(), 1u) << i;  // branch 2 comes after branch 1 of its own launch
+    EXPECT_EQ(t.scenario.ops[op.graph_after[0]].graph, op.graph);
+  }
+  EXPECT_EQ(nodes, 4);
+  EXPECT_TRUE(testing::FindingsOfKind(Analyze(t), FindingKind::kAddressRace).empty());
 }
 
 TEST(RecordingMerge, LogsHoursApartAreNotOneRun) {

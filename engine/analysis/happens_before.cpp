@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -80,6 +81,65 @@ class PoolReuse {
   std::vector<Memory> by_process_;
   std::vector<std::vector<int>> into_stream_;
 };
+// A recorded graph replay (recording_graphs.h): CUDA runs a launch's nodes on streams it
+// picks, yet the launch is one step of the stream it was launched into. Its nodes start
+// after that stream's earlier work, each after the nodes its graph's edges name, and the
+// stream's next op starts after all of them - which the streams' FIFO order alone does not say.
+class GraphReplays {
+ public:
+  explicit GraphReplays(const Scenario& s) : unjoined_(s.streams.size()) {}
+
+  // The program's cudaGraphLaunch call (api_call `i`, followed by its nodes).
+  void Launch(const Scenario& s, int i, const std::vector<int>& last_on_stream) {
+    const Op& op = s.ops[i];
+    if (op.kind != OpKind::kApiCall || op.other_stream < 0 || i + 1 >= static_cast<int>(s.ops.size()) ||
+        s.ops[i + 1].graph != i)
+      return;
+    std::vector<int> before = Joined(s, op.other_stream);
+    if (last_on_stream[op.other_stream] >= 0) before.push_back(last_on_stream[op.other_stream]);
+    before_launch_[i] = std::move(before);
+  }
+
+  // GPU op `i`: the ops it starts after beyond its stream's previous op.
+  std::vector<int> Into(const Scenario& s, int i) {
+    const Op& op = s.ops[i];
+    auto launch = op.graph >= 0 ? before_launch_.find(op.graph) : before_launch_.end();
+    if (launch == before_launch_.end()) return Joined(s, op.stream);
+    std::vector<int> into = op.graph_after;
+    if (into.empty()) into = launch->second;  // a root: after what came before the launch
+    int stream = s.ops[op.graph].other_stream;
+    if (op.stream != stream) {
+      unjoined_[stream].push_back(i);
+      waiting_.insert(stream);
+    }
+    return into;
+  }
+
+  // The nodes a synchronize of `stream` also waits for: those it ran on other streams.
+  const std::vector<int>& Unjoined(int stream) const { return unjoined_[stream]; }
+
+ private:
+  // What the next op on `stream` comes after: its own launches' nodes (taken), and, across
+  // the legacy barrier, those launched into the legacy default stream or a blocking stream
+  // of the same device and process (copied: their own stream's next op still needs them).
+  std::vector<int> Joined(const Scenario& s, int stream) {
+    std::vector<int> into = std::exchange(unjoined_[stream], {});
+    waiting_.erase(stream);
+    const StreamDesc& st = s.streams[stream];
+    for (int other : waiting_) {
+      const StreamDesc& o = s.streams[other];
+      if (o.device != st.device || o.process != st.process) continue;
+      bool barrier = st.kind == StreamKind::kLegacyDefault ? IsBlockingStream(o)
+                                                           : IsBlockingStream(st) && o.kind == StreamKind::kLegacyDefault;
+      if (barrier) into.insert(into.end(), unjoined_[other].begin(), unjoined_[other].end());
+    }
+    return into;
+  }
+
+  std::vector<std::vector<int>> unjoined_;       // per stream: its launches' nodes no later op of it follows yet
+  std::set<int> waiting_;                        // the streams whose unjoined_ is not empty
+  std::map<int, std::vector<int>> before_launch_;  // launch call -> what its roots start after
+};
 }  // namespace
 
 HappensBefore::HappensBefore(const Scenario& s)
@@ -105,6 +165,7 @@ HappensBefore::HappensBefore(const Scenario& s)
   // Host calls that order the thread's later submissions (blocking calls, ready queries).
   std::vector<bool> orders_host(n, false);
   PoolReuse pool(s);
+  GraphReplays replays(s);
   for (size_t i = 0; i < n; ++i) {
     const Op& op = s.ops[i];
     int& device = device_of_thread[op.thread];
@@ -121,6 +182,7 @@ HappensBefore::HappensBefore(const Scenario& s)
       case OpKind::kFree: all_on_device(s.buffers[op.buffer].device); break;
       case OpKind::kSyncStream:
         if (last_on_stream[op.stream] >= 0) waits.push_back(last_on_stream[op.stream]);
+        for (int node : replays.Unjoined(op.stream)) waits.push_back(node);
         break;
       case OpKind::kSyncEvent:
         if (deps_.last_record_before[i] >= 0) waits.push_back(deps_.last_record_before[i]);
@@ -141,6 +203,7 @@ HappensBefore::HappensBefore(const Scenario& s)
       case OpKind::kSetDevice: device = op.device; break;
       case OpKind::kApiCall:
         if (s.recorded) pool.Call(s, op, last_on_stream);
+        if (s.recorded) replays.Launch(s, static_cast<int>(i), last_on_stream);
         break;
       case OpKind::kCollective:
         // No part completes before every rank reached it: each part comes after the work
@@ -170,6 +233,8 @@ HappensBefore::HappensBefore(const Scenario& s)
     }
     if (IsGpuWork(op)) {
       for (int from : pool.Into(op.stream)) successors_[from].push_back(static_cast<int>(i));
+      if (s.recorded)
+        for (int from : replays.Into(s, static_cast<int>(i))) successors_[from].push_back(static_cast<int>(i));
       pending_of(s.streams[op.stream].process, s.streams[op.stream].device).push_back(static_cast<int>(i));
       last_on_stream[op.stream] = static_cast<int>(i);
     }

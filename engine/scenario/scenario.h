@@ -120,7 +120,8 @@ struct Op {
   int stream = -1;        // the stream the op is issued to
   int event = -1;         // record / wait_event / sync_event / query
   int other_stream = -1;  // wait_stream: the stream waited for; a recorded stream-ordered
-                          // allocation or free (api_call): the stream it is ordered on
+                          // allocation, free or graph launch (api_call): the stream it is
+                          // ordered on
   int buffer = -1;        // malloc / free / malloc_host / memset destination
   int src = -1;           // memcpy / peer_copy
   int dst = -1;
@@ -131,6 +132,10 @@ struct Op {
   int device = -1;        // set_device
   int thread = 0;         // the host thread that makes the call (0 = the main thread)
   int graph = -1;         // a graph node: the index of the graph_launch op that submits it
+                          // (a recorded replay's: its cudaGraphLaunch api_call)
+  // A recorded replay's node: the nodes of the same launch it comes after in its graph,
+  // rebuilt from the capture (recording_graphs.h). Empty: a root, or its edges are unknown.
+  std::vector<int> graph_after;
   CollectiveKind collective = CollectiveKind::kAllReduce;  // collective (broadcast: from part 0)
   int collective_first = -1;  // collective: the index of the group's first part
   KernelSpec kernel;

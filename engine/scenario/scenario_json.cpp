@@ -44,6 +44,7 @@ Json OpToJson(const Scenario& s, const Op& op) {
   if (op.kind == OpKind::kKernel) j["kernel"] = KernelToJson(s, op.kernel);
   if (op.thread != 0) j["thread"] = op.thread;
   if (op.graph >= 0) j["graph"] = op.graph;
+  if (!op.graph_after.empty()) j["graph_after"] = op.graph_after;
   if (op.kind == OpKind::kCollective) {
     j["collective"] = ToString(op.collective);
     j["collective_first"] = op.collective_first;
@@ -292,12 +293,14 @@ Scenario ScenarioFromJsonAndOps(const Json& json, const std::string& source, con
     op.device = ToInt(r, "device", r.Int("device", -1), -1, 15);
     if (op.kind == OpKind::kKernel) op.kernel = KernelFromJson(r.Object("kernel"), buffers);
     op.thread = ToInt(r, "thread", r.Int("thread", 0), 0, 63);
-    op.graph = ToInt(r, "graph", r.Int("graph", -1), -1, 99999);
+    op.graph = ToInt(r, "graph", r.Int("graph", -1), -1, static_cast<int64_t>(kMaxScenarioOps));
+    for (int64_t before : r.Ints("graph_after", 0, static_cast<int64_t>(kMaxScenarioOps)))
+      op.graph_after.push_back(static_cast<int>(before));
     if (op.kind == OpKind::kCollective) {
       std::string c = r.String("collective", "all_reduce");
       if (!FromString(c, &op.collective)) r.FailAt("collective", "unknown collective \"" + c + "\"");
     }
-    op.collective_first = ToInt(r, "collective_first", r.Int("collective_first", -1), -1, 99999);
+    op.collective_first = ToInt(r, "collective_first", r.Int("collective_first", -1), -1, static_cast<int64_t>(kMaxScenarioOps));
     op.query_ready = r.Bool("ready", false);
     op.addresses = AddressesFromJson(r, op.kind);
     s.ops.push_back(std::move(op));

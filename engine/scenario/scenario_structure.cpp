@@ -9,7 +9,9 @@
 // Graphs: a graph_launch op is followed by its nodes (ops with graph = its index). Capture
 // starts on the launch stream; another stream joins only by waiting on an event recorded
 // inside the graph, and must be joined back into the launch stream before the graph ends
-// (otherwise cudaStreamEndCapture fails with cudaErrorStreamCaptureUnjoined).
+// (otherwise cudaStreamEndCapture fails with cudaErrorStreamCaptureUnjoined). A recorded
+// replay's nodes follow the program's cudaGraphLaunch call (an api_call naming the launch
+// stream) and run on the streams CUDA picked; graph_after names their graph's edges.
 #include "engine/scenario/scenario_structure.h"
 
 #include <algorithm>
@@ -114,12 +116,20 @@ void ValidateGraphs(const Scenario& s) {
   for (size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
     if (op.graph >= 0) {
-      if (op.graph >= static_cast<int>(i) || s.ops[op.graph].kind != OpKind::kGraphLaunch)
+      // A recorded replay's launch is the program's cudaGraphLaunch call, kept as an api_call
+      // with the stream it was launched into.
+      bool recorded_launch = op.graph < static_cast<int>(i) && s.recorded && s.ops[op.graph].kind == OpKind::kApiCall &&
+                             s.ops[op.graph].other_stream >= 0;
+      if (op.graph >= static_cast<int>(i) || (s.ops[op.graph].kind != OpKind::kGraphLaunch && !recorded_launch))
         throw InputError(At(i) + ".graph: must be the index of an earlier graph_launch op");
+      for (int before : op.graph_after)
+        if (before <= op.graph || before >= static_cast<int>(i) || s.ops[before].graph != op.graph)
+          throw InputError(At(i) + ".graph_after: must name earlier nodes of the same graph launch");
       // Contiguous: the op before is the launch itself or another node of the same graph.
       if (op.graph != static_cast<int>(i) - 1 && s.ops[i - 1].graph != op.graph)
         throw InputError(At(i) + ": a graph's nodes must directly follow its launch");
     }
+    if (op.graph < 0 && !op.graph_after.empty()) throw InputError(At(i) + ".graph_after: only a graph node has one");
     if (op.kind != OpKind::kGraphLaunch) continue;
     if (op.graph >= 0) throw InputError(At(i) + ": a graph cannot launch a graph");
     size_t end = static_cast<size_t>(GraphNodesEnd(s, static_cast<int>(i)));

@@ -146,6 +146,10 @@ struct Recording {
 // What a recording's race check rests on: whether the kernels' arguments were read, how many
 // launches were, and whether any pointed into memory the recorder saw allocated.
 std::vector<TraceNote> MemoryNotes(const Recording& recording);
+// What an op of a capture range was inferred to hold: its first launch, CUPTI switching
+// activity on; a wait whose event was recorded before the range, what it waited for.
+std::shared_ptr<const Inference> FirstLaunchOfRange();
+std::shared_ptr<const Inference> WaitBeforeRange();
 // Where a run too long for one scenario was cut (its first `ops`, `kept` of its `total`
 // time, `calls_left_out` later calls), and how to study another part of it.
 TraceNote CutNote(const Recording& recording, size_t ops, TimeNs kept, TimeNs total, size_t calls_left_out);

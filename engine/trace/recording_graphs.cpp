@@ -19,7 +19,11 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
     if (c.role == "graph_node_clone") clone_of_[c.out] = c.parent;
     if (c.role == "nvtx_push" || c.role == "nvtx_pop") by_thread[c.thread].push_back({c.begin, c.role == "nvtx_pop", &c.text, 0});
     if (c.role == "graph_node") by_thread[c.thread].push_back({c.begin, 2, nullptr, c.out});
-    if (c.role == "graph_node" && c.correlation) capturing_calls_.insert(c.correlation);
+    if (c.role == "graph_node" && c.correlation) {
+      capturing_calls_.insert(c.correlation);
+      nodes_of_call_[c.correlation].push_back(c.out);
+    }
+    if (c.role == "graph_edit" && edited_by_.empty()) edited_by_ = c.function;
   }
   for (const RecordedMark& m : r.marks) {
     const std::string& name = m.text;
@@ -59,12 +63,15 @@ bool RecordedGraphs::Captured(const RecordedCall& c) {
   if (!stream_ordered) return false;
   if (role == "begin_capture") {
     capturing_[stream] = stream;
+    reached_[stream].clear();  // the graph's first node has no edge into it
     return false;  // the call itself is shown as a call
   }
   if (role == "end_capture") {
     // The capture ends for its origin and for every stream that joined it.
-    for (auto it = capturing_.begin(); it != capturing_.end();)
+    for (auto it = capturing_.begin(); it != capturing_.end();) {
+      if (it->second == stream) reached_.erase(it->first);
       it = it->second == stream ? capturing_.erase(it) : std::next(it);
+    }
     for (auto it = captured_event_.begin(); it != captured_event_.end();)
       it = it->second == stream ? captured_event_.erase(it) : std::next(it);
     return false;
@@ -74,34 +81,80 @@ bool RecordedGraphs::Captured(const RecordedCall& c) {
     auto joined = captured_event_.find(c.event);
     if (joined == captured_event_.end()) return false;
     capturing_[stream] = joined->second;  // this stream is now part of that capture
+    reached_[stream] = event_reached_[c.event];
     return true;
   }
   bool captured = origin != capturing_.end() || capturing_calls_.count(c.correlation) > 0;
   if (role == "record") {
-    if (origin != capturing_.end()) captured_event_[c.event] = origin->second;
-    else captured_event_.erase(c.event);  // recorded for real: a wait on it waits
+    if (origin != capturing_.end()) {
+      captured_event_[c.event] = origin->second;
+      event_reached_[c.event] = reached_[stream];
+    } else {
+      captured_event_.erase(c.event);  // recorded for real: a wait on it waits
+    }
+  }
+  if (captured && role == "wait_event") {
+    std::vector<uint64_t>& mine = reached_[stream];
+    for (uint64_t n : event_reached_[c.event])
+      if (std::find(mine.begin(), mine.end(), n) == mine.end()) mine.push_back(n);
+  }
+  auto made = nodes_of_call_.find(c.correlation);
+  if (captured && made != nodes_of_call_.end()) {
+    // The call's nodes come after what its stream had reached, and are what it reaches now.
+    std::vector<uint64_t>& reached = reached_[stream];
+    for (uint64_t n : made->second) captured_node_[n] = {&c, reached};
+    reached = made->second;
   }
   return captured;
 }
 
-std::string RecordedGraphs::CapturedIn(uint64_t node) const {
+uint64_t RecordedGraphs::OriginalId(uint64_t node) const {
   for (int hops = 0; hops < 8; ++hops) {  // an instantiated graph's node copies the captured one
     auto it = clone_of_.find(node);
     if (it == clone_of_.end()) break;
     node = it->second;
   }
-  auto it = range_of_node_.find(node);
+  return node;
+}
+
+const RecordedGraphs::CapturedNode* RecordedGraphs::Original(uint64_t node) const {
+  auto it = captured_node_.find(OriginalId(node));
+  return it == captured_node_.end() ? nullptr : &it->second;
+}
+
+std::string RecordedGraphs::CapturedIn(uint64_t node) const {
+  auto it = range_of_node_.find(OriginalId(node));
   return it == range_of_node_.end() ? "" : it->second;
 }
 
-void MarkReplayed(OpRecord& rec, const std::string& range) {
+const RecordedCall* ReplayedLaunch::Place(Op& op, int index, uint64_t node) {
+  op.graph = launch_;
+  const RecordedGraphs::CapturedNode* captured = graphs_.Original(node);
+  if (!captured || !graphs_.edited_by().empty()) return nullptr;
+  for (uint64_t before : graphs_.NearestBefore(*captured, [&](uint64_t n) { return op_of_node_.count(n) > 0; }))
+    op.graph_after.push_back(op_of_node_[before]);
+  std::sort(op.graph_after.begin(), op.graph_after.end());
+  // Keyed by the captured node, not the instantiated copy: the graph's edges name captured nodes.
+  op_of_node_[graphs_.OriginalId(node)] = index;
+  return captured->call;
+}
+
+void MarkReplayed(OpRecord& rec, const std::string& range, bool edges_known) {
   rec.graph_replay = true;
   rec.captured_in = range;
   std::string where = range.empty() ? "" : " (captured in range " + range + ")";
+  std::string where_zh = range.empty() ? std::string() : "（在范围 " + range + " 中捕获）";
+  if (edges_known) {
+    rec.inferred = "replayed from a CUDA graph" + where +
+                   ": the graph's own edges, rebuilt from its capture, also ordered it; the race check follows "
+                   "them, the account of when it started does not";
+    rec.inferred_zh = "由 CUDA graph 重放" + where_zh +
+                      "：graph 自身的依赖（由捕获过程重建）也约束它的顺序；竞争检查考虑了这些依赖，开始时间的解释没有";
+    return;
+  }
   rec.inferred = "replayed from a CUDA graph" + where +
                  ": the graph's own dependencies also ordered it, and the recording does not hold them";
-  rec.inferred_zh = "由 CUDA graph 重放" + (range.empty() ? std::string() : "（在范围 " + range + " 中捕获）") +
-                    "：graph 自身的依赖也约束它的顺序，而录制中没有这些依赖";
+  rec.inferred_zh = "由 CUDA graph 重放" + where_zh + "：graph 自身的依赖也约束它的顺序，而录制中没有这些依赖";
 }
 
 }  // namespace streamlab

@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 
+#include "engine/trace/graph_markers.h"
 #include "engine/trace/recording.h"
 #include "engine/trace/recording_graphs.h"
 #include "engine/util/errors.h"
@@ -279,20 +280,14 @@ class Converter {
     }
     if (role == "launch" || role == "graph_launch" || role == "memcpy" || role == "memcpy_async" ||
         role == "peer_copy" || role == "memset" || role == "memset_async") {
-      if (role == "graph_launch") AddApiCall(c, thread, "");
-      if (!acts) {
-        if (role != "graph_launch") AddApiCall(c, thread, " (no GPU record: not delivered before the program ended)");
-        return;
-      }
+      if (role == "graph_launch") return acts ? AddReplay(c, *acts, thread) : AddApiCall(c, thread, "");
+      if (!acts) return AddApiCall(c, thread, " (no GPU record: not delivered before the program ended)");
       if (windowed_ && role == "launch" && launched_in_window_.insert(c.thread).second &&
           c.end - c.begin > kCuptiSwitchOnNs) {
         // Measured on H200s: the first launch after cudaProfilerStart took 3.4-5.6 ms while
         // CUPTI switched GPU activity recording on; without the recorder it is microseconds.
         RecordedCall first = c;
-        first.inferred = std::make_shared<const Inference>(Inference{
-            "this first launch of the capture range includes CUPTI switching GPU activity recording on "
-            "(the recorder's cost, not the program's)",
-            "录制范围内的第一次 launch 包含 CUPTI 开启 GPU 活动记录的时间（这是录制器的开销，不是程序的）"});
+        first.inferred = FirstLaunchOfRange();
         for (const RecordedActivity* a : *acts) AddGpuWork(first, *a, thread, false);
         return;
       }
@@ -310,10 +305,7 @@ class Converter {
       if (role == "wait_event" && windowed_ && !recorded_in_window_.count(c.event)) {
         // Its record, if any, came before the capture range: not "waited for nothing".
         RecordedCall before = c;
-        before.inferred = std::make_shared<const Inference>(
-            Inference{"its event was recorded before the capture range began (or never): what it waited for "
-                      "is not in this recording",
-                      "它等待的事件在录制范围开始之前记录（或从未记录）：等待的内容不在本次录制中"});
+        before.inferred = WaitBeforeRange();
         Add(std::move(op), before);
         return;
       }
@@ -366,8 +358,30 @@ class Converter {
     if (role == "query_event") t_.ops[index].note = c.value ? "ready" : "not ready";
   }
 
-  void AddGpuWork(const RecordedCall& c, const RecordedActivity& a, int thread, bool synchronous) {
+  // A graph launch: its call, kept however short (its nodes name it and the stream it was
+  // launched into), then the nodes it ran, in start order (a node starts after those before it).
+  void AddReplay(const RecordedCall& c, const std::vector<const RecordedActivity*>& acts, int thread) {
+    Op launch;
+    launch.kind = OpKind::kApiCall;
+    launch.name = c.function;
+    launch.thread = thread;
+    launch.duration = T(c.end) - T(c.begin);
+    launch.other_stream = StreamOfCall(c, thread);
+    bool linked = launch.other_stream >= 0;
+    ReplayedLaunch replay(graphs_, Add(std::move(launch), c));
+    std::vector<const RecordedActivity*> by_start = acts;
+    std::stable_sort(by_start.begin(), by_start.end(),
+                     [](const RecordedActivity* x, const RecordedActivity* y) { return x->begin < y->begin; });
+    for (const RecordedActivity* a : by_start) AddGpuWork(c, *a, thread, false, linked ? &replay : nullptr);
+  }
+
+  // `replay`: the graph launch whose node this is (its ops must follow the launch unbroken).
+  void AddGpuWork(const RecordedCall& c, const RecordedActivity& a, int thread, bool synchronous,
+                  ReplayedLaunch* replay = nullptr) {
     ++placed_;
+    auto moved_nothing = [&] {
+      if (!replay) AddApiCall(c, thread);
+    };
     Op op;
     op.thread = thread;
     bool replayed = a.graph_node != 0 && c.role == "graph_launch";
@@ -393,25 +407,28 @@ class Converter {
       if (d) op.kernel.max_blocks_per_sm = EstimateBlocksPerSm(*d, op.kernel.block, a.registers, a.shared_bytes);
       ++kernels_;
     } else if (a.type == "memcpy") {
-      if (a.copy_kind == kCuptiHtoH || a.bytes == 0) return AddApiCall(c, thread);
+      if (a.copy_kind == kCuptiHtoH || a.bytes == 0) return moved_nothing();
       op.kind = OpKind::kMemcpy;
       op.async = !synchronous;
       op.bytes = std::min(a.bytes, kMaxBytes);
       op.src = Pooled(KindOfCuptiMemory(a.src_kind), device, op.bytes);
       op.dst = Pooled(KindOfCuptiMemory(a.dst_kind), device, op.bytes);
-      if (op.src == op.dst && s_.buffers[op.src].kind != MemoryKind::kDevice) return AddApiCall(c, thread);
+      if (op.src == op.dst && s_.buffers[op.src].kind != MemoryKind::kDevice) return moved_nothing();
       ++copies_;
     } else {
-      if (a.bytes == 0) return AddApiCall(c, thread);
+      if (a.bytes == 0) return moved_nothing();
       op.kind = OpKind::kMemset;
       op.async = !synchronous;
       op.bytes = std::min(a.bytes, kMaxBytes);
       op.buffer = Pooled(MemoryKind::kDevice, device, op.bytes);
       ++copies_;
     }
-    if (!replayed) op.addresses = AddressesOf(c, op.kind);
+    // A replayed node was handed what the call that captured it was handed.
+    const RecordedCall* captured = replay ? replay->Place(op, static_cast<int>(s_.ops.size()), a.graph_node) : nullptr;
+    if (!replayed || captured) op.addresses = AddressesOf(captured ? *captured : c, op.kind);
     int index = Add(std::move(op), c, &a);
-    if (replayed) MarkReplayed(t_.ops[index], graphs_.CapturedIn(a.graph_node));
+    if (replayed) MarkReplayed(t_.ops[index], graphs_.CapturedIn(a.graph_node), captured != nullptr);
+    replays_unchecked_ += replayed && !captured;
   }
 
   // What the call was handed: a kernel's arguments (how it uses them is unknown), a copy's
@@ -468,40 +485,10 @@ class Converter {
     }
   }
 
-  // Records and waits have no GPU timestamp of their own: a record is reached when the work
-  // before it on its stream has ended, a wait when that and the recorded work have.
-  void PlaceMarkers() {
-    std::vector<TimeNs> stream_end(s_.streams.size(), 0);
-    std::vector<TimeNs> event_time(s_.events.size(), 0);
-    std::vector<bool> had_work(s_.streams.size(), false);
-    for (size_t i = 0; i < s_.ops.size(); ++i) {
-      const Op& op = s_.ops[i];
-      OpRecord& rec = t_.ops[i];
-      if (op.stream < 0) continue;
-      if (rec.gpu) {
-        stream_end[op.stream] = std::max(stream_end[op.stream], rec.end);
-        had_work[op.stream] = true;
-      } else if (op.kind == OpKind::kRecord || op.kind == OpKind::kWaitEvent) {
-        if (op.kind == OpKind::kRecord && windowed_ && !had_work[op.stream]) {
-          // Its stream's work before the capture range is not in the trace.
-          rec.inferred = "its stream ran nothing since the capture range began; what it ran before is not in this "
-                         "recording, so what this record captured is unknown";
-          rec.inferred_zh = "录制范围开始以来它的流上没有工作；之前的工作不在本次录制中，因此这次记录捕获了什么无从得知";
-        }
-        TimeNs at = std::max(rec.submit, stream_end[op.stream]);
-        if (op.kind == OpKind::kRecord) event_time[op.event] = at;
-        else at = std::max(at, event_time[op.event]);
-        rec.gpu = true;
-        rec.ready = rec.start = rec.end = at;
-        stream_end[op.stream] = at;
-      }
-    }
-  }
-
   void Finish() {
-    PlaceMarkers();
     AddRanges();
     t_.scenario = std::move(s_);
+    PlaceRecordedMarkers(t_, windowed_ != 0);
     if (!r_.devices.empty()) {
       t_.device_name = r_.devices.front().name;
       t_.sm_count = r_.devices.front().sms;
@@ -514,6 +501,9 @@ class Converter {
                                                                 {"copies", std::to_string(copies_)}}));
     t_.notes.push_back(Note("cupti_clock"));
     for (TraceNote& note : MemoryNotes(r_)) t_.notes.push_back(std::move(note));
+    std::map<std::string, std::string> unchecked{{"n", std::to_string(replays_unchecked_)}, {"call", graphs_.edited_by()}};
+    if (replays_unchecked_ && r_.addresses == 1)
+      t_.notes.push_back(Note(graphs_.edited_by().empty() ? "replays_unchecked" : "replays_edited", unchecked));
     t_.notes.push_back(Note("clock_not_measured"));
     if (windowed_) {
       TimeNs last = 0;
@@ -555,6 +545,7 @@ class Converter {
   int device_ = 0;
   int main_device_ = 0;  // the device with the most GPU work
   int kernels_ = 0, copies_ = 0;
+  size_t replays_unchecked_ = 0;  // replayed nodes with no captured call to take addresses from
   size_t placed_ = 0;  // GPU records that became ops (or API calls, when they moved nothing)
   std::map<uint64_t, uint64_t> alias_;
   std::map<uint64_t, std::vector<const RecordedActivity*>> activity_;

@@ -171,9 +171,12 @@ class Merger {
     }
   }
 
-  // One unit = an op, or a graph launch with its nodes (which must stay right after it).
+  // One unit = an op, or a graph launch with its nodes (which must stay right after it; a
+  // recorded launch is an api_call followed by the nodes its replay ran).
   static int UnitEnd(const Scenario& s, int i) {
-    return s.ops[i].kind == OpKind::kGraphLaunch ? GraphNodesEnd(s, i) : i + 1;
+    bool launch = s.ops[i].kind == OpKind::kGraphLaunch ||
+                  (i + 1 < static_cast<int>(s.ops.size()) && s.ops[i + 1].graph == i);
+    return launch ? GraphNodesEnd(s, i) : i + 1;
   }
 
   void Interleave() {
@@ -209,6 +212,7 @@ class Merger {
         for (int& b : op.kernel.writes) b += part.buffer0;
         op.thread += part.thread0;
         if (op.graph >= 0) op.graph = new_index[pick][op.graph];
+        for (int& before : op.graph_after) before = new_index[pick][before];
         OpRecord rec = part.trace->ops[i];
         rec.op = static_cast<int>(out_.scenario.ops.size());
         Shift(rec, part.shift);

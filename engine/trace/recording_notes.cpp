@@ -2,6 +2,7 @@
 // the kernels' arguments, and when that cannot support "no race found"), and where a run too
 // long for one trace was cut.
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,22 @@ std::vector<TraceNote> MemoryNotes(const Recording& r) {
   });
   if (r.launches_read && !any_kernel_address) notes.push_back(Note("addresses_none_found"));
   return notes;
+}
+
+std::shared_ptr<const Inference> FirstLaunchOfRange() {
+  static const auto text = std::make_shared<const Inference>(Inference{
+      "this first launch of the capture range includes CUPTI switching GPU activity recording on "
+      "(the recorder's cost, not the program's)",
+      "录制范围内的第一次 launch 包含 CUPTI 开启 GPU 活动记录的时间（这是录制器的开销，不是程序的）"});
+  return text;
+}
+
+std::shared_ptr<const Inference> WaitBeforeRange() {
+  static const auto text = std::make_shared<const Inference>(
+      Inference{"its event was recorded before the capture range began (or never): what it waited for "
+                "is not in this recording",
+                "它等待的事件在录制范围开始之前记录（或从未记录）：等待的内容不在本次录制中"});
+  return text;
 }
 
 TraceNote CutNote(const Recording& r, size_t ops, TimeNs kept, TimeNs total, size_t calls_left_out) {

@@ -23,7 +23,14 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                              "ordering them are reported as possible data races. A kernel's argument does not say "
                              "whether the kernel reads or writes there, or how many bytes, so such a race is inferred; "
                              "memory reached another way (an offset into a buffer that no copy or memset covered, a "
-                             "pointer kept in memory, a kernel replayed from a CUDA graph) is not compared"},
+                             "pointer kept in memory) is not compared. A node replayed from a CUDA graph is compared "
+                             "with the addresses of the call that captured it, ordered by the graph's edges as the "
+                             "capture built them"},
+      {"replays_unchecked", "{n} ops replayed from CUDA graphs came from captures this recording did not see (captured "
+                            "before the capture range, built node by node, or inside a child graph): they are not "
+                            "checked for races"},
+      {"replays_edited", "the program changed a graph after its capture ({call}): its arguments and edges may differ "
+                         "from the capture, so the {n} ops replayed from CUDA graphs are not checked for races"},
       {"addresses_unread", "{n} kernel launches were recorded without their arguments (no driver launch seen inside "
                            "them): races involving those kernels are not checked"},
       {"addresses_none_found", "no kernel was handed an address inside device memory the recorder saw allocated "

@@ -157,4 +157,17 @@ std::vector<JsonReader> JsonReader::Array(const char* key) const {
   return out;
 }
 
+std::vector<int64_t> JsonReader::Ints(const char* key, int64_t lo, int64_t hi) const {
+  std::vector<int64_t> out;
+  if (!Has(key)) return out;
+  const Json& v = Field(key);
+  if (!v.is_array()) FailAt(key, "expected an array");
+  for (const Json& x : v) {
+    if (!x.is_number_integer() || x.get<int64_t>() < lo || x.get<int64_t>() > hi)
+      FailAt(key, "expected integers " + std::to_string(lo) + ".." + std::to_string(hi));
+    out.push_back(x.get<int64_t>());
+  }
+  return out;
+}
+
 }  // namespace streamlab

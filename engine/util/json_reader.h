@@ -50,6 +50,8 @@ class JsonReader {
   JsonReader Object(const char* key) const;
   // Array elements as readers; an absent key gives an empty array.
   std::vector<JsonReader> Array(const char* key) const;
+  // An array of integers in [lo, hi]; an absent key gives an empty array.
+  std::vector<int64_t> Ints(const char* key, int64_t lo, int64_t hi) const;
   [[noreturn]] void Fail(const std::string& what) const;
   [[noreturn]] void FailAt(const char* key, const std::string& what) const;
 

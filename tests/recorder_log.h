@@ -1,0 +1,174 @@
+// Builds small recorder logs (the JSON lines kernels/recorder writes) call by call, so a test
+// can set up each ordering of a recorded program on its own: kernels handed addresses, copies,
+// records, waits, syncs, stream-ordered allocations, and CUDA graphs captured and replayed.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "engine/trace/recording.h"
+
+namespace streamlab::testing {
+
+// A log of one thread on three non-blocking streams (handles 77, 88 and 99, CUPTI ids 13, 14
+// and 15). Any other stream number is a stream CUDA picked for a graph's node: its id is itself.
+class Log {
+ public:
+  // `pid`: the process; a merged run's logs also need Clock.
+  explicit Log(int pid = 7) {
+    text_ = "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":" + std::to_string(pid) +
+            ",\"start\":0}\n";
+    Call("cudaStreamCreateWithFlags", "stream_create", ",\"stream\":77,\"sid\":13,\"flags\":1");
+    Call("cudaStreamCreateWithFlags", "stream_create", ",\"stream\":88,\"sid\":14,\"flags\":1");
+    Call("cudaStreamCreateWithFlags", "stream_create", ",\"stream\":99,\"sid\":15,\"flags\":1");
+  }
+  // A kernel on `stream` (77 or 88) handed `ptrs` ("[4096]"), running for `ns` from its launch.
+  Log& Kernel(int stream, const std::string& ptrs, int ns = 10000) {
+    int corr = Call("cudaLaunchKernel", "launch", ",\"stream\":" + std::to_string(stream) + ",\"ptrs\":" + ptrs);
+    Activity("kernel", corr, stream, ns,
+             ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"_Z1kPf\"");
+    return *this;
+  }
+  Log& Memset(int stream, uint64_t dst) {
+    int corr = Call("cudaMemsetAsync", "memset_async",
+                    ",\"stream\":" + std::to_string(stream) + ",\"size\":4096,\"dst\":" + std::to_string(dst));
+    Activity("memset", corr, stream, 2000, ",\"bytes\":4096");
+    return *this;
+  }
+  Log& Record(int stream, int event) {
+    Call("cudaEventRecord", "record", Where(stream) + ",\"event\":" + std::to_string(event));
+    return *this;
+  }
+  Log& Wait(int stream, int event) {
+    Call("cudaStreamWaitEvent", "wait_event", Where(stream) + ",\"event\":" + std::to_string(event));
+    return *this;
+  }
+  Log& Query(int event, bool ready) {
+    Call("cudaEventQuery", "query_event", ",\"event\":" + std::to_string(event) + (ready ? ",\"value\":1" : ""));
+    return *this;
+  }
+  Log& SyncStream(int stream) {
+    Call("cudaStreamSynchronize", "sync_stream", Where(stream), 20000);
+    return *this;
+  }
+  // cudaMallocAsync on `stream` returning `at` (`bytes` long), and cudaFreeAsync of `at`.
+  Log& MallocAsync(int stream, uint64_t at, uint64_t bytes) {
+    Call("cudaMallocAsync", "malloc_async", Where(stream) + ",\"out\":" + std::to_string(at) + ",\"size\":" +
+                                                std::to_string(bytes));
+    return *this;
+  }
+  Log& FreeAsync(int stream, uint64_t at) {
+    Call("cudaFreeAsync", "free_async", Where(stream) + ",\"out\":" + std::to_string(at));
+    return *this;
+  }
+  // A blocking stream (cudaStreamCreate): the legacy default stream (handle 0) and it wait
+  // for each other's work.
+  Log& CreateBlocking(int stream) {
+    Call("cudaStreamCreate", "stream_create", Where(stream) + ",\"flags\":0");
+    return *this;
+  }
+  // [SECTION] CUDA graphs: a capture on `stream` builds nodes (numbered by the test) and runs
+  // nothing; Instantiate copies each node (the copy is numbered node + 1000, as CUDA numbers
+  // an instantiated graph's nodes apart); Replay runs the copies.
+  Log& BeginCapture(int stream) {
+    Call("cudaStreamBeginCapture", "begin_capture", Where(stream));
+    return *this;
+  }
+  Log& EndCapture(int stream) {
+    Call("cudaStreamEndCapture", "end_capture", Where(stream));
+    return *this;
+  }
+  // A launch on a capturing stream: node `node`, handed `ptrs`.
+  Log& CapturedKernel(int stream, const std::string& ptrs, uint64_t node) {
+    GraphNode(corr_ + 1, node);
+    Call("cudaLaunchKernel", "launch", ",\"stream\":" + std::to_string(stream) + ",\"ptrs\":" + ptrs);
+    return *this;
+  }
+  Log& CapturedMemset(int stream, uint64_t dst, uint64_t node) {
+    GraphNode(corr_ + 1, node);
+    Call("cudaMemsetAsync", "memset_async",
+         ",\"stream\":" + std::to_string(stream) + ",\"size\":4096,\"dst\":" + std::to_string(dst));
+    return *this;
+  }
+  Log& Instantiate(std::initializer_list<uint64_t> nodes) {
+    for (uint64_t n : nodes)
+      text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph node cloned\",\"role\":\"graph_node_clone\",\"dom\":0,\"b\":" +
+               std::to_string(now_) + ",\"e\":" + std::to_string(now_) + ",\"corr\":0,\"out\":" + std::to_string(n + 1000) +
+               ",\"parent\":" + std::to_string(n) + "}\n";
+    return *this;
+  }
+  // cudaGraphLaunch on `stream`; each node's copy runs on the stream given with it (a kernel
+  // of 10 us, one after the other in the list's order, 1 us apart).
+  struct Ran {
+    uint64_t node;
+    int stream;
+    bool memset = false;
+  };
+  Log& Replay(int stream, std::initializer_list<Ran> nodes) {
+    int corr = Call("cudaGraphLaunch", "graph_launch", Where(stream));
+    long at = now_;
+    for (const Ran& r : nodes) {
+      std::string kind = r.memset ? "memset" : "kernel";
+      std::string more = r.memset ? ",\"bytes\":4096" : ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"_Z1kPf\"";
+      text_ += "{\"t\":\"" + kind + "\",\"corr\":" + std::to_string(corr) + ",\"dev\":0,\"sid\":" + std::to_string(Sid(r.stream)) +
+               ",\"b\":" + std::to_string(at) + ",\"e\":" + std::to_string(at + 10000) + more +
+               ",\"graph\":1,\"node\":" + std::to_string(r.node + 1000) + "}\n";
+      at += 11000;
+    }
+    now_ = at;
+    return *this;
+  }
+  // A call that may change a graph after its capture (role graph_edit).
+  Log& GraphEdit(const std::string& fn) {
+    Call(fn, "graph_edit", "");
+    return *this;
+  }
+  Log& Pause(int ns) {
+    now_ += ns;
+    return *this;
+  }
+  // A reading of CUPTI's clock and the host's (a merged run aligns its processes by them).
+  Log& Clock(uint64_t cupti, uint64_t host) {
+    text_ += "{\"t\":\"clock\",\"cupti\":" + std::to_string(cupti) + ",\"host\":" + std::to_string(host) + ",\"err\":30}\n";
+    return *this;
+  }
+  // The recorder's closing count; without it the log is an older recorder's.
+  Log& Addresses(int read) {
+    text_ += "{\"t\":\"addresses\",\"supported\":1,\"read\":" + std::to_string(read) + ",\"unread\":0}\n";
+    return *this;
+  }
+  Trace Convert() const { return TraceFromRecording(ParseRecording(text_, "races.jsonl")); }
+  const std::string& text() const { return text_; }
+
+ private:
+  static int Sid(int stream) { return stream == 77 ? 13 : stream == 88 ? 14 : stream == 99 ? 15 : stream; }
+  static std::string Where(int stream) {
+    return ",\"stream\":" + std::to_string(stream) + ",\"sid\":" + std::to_string(Sid(stream));
+  }
+  void GraphNode(int corr, uint64_t node) {
+    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph node created\",\"role\":\"graph_node\",\"dom\":0,\"b\":" +
+             std::to_string(now_) + ",\"e\":" + std::to_string(now_) + ",\"corr\":" + std::to_string(corr) +
+             ",\"out\":" + std::to_string(node) + "}\n";
+  }
+  int Call(const std::string& fn, const std::string& role, const std::string& more, int ns = 1000) {
+    int corr = ++corr_;
+    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"" + fn + "\",\"role\":\"" + role + "\",\"dom\":0,\"b\":" +
+             std::to_string(now_) + ",\"e\":" + std::to_string(now_ + ns) + ",\"corr\":" + std::to_string(corr) +
+             more + "}\n";
+    now_ += ns + 500;
+    return corr;
+  }
+  // GPU work starts right after its call and runs `ns` (streams do not wait for each other
+  // here unless the log orders them: the test's orderings come from the calls).
+  void Activity(const std::string& type, int corr, int stream, int ns, const std::string& more) {
+    text_ += "{\"t\":\"" + type + "\",\"corr\":" + std::to_string(corr) + ",\"dev\":0,\"sid\":" +
+             std::to_string(Sid(stream)) + ",\"b\":" + std::to_string(now_) + ",\"e\":" +
+             std::to_string(now_ + ns) + more + "}\n";
+  }
+  std::string text_;
+  int corr_ = 0;
+  long now_ = 1000;
+};
+
+}  // namespace streamlab::testing
