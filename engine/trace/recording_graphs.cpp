@@ -98,14 +98,14 @@ bool RecordedGraphs::Captured(const RecordedCall& c) {
     for (uint64_t n : event_reached_[c.event])
       if (std::find(mine.begin(), mine.end(), n) == mine.end()) mine.push_back(n);
   }
-  auto made = nodes_of_call_.find(c.correlation);
-  if (captured && made != nodes_of_call_.end()) {
+  if (!captured) return false;
+  if (auto made = nodes_of_call_.find(c.correlation); made != nodes_of_call_.end()) {
     // The call's nodes come after what its stream had reached, and are what it reaches now.
     std::vector<uint64_t>& reached = reached_[stream];
     for (uint64_t n : made->second) captured_node_[n] = {&c, reached};
     reached = made->second;
   }
-  return captured;
+  return true;
 }
 
 uint64_t RecordedGraphs::OriginalId(uint64_t node) const {

@@ -73,11 +73,11 @@ class RecordedGraphs {
 
 template <typename HasOp>
 std::vector<uint64_t> RecordedGraphs::NearestBefore(const CapturedNode& node, HasOp has_op) const {
-  std::vector<uint64_t> found, todo = node.after;
-  std::set<uint64_t> seen(todo.begin(), todo.end());
-  while (!todo.empty()) {
-    uint64_t n = todo.back();
-    todo.pop_back();
+  std::vector<uint64_t> found, pending = node.after;
+  std::set<uint64_t> seen(pending.begin(), pending.end());
+  while (!pending.empty()) {
+    uint64_t n = pending.back();
+    pending.pop_back();
     if (has_op(n)) {
       found.push_back(n);
       continue;
@@ -85,7 +85,7 @@ std::vector<uint64_t> RecordedGraphs::NearestBefore(const CapturedNode& node, Ha
     auto it = captured_node_.find(n);
     if (it == captured_node_.end()) continue;
     for (uint64_t before : it->second.after)
-      if (seen.insert(before).second) todo.push_back(before);
+      if (seen.insert(before).second) pending.push_back(before);
   }
   return found;
 }
