@@ -33,6 +33,12 @@ done
 "$cli" record --out "$out/rec/graph_replay_without_wait.json" -- python3 examples/pytorch/graph_replay.py \
   --without-wait >"$out/rec/graph_replay_without_wait.log" 2>&1
 "$cli" explain "$out/rec/graph_replay_without_wait.json" >"$out/rec/graph_replay_without_wait.explain.txt" 2>&1
+# The same with the replays alone in a profiler range: the graph is captured before the range.
+for without in "" --without-wait; do
+  name=graph_replay_range${without:+_without_wait}
+  "$cli" record --capture-range cudaProfilerApi --out "$out/rec/$name.json" -- python3 examples/pytorch/graph_replay.py \
+    --range $without >"$out/rec/$name.log" 2>&1
+done
 # PyTorch's other allocators: expandable segments (cuMemMap) and cudaMallocAsync (stream-ordered reuse).
 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "$cli" record --out "$out/rec/one_tensor_two_streams_expandable.json" \
   -- python3 examples/pytorch/one_tensor_two_streams.py >"$out/rec/one_tensor_two_streams_expandable.log" 2>&1

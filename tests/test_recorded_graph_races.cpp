@@ -147,8 +147,8 @@ TEST(RecordedGraphRaces, AnEditedGraphIsNotChecked) {
   EXPECT_FALSE(FindingTexts::Load("zh").RenderNote(*note).empty());
 }
 
-// A replay whose capture the recording did not see (captured before a capture range, built
-// node by node) has nothing to compare: the note counts its nodes.
+// A replay whose capture the recording did not see (built node by node, or captured before a
+// capture range by an older recorder) has nothing to compare: the note counts its nodes.
 TEST(RecordedGraphRaces, ReplaysOfAnUnseenCaptureAreCounted) {
   Log log;
   log.Instantiate({1, 2}).Replay(77, {{1, 77}, {2, 150, true}}).Kernel(88, "[4096]").Addresses(1);
@@ -157,6 +157,33 @@ TEST(RecordedGraphRaces, ReplaysOfAnUnseenCaptureAreCounted) {
   auto note = std::find_if(t.notes.begin(), t.notes.end(), [](const TraceNote& n) { return n.key == "replays_unchecked"; });
   ASSERT_NE(note, t.notes.end());
   EXPECT_NE(note->text.find("2 ops replayed"), std::string::npos) << note->text;
+}
+
+// Under --capture-range the recorder logs every call while a capture is open, also before the
+// range: a graph captured in the warm-up and replayed in the range keeps its addresses and
+// edges, and the capture itself makes no op of the trace.
+TEST(RecordedGraphRaces, AGraphCapturedBeforeTheRangeIsCheckedInIt) {
+  Log log = ForkJoinGraph("[4096]");
+  log.Pause(50000).RangeStart();
+  log.Replay(77, {{1, 77}, {2, 150}, {3, 77}, {4, 77}}).Kernel(99, "[8192]").Addresses(5);
+  Trace t = log.Convert();
+  std::vector<int> nodes = ReplayedOps(t);
+  ASSERT_EQ(nodes.size(), 4u);
+  for (const Op& op : t.scenario.ops) EXPECT_EQ(op.name.find("captured into a CUDA graph"), std::string::npos) << op.name;
+  EXPECT_EQ(t.scenario.ops[nodes[3]].graph_after, (std::vector<int>{nodes[1], nodes[2]}));
+  ASSERT_EQ(t.scenario.ops[nodes[3]].addresses.size(), 2u);
+  std::vector<Finding> races = Races(t);
+  ASSERT_EQ(races.size(), 2u);  // B against C (both handed 4096), D's 8192 against the kernel on 99
+  EXPECT_EQ(races[0].op, nodes[1]);
+  EXPECT_EQ(races[0].other, nodes[2]);
+  EXPECT_FALSE(HasNote(t, "replays_unchecked"));
+  // An older recorder logged nothing before the range: the same replay is left unchecked.
+  Log older;
+  older.Instantiate({1, 2, 3, 4}).Pause(50000).RangeStart();
+  older.Replay(77, {{1, 77}, {2, 150}, {3, 77}, {4, 77}}).Kernel(99, "[8192]").Addresses(5);
+  Trace unchecked = older.Convert();
+  EXPECT_TRUE(Races(unchecked).empty());
+  EXPECT_TRUE(HasNote(unchecked, "replays_unchecked"));
 }
 
 TEST(RecordedGraphRaces, EdgesSurviveASavedTraceAndBadOnesAreRefused) {
@@ -226,6 +253,19 @@ TEST(RecordedGraphRaces, TheGraphReplayExampleRecordedOnAnH100) {
     EXPECT_NE(a.graph >= 0, b.graph >= 0);
     const Op& main = a.graph >= 0 ? b : a;
     EXPECT_EQ(no_wait.scenario.streams[main.stream].kind, StreamKind::kLegacyDefault);
+  }
+  // The same program with the replays alone in a profiler range (--range, recorded with
+  // --capture-range cudaProfilerApi): the graph was captured before the range, and its
+  // replays are still checked. The warm-up's note is outside the range.
+  for (const auto& [name, warnings] : {std::pair{"graph_replay_range", 0}, std::pair{"graph_replay_range_without_wait", 7}}) {
+    Trace ranged = load(name);
+    races = Races(ranged);
+    EXPECT_EQ(count(races, Severity::kWarning), warnings) << name;
+    EXPECT_EQ(count(races, Severity::kNote), 3) << name;
+    nodes = ReplayedOps(ranged);
+    EXPECT_EQ(nodes.size(), 15u) << name;
+    for (int n : nodes) EXPECT_FALSE(ranged.scenario.ops[n].addresses.empty()) << name << " " << n;
+    EXPECT_FALSE(HasNote(ranged, "replays_unchecked")) << name;
   }
 }
 

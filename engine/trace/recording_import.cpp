@@ -44,11 +44,18 @@ class Converter {
 
   Trace Run() {
     Index();
-    std::vector<const RecordedCall*> calls;
-    for (const RecordedCall& c : r_.calls)
-      if (c.domain != 2 && c.role != "alias" && InWindow(c)) calls.push_back(&c);
-    std::stable_sort(calls.begin(), calls.end(),
-                     [](const RecordedCall* a, const RecordedCall* b) { return a->begin < b->begin; });
+    std::vector<const RecordedCall*> calls, before;
+    for (const RecordedCall& c : r_.calls) {
+      if (c.domain == 2 || c.role == "alias") continue;
+      if (InWindow(c)) calls.push_back(&c);
+      else if (windowed_ && c.begin < window_begin_) before.push_back(&c);
+    }
+    auto by_time = [](const RecordedCall* a, const RecordedCall* b) { return a->begin < b->begin; };
+    std::stable_sort(calls.begin(), calls.end(), by_time);
+    // Graphs captured before the capture range (the recorder logs every call while a capture
+    // is open): they make no ops, but their replays in the range take addresses and edges.
+    std::stable_sort(before.begin(), before.end(), by_time);
+    for (const RecordedCall* c : before) graphs_.Captured(*c);
     // Room for the ops the calls become (Convert: one per GPU record, a graph launch's call, or
     // at most one for a call without GPU records), so the op arrays never regrow.
     size_t most = 0;

@@ -26,9 +26,9 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                              "pointer kept in memory) is not compared. A node replayed from a CUDA graph is compared "
                              "with the addresses of the call that captured it, ordered by the graph's edges as the "
                              "capture built them"},
-      {"replays_unchecked", "{n} ops replayed from CUDA graphs came from captures this recording did not see (captured "
-                            "before the capture range, built node by node, or inside a child graph): they are not "
-                            "checked for races"},
+      {"replays_unchecked", "{n} ops replayed from CUDA graphs came from captures this recording did not see (built "
+                            "node by node, inside a child graph, or captured before the capture range by an older "
+                            "StreamLab recorder): they are not checked for races"},
       {"replays_edited", "the program changed a graph after its capture ({call}): its arguments and edges may differ "
                          "from the capture, so the {n} ops replayed from CUDA graphs are not checked for races"},
       {"addresses_unread", "{n} kernel launches were recorded without their arguments (no driver launch seen inside "

@@ -12,6 +12,10 @@ still reads it. StreamLab's recording leads each replayed node back to the call 
 it (its arguments) and rebuilds the graph's edges from the capture, so it reports those races
 as warnings, while the graph's own nodes are ordered by its edges (its two branches, which
 both only read x, remain a note).
+
+--range puts the replays alone in a torch.cuda.profiler.start()/stop() range, for
+`streamlab-cli record --capture-range cudaProfilerApi`: the graph is captured before the range,
+and the recording still leads its replays back to that capture.
 """
 import sys
 
@@ -20,6 +24,7 @@ import torch
 from streamlab_example import maybe_profiled, warm_up
 
 wait = "--without-wait" not in sys.argv[1:]
+in_range = "--range" in sys.argv[1:]
 steps = 3
 warm_up()
 n = 2048
@@ -59,6 +64,8 @@ replay_stream = torch.cuda.Stream()
 main = torch.cuda.current_stream()
 total = torch.zeros((), device="cuda")
 torch.cuda.synchronize()
+if in_range:
+    torch.cuda.profiler.start()
 with maybe_profiled():
     for i in range(steps):
         x.copy_(inputs[i])  # the next input, written on the main stream
@@ -69,4 +76,6 @@ with maybe_profiled():
             main.wait_stream(replay_stream)  # out is complete, and x free to overwrite
         total += out.sum()
     torch.cuda.synchronize()
+if in_range:
+    torch.cuda.profiler.stop()
 print("graph replay", "with" if wait else "without", "wait_stream:", float(total))

@@ -333,7 +333,11 @@ constexpr CUpti_CallbackId kWaitingRuntimeCalls[] = {
     // whole run): followed, not logged, so that launches in the range find their memory.
     SL_RT(cudaMalloc_v3020), SL_RT(cudaFree_v3020), SL_RT(cudaMallocManaged_v6000), SL_RT(cudaMallocAsync_v11020),
     SL_RT(cudaFreeAsync_v11020), SL_RT(cudaMallocFromPoolAsync_v11020), SL_RT(cudaMallocFromPoolAsync_ptsz_v11020),
-    SL_RT(cudaMallocPitch_v3020), SL_RT(cudaMallocAsync_ptsz_v11020), SL_RT(cudaFreeAsync_ptsz_v11020)};
+    SL_RT(cudaMallocPitch_v3020), SL_RT(cudaMallocAsync_ptsz_v11020), SL_RT(cudaFreeAsync_ptsz_v11020),
+    // A graph captured before the range and replayed in it: while a capture is open every call
+    // is logged (cupti_hooks.cpp), so that its replays have their captured addresses and edges.
+    SL_RT(cudaStreamBeginCapture_v10000), SL_RT(cudaStreamBeginCapture_ptsz_v10000),
+    SL_RT(cudaStreamEndCapture_v10000), SL_RT(cudaStreamEndCapture_ptsz_v10000)};
 constexpr CUpti_CallbackId kWaitingDriverCalls[] = {SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority),
                                                     SL_DRV(cuProfilerStart), SL_DRV(cuProfilerStop),
                                                     SL_DRV(cuMemAlloc_v2), SL_DRV(cuMemFree_v2),
@@ -431,9 +435,6 @@ bool ReadDriverLaunch(CUpti_CallbackId id, const CUpti_CallbackData* d, LaunchAd
 }
 
 namespace {
-template <size_t N>
-std::span<const CUpti_CallbackId> Span(const CUpti_CallbackId (&calls)[N]) { return {calls, N}; }
-
 // A table's calls and the graph-editing calls (rare: subscribing them costs nothing per step).
 template <size_t N>
 std::vector<CUpti_CallbackId> WithGraphEdits(const CUpti_CallbackId (&calls)[N], bool runtime) {
@@ -452,7 +453,14 @@ std::span<const CUpti_CallbackId> DriverCalls() {
   static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kDriverCalls, false);
   return calls;
 }
-std::span<const CUpti_CallbackId> WaitingRuntimeCalls() { return Span(kWaitingRuntimeCalls); }
-std::span<const CUpti_CallbackId> WaitingDriverCalls() { return Span(kWaitingDriverCalls); }
+// Graph edits are logged before the range too: they decide whether any replay is trusted.
+std::span<const CUpti_CallbackId> WaitingRuntimeCalls() {
+  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kWaitingRuntimeCalls, true);
+  return calls;
+}
+std::span<const CUpti_CallbackId> WaitingDriverCalls() {
+  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kWaitingDriverCalls, false);
+  return calls;
+}
 
 }  // namespace streamlab::recorder

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <mutex>
 #include <span>
 
 #include "kernels/recorder/api_roles.h"
@@ -48,11 +49,16 @@ struct Pending {
   uint64_t begin = 0;
   uint64_t correlation = 0;
   bool runtime = false;
+  CUpti_CallbackId id = 0;
 };
 // Per thread: the calls in progress (a runtime call encloses the driver calls it makes).
 thread_local Pending t_stack[16];
 thread_local int t_depth = 0;
 thread_local int t_runtime_depth = 0;
+// Counts the times the subscribed calls were cut back to the waiting ones: a call in progress
+// then loses its exit, and each thread forgets such calls on its next call (ForgetLostCalls).
+std::atomic<uint32_t> g_cutbacks{0};
+thread_local uint32_t t_cutbacks_seen = 0;
 // The addresses a runtime launch handed over, read in the driver launch it made inside
 // (which knows the CUfunction and so the parameter sizes): `correlation` = the runtime call's.
 struct NestedLaunch {
@@ -102,12 +108,69 @@ void AppendCaptureMark(Role role) {
   Append(CurrentThreadLog(), r);
 }
 
+// Graph captures open while waiting for the range (cudaStreamBeginCapture ... EndCapture):
+// meanwhile every call is subscribed and logged, so that a graph captured before the range
+// (torch.compile and torch.cuda.graph code capture in their first steps) and replayed in it
+// has its captured calls. Captures are rare; the switching costs nothing per step.
+std::mutex g_subscription_mutex;
+int g_open_captures = 0;
+std::atomic<bool> g_logging_capture{false};
+
+// The driver's calls first: a runtime launch whose entry is seen then also has its driver
+// launch seen inside it, which holds the launch's addresses.
+void SubscribeAll() {
+  EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, std::getenv("STREAMLAB_RECORD_DRIVER"), DriverCalls());
+  EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, std::getenv("STREAMLAB_RECORD_RUNTIME"), RuntimeCalls());
+}
+
+void SubscribeWaiting() {
+  cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+  cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+  g_cutbacks.fetch_add(1);
+  EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, nullptr, WaitingRuntimeCalls());
+  EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, nullptr, WaitingDriverCalls());
+}
+
+// On the exit of a begin-capture call (`opened`) or an end-capture call (the capture ends
+// whether it succeeded or not).
+void FollowGraphCapture(bool opened) {
+  std::lock_guard<std::mutex> lock(g_subscription_mutex);
+  if (!opened && g_open_captures == 0) return;
+  g_open_captures += opened ? 1 : -1;
+  g_logging_capture.store(g_open_captures > 0, std::memory_order_relaxed);
+  if (g_capture.load() != Capture::kWaiting) return;
+  if (opened && g_open_captures == 1) SubscribeAll();
+  if (!opened && g_open_captures == 0) SubscribeWaiting();
+}
+
+// A call whose entry was stamped before the subscription was cut back may never see its
+// exit: this thread forgets those calls, so that its depth counts (which decide what is
+// nested, and which call made a graph node) stay true.
+void ForgetLostCalls() {
+  t_cutbacks_seen = g_cutbacks.load();
+  if (t_depth > 16) return;
+  auto waiting = [](const Pending& p) {
+    std::span<const CUpti_CallbackId> calls = p.runtime ? WaitingRuntimeCalls() : WaitingDriverCalls();
+    for (CUpti_CallbackId id : calls)
+      if (id == p.id) return true;
+    return false;
+  };
+  int kept = 0, runtime = 0;
+  for (int k = 0; k < t_depth; ++k)
+    if (waiting(t_stack[k])) {
+      runtime += t_stack[k].runtime ? 1 : 0;
+      t_stack[kept++] = t_stack[k];
+    }
+  t_depth = kept;
+  t_runtime_depth = runtime;
+}
+
 // Called on the exit of a start call (the runtime's and the driver's under it: the first wins).
 void StartCapture() {
+  std::lock_guard<std::mutex> lock(g_subscription_mutex);
   Capture waiting = Capture::kWaiting;
   if (!g_capture.compare_exchange_strong(waiting, Capture::kOn)) return;
-  EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, std::getenv("STREAMLAB_RECORD_RUNTIME"), RuntimeCalls());
-  EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, std::getenv("STREAMLAB_RECORD_DRIVER"), DriverCalls());
+  if (g_open_captures == 0) SubscribeAll();
   SetWorkActivity(true);
   AppendCaptureMark(Role::kCaptureStart);
 }
@@ -115,21 +178,26 @@ void StartCapture() {
 // Called on the entry of a stop call: from here on nothing is recorded. Work still running on
 // the GPU may lose its record, so programs synchronize before they stop (README says so).
 void StopCapture() {
+  std::lock_guard<std::mutex> lock(g_subscription_mutex);
   Capture on = Capture::kOn;
   if (!g_capture.compare_exchange_strong(on, g_range_repeat ? Capture::kWaiting : Capture::kDone)) return;
   AppendCaptureMark(Role::kCaptureStop);
   SetWorkActivity(false);
-  cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
-  cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
   if (g_range_repeat) {
-    EnableCalls(CUPTI_CB_DOMAIN_RUNTIME_API, nullptr, WaitingRuntimeCalls());
-    EnableCalls(CUPTI_CB_DOMAIN_DRIVER_API, nullptr, WaitingDriverCalls());
+    if (g_open_captures == 0) SubscribeWaiting();
     return;
   }
+  cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+  cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
   cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_NVTX);
 }
 
 // [SECTION] the callback: enter stamps the time, exit appends one record -----------------
+
+bool LoggedWhileWaiting(Role role) {
+  return role == Role::kStreamCreate || role == Role::kBeginCapture || role == Role::kEndCapture ||
+         role == Role::kGraphEdit || g_logging_capture.load(std::memory_order_relaxed);
+}
 
 void KeepAddresses(const LaunchAddresses& a, CallRecord& r) {
   for (int i = 0; i < a.count; ++i) r.args[i] = a.at[i];
@@ -140,7 +208,8 @@ void KeepAddresses(const LaunchAddresses& a, CallRecord& r) {
 
 void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_CallbackData* d) {
   bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
-  bool waiting = false;  // for a capture range: only stream creation is logged, allocations followed
+  // For a capture range: only stream creation, graph captures and edits are logged, allocations followed.
+  bool waiting = false;
   if (g_capture.load(std::memory_order_relaxed) != Capture::kAlways) {
     int control = ProfilerControl(runtime, id);
     if (control > 0 && d->callbackSite == CUPTI_API_EXIT) StartCapture();
@@ -154,7 +223,11 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   // cuLaunchKernel): the runtime call is the op, so this one needs no timestamps.
   bool nested = !runtime && t_runtime_depth > 0;
   if (d->callbackSite == CUPTI_API_ENTER) {
-    if (t_depth < 16) t_stack[t_depth] = {nested ? 0 : Now(), d->correlationId, runtime};
+    if (t_cutbacks_seen != g_cutbacks.load(std::memory_order_relaxed)) {
+      ForgetLostCalls();
+      nested = !runtime && t_runtime_depth > 0;
+    }
+    if (t_depth < 16) t_stack[t_depth] = {nested ? 0 : Now(), d->correlationId, runtime, id};
     ++t_depth;
     if (runtime) ++t_runtime_depth;
     return;
@@ -191,7 +264,10 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
                        : static_cast<int32_t>(*static_cast<const CUresult*>(d->functionReturnValue));
   }
   if (r.status == 0) TrackAllocations(runtime, id, d);
-  if (waiting && r.role != Role::kStreamCreate) return;
+  if (g_capture.load(std::memory_order_relaxed) != Capture::kAlways &&
+      ((r.role == Role::kBeginCapture && r.status == 0) || r.role == Role::kEndCapture))
+    FollowGraphCapture(r.role == Role::kBeginCapture);
+  if (waiting && !LoggedWhileWaiting(r.role)) return;
   if (r.role == Role::kOther && end - pending.begin < g_other_min_ns) return;
   r.per_thread = IsPerThreadVariant(d->functionName) ? 1 : 0;
   if (r.role == Role::kLaunch && g_addresses_supported) {
@@ -251,6 +327,7 @@ void OnGraphNode(CUpti_CallbackId id, const CUpti_ResourceData* d) {
     r.value = static_cast<int32_t>(g->nodeType);
     // The program's own call (the outermost one: a runtime call encloses the driver calls
     // it makes, and the log names calls by the outer one).
+    if (t_cutbacks_seen != g_cutbacks.load(std::memory_order_relaxed)) ForgetLostCalls();
     if (t_depth > 0) r.correlation = t_stack[0].correlation;
   } else {
     uint64_t original = 0;
