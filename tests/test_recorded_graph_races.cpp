@@ -269,5 +269,22 @@ TEST(RecordedGraphRaces, TheGraphReplayExampleRecordedOnAnH100) {
   }
 }
 
+// A replayed node has its launch call's times, but no host call of its own: the host was not
+// "blocked in" a kernel of the graph, nor did the launch that submitted a node delay it.
+TEST(RecordedGraphRaces, AReplayedNodeIsNeverTheHostCallThatHeldTheHost) {
+  for (const char* name : {"graph_replay", "graph_replay_without_wait", "graph_replay_range"}) {
+    Trace t = LoadTraceFile(testing::SourcePath(std::string("tests/fixtures/recorded/") + name + ".json"));
+    int host_late = 0;
+    for (const Finding& f : testing::AnalyzedFindingsOfKind(t, FindingKind::kStartDelay)) {
+      if (f.cause != Cause::kHostLate) continue;
+      ++host_late;
+      ASSERT_FALSE(f.because.empty());
+      EXPECT_FALSE(t.ops[f.because[0]].graph_replay) << name << ": " << t.scenario.ops[f.because[0]].name;
+      EXPECT_NE(f.because[0], t.scenario.ops[f.op].graph) << name << ": op " << f.op << " held by its own launch";
+    }
+    EXPECT_GT(host_late, 0) << name;  // the check above ran
+  }
+}
+
 }  // namespace
 }  // namespace streamlab
