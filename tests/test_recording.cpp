@@ -292,6 +292,33 @@ TEST(Recording, ACaptureRangeKeepsOnlyItsOwnCalls) {
   EXPECT_EQ(Count(a, FindingKind::kWaitCapturedNothing), 0);
 }
 
+// A call that blocked one host thread did not hold another thread's submissions: the later
+// launch is said to be submitted late only after a slow call of its own thread.
+TEST(Recording, ABlockingCallHoldsOnlyItsOwnThread) {
+  auto log_with = [](int slow_thread) {
+    std::string log = "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":7,\"start\":0}\n";
+    auto launch = [&](int tid, int corr, int b, int e, int start) {
+      log += "{\"t\":\"call\",\"tid\":" + std::to_string(tid) + ",\"fn\":\"cudaLaunchKernel\",\"role\":\"launch\"," +
+             "\"dom\":0,\"b\":" + std::to_string(b) + ",\"e\":" + std::to_string(e) + ",\"corr\":" +
+             std::to_string(corr) + ",\"stream\":0}\n{\"t\":\"kernel\",\"corr\":" + std::to_string(corr) +
+             ",\"dev\":0,\"sid\":7,\"b\":" + std::to_string(start) + ",\"e\":" + std::to_string(start + 5000) +
+             ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"_Z1kv\"}\n";
+    };
+    launch(0, 1, 1000, 2000, 3000);
+    launch(slow_thread, 2, 10000, 5010000, 20000);  // a launch call that blocked 5 ms
+    launch(0, 3, 5015000, 5016000, 5030000);        // thread 0, right after it returned
+    return TraceFromRecording(ParseRecording(log, "threads.jsonl"));
+  };
+  auto held_by_slow_call = [](const Trace& t) {
+    Analysis a = Analyze(t);
+    for (const Finding* f : FindingsOfKind(a, FindingKind::kStartDelay))
+      if (f->cause == Cause::kHostLate && f->op == 2) return true;
+    return false;
+  };
+  EXPECT_TRUE(held_by_slow_call(log_with(0)));
+  EXPECT_FALSE(held_by_slow_call(log_with(1)));
+}
+
 // A run longer than one trace holds is cut at the first call that would not fit: the ops
 // before it are the whole run's first ops, unchanged, and the first note says where it was
 // cut and how to record a later part. (The real limit, kMaxScenarioOps, is lowered here.)

@@ -3,6 +3,7 @@
 #include "engine/analysis/analyzer_context.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -44,16 +45,18 @@ AnalysisContext::AnalysisContext(const Trace& trace)
   const bool lazy = s.settings.lazy_loading && !s.settings.warmup;
   std::set<std::tuple<int, int, int>> loaded;  // device, kernel kind, function slot
   std::vector<int> last_load(s.device_count, -1);
-  int last_blocking = -1;
+  // Per host thread: a call that blocked one thread did not hold another's submissions.
+  std::map<int, int> last_blocking;
   for (size_t i = 0; i < n; ++i) {
     int x = static_cast<int>(i);
     const Op& o = s.ops[i];
+    auto [last, fresh] = last_blocking.emplace(o.thread, -1);
     // A node replayed from a recorded CUDA graph carries its launch call's times: it is not a
     // host call of its own, and what held the host before it is what held it before the launch
     // (the launch is what submitted it, not a call that delayed it).
     bool replayed = t.ops[i].graph_replay && o.graph >= 0 && o.graph < x;
-    blocking_before[i] = replayed ? blocking_before[o.graph] : last_blocking;
-    if (!replayed && o.kind != OpKind::kHostWork && HostCallTime(t.ops[i]) > slack) last_blocking = x;
+    blocking_before[i] = replayed ? blocking_before[o.graph] : last->second;
+    if (!replayed && o.kind != OpKind::kHostWork && HostCallTime(t.ops[i]) > slack) last->second = x;
     if (!IsGpuWork(o)) continue;
     int device = device_of(x);
     lazy_first_before[i] = last_load[device];

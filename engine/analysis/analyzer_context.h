@@ -28,7 +28,7 @@ struct AnalysisContext {
   std::vector<int> queue_of_stream;  // hardware queue (connection) each stream maps to
   std::vector<char> lazy_first;      // op loads its kernel's module (see IsLazyFirstLaunch)
   std::vector<int> lazy_first_before;  // latest lazy first launch on op's device before op
-  std::vector<int> blocking_before;  // latest host call before op that blocked > slack
+  std::vector<int> blocking_before;  // latest call of op's host thread before it that blocked > slack
   std::vector<SpanIndex> spans;      // per device
 
   const OpRecord& rec(int op) const { return t.ops[op]; }

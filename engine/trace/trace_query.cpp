@@ -40,7 +40,9 @@ TimeNs HostTimeInCalls(const Trace& t, int until) {
   return total;
 }
 
-TimeNs HostCallTime(const OpRecord& r) { return r.ret - r.submit; }
+// A node replayed from a recorded CUDA graph carries its launch call's times, but the host
+// spent them in the launch (its own op), not in the node.
+TimeNs HostCallTime(const OpRecord& r) { return r.graph_replay ? 0 : r.ret - r.submit; }
 
 int CopyDirection(const Scenario& s, const Op& op) {
   if (op.kind == OpKind::kPeerCopy) return 3;

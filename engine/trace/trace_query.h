@@ -29,7 +29,7 @@ int CopyDirection(const Scenario& scenario, const Op& op);
 // streams ended 313-330 us apart), so a copy cannot have started before the previous copy
 // in its direction on its device ended. Moves each copy's start to that point.
 void SerialiseCopyStarts(Trace& trace);
-// Time a host call took (return - submit).
+// Time a host call took (return - submit); 0 for a node replayed from a recorded graph.
 TimeNs HostCallTime(const OpRecord& record);
 
 }  // namespace streamlab
