@@ -292,6 +292,50 @@ TEST(Recording, ACaptureRangeKeepsOnlyItsOwnCalls) {
   EXPECT_EQ(Count(a, FindingKind::kWaitCapturedNothing), 0);
 }
 
+// A capture range's slow first launch (H100: 6.05 ms, CUPTI switching GPU activity recording on
+// or the kernel's first launch), and another thread's launch made meanwhile, which waited for it
+// (6.16 ms): both are said as inferred, and the GPU idle time behind them is said as the
+// range's slow start, not as a blocking call to move out of the loop. A slow launch later is not.
+TEST(Recording, TheRangesSlowFirstLaunchesAreSaidAsInferred) {
+  auto call = [](int tid, const std::string& fn, const std::string& role, int b, int e, int corr, const std::string& more) {
+    return "{\"t\":\"call\",\"tid\":" + std::to_string(tid) + ",\"fn\":\"" + fn + "\",\"role\":\"" + role +
+           "\",\"dom\":0,\"b\":" + std::to_string(b) + ",\"e\":" + std::to_string(e) + ",\"corr\":" +
+           std::to_string(corr) + more + "}\n";
+  };
+  auto launch = [&](int tid, int corr, int b, int e, int start, int end) {
+    return call(tid, "cudaLaunchKernel", "launch", b, e, corr, ",\"stream\":77") + "{\"t\":\"kernel\",\"corr\":" +
+           std::to_string(corr) + ",\"dev\":0,\"sid\":13,\"b\":" + std::to_string(start) + ",\"e\":" +
+           std::to_string(end) + ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"_Z1kv\"}\n";
+  };
+  std::string log = "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":7,\"start\":0}\n";
+  log += call(0, "cudaStreamCreateWithFlags", "stream_create", 1000, 2000, 1, ",\"stream\":77,\"sid\":13,\"flags\":1");
+  log += call(0, "cudaProfilerStart", "capture_start", 100000, 100000, 0, "");
+  log += launch(1, 2, 101000, 102000, 103000, 110000);            // thread 1's first launch: quick
+  log += launch(0, 3, 111000, 6111000, 6112000, 6120000);         // thread 0's first: CUPTI starting
+  log += launch(1, 4, 112000, 6115000, 6116000, 6125000);         // thread 1, meanwhile: waited for it
+  log += launch(1, 5, 7000000, 7600000, 7601000, 7610000);        // thread 1 later: slow on its own
+  Trace t = TraceFromRecording(ParseRecording(log, "switch_on.jsonl"));
+  ASSERT_EQ(t.scenario.ops.size(), 4u);
+  EXPECT_FALSE(t.ops[0].slow_range_start);
+  EXPECT_TRUE(t.ops[1].slow_range_start);
+  EXPECT_NE(t.ops[1].inferred.find("first launch of the capture range"), std::string::npos) << t.ops[1].inferred;
+  EXPECT_TRUE(t.ops[2].slow_range_start);
+  EXPECT_NE(t.ops[2].inferred.find("another thread's slow first launch"), std::string::npos) << t.ops[2].inferred;
+  EXPECT_FALSE(t.ops[2].inferred_zh.empty());
+  EXPECT_FALSE(t.ops[3].slow_range_start);
+  EXPECT_TRUE(t.ops[3].inferred.empty());
+  Trace saved = TraceFromJsonText(TraceToJson(t).dump(), "saved.json");
+  EXPECT_TRUE(saved.ops[1].slow_range_start);
+  EXPECT_FALSE(saved.ops[3].slow_range_start);
+  Analysis a = Analyze(t);
+  TimeNs recorder = a.figures.idle_by_cause[static_cast<int>(IdleCause::kRangeStart)];
+  EXPECT_GT(recorder, Ms(5));
+  EXPECT_EQ(a.figures.idle_by_cause[static_cast<int>(IdleCause::kHostCall)], 0);
+  bool said = false;
+  for (const Finding* f : FindingsOfKind(a, FindingKind::kGpuIdle)) said |= f->idle == IdleCause::kRangeStart;
+  EXPECT_TRUE(said);
+}
+
 // A call that blocked one host thread did not hold another thread's submissions: the later
 // launch is said to be submitted late only after a slow call of its own thread.
 TEST(Recording, ABlockingCallHoldsOnlyItsOwnThread) {

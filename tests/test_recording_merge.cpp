@@ -229,9 +229,9 @@ TEST(RecordingMerge, DdpStragglerEveryStepRankZeroWaitsForRankOneInsideTheAllRed
     ASSERT_FALSE(f->because.empty());  // what rank 1 was still computing
     EXPECT_EQ(t.scenario.streams[t.scenario.ops[f->because[0]].stream].process, 1);
   }
-  // Steps 2 and 3, at the first bucket after the spin. In step 1 both ranks' first launch
-  // paid ~3.4 ms for CUPTI switching activity recording on at the window's start, which hid
-  // rank 1's 3 ms (the trace says so on those launches; README, "Multi-process programs").
+  // Steps 2 and 3, at the first bucket after the spin. In step 1 both ranks' first launch of
+  // the window was slow (~3.4 ms: CUPTI switching activity recording on, or a first launch),
+  // which hid rank 1's 3 ms (the trace says so on those launches; README, "Multi-process programs").
   EXPECT_EQ(long_waits, 2);
 }
 
@@ -241,8 +241,9 @@ TEST(RecordingMerge, DdpBalancedNoRankWaitsLong) {
 }
 
 TEST(RecordingMerge, TheWindowsStartIsNotBlamedOnTheProgram) {
-  // The first launch after cudaProfilerStart blocked ~3.4 ms while CUPTI switched activity
-  // recording on; the trace says so, and no record is said to have captured nothing.
+  // The first launch after cudaProfilerStart blocked ~3.4 ms, inferred as CUPTI switching
+  // activity recording on or a first launch; the trace says so, and no record is said to
+  // have captured nothing.
   Trace t = Ddp("straggler");
   Analysis a = Analyze(t);
   EXPECT_TRUE(testing::FindingsOfKind(a, FindingKind::kWaitCapturedNothing).empty());

@@ -229,7 +229,8 @@ const IdleGap* DrawIdleBands(ImDrawList* dl, const Geometry& g, const Figures& f
   static const ImU32 kIdleColor[kIdleCauseCount] = {
       IM_COL32(230, 90, 90, 45),   IM_COL32(230, 150, 60, 45),  IM_COL32(200, 200, 90, 40),
       IM_COL32(120, 200, 120, 45), IM_COL32(90, 170, 230, 45),  IM_COL32(160, 120, 230, 45),
-      IM_COL32(200, 120, 200, 45), IM_COL32(150, 150, 150, 30), IM_COL32(120, 120, 120, 40)};
+      IM_COL32(200, 120, 200, 45), IM_COL32(150, 150, 150, 30), IM_COL32(100, 100, 100, 25),
+      IM_COL32(120, 120, 120, 40)};
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const IdleGap* under = nullptr;
   for (const IdleGap& gap : fig.idle_gaps) {

@@ -38,9 +38,10 @@ enum class IdleCause {
   kOtherDevice,  // the next op waited for work on another GPU
   kModuleLoad,   // lazy loading of a kernel's module on its first launch
   kTurnaround,   // the next op was already queued: the GPU's own gap between ops
+  kRangeStart,   // the host was in the capture range's slow first launches (OpRecord::slow_range_start)
   kUnknown,      // nothing in the trace says why
 };
-constexpr int kIdleCauseCount = 9;
+constexpr int kIdleCauseCount = 10;
 
 enum class FindingKind {
   kStartDelay,            // why a GPU op started when it did

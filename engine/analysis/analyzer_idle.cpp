@@ -9,6 +9,8 @@
 // - it was queued before the gap: what held it (another GPU's work, a module load), or the
 //   copy, another GPU's work, a module load), or the GPU's own turnaround between ops when
 //   the gap is within launch latency; else unknown.
+// A gap spent in a capture range's slow first launches (OpRecord::slow_range_start: CUPTI
+// starting up, or a kernel's first launch) is said as that, not as a blocking call.
 // Gaps are summed per cause into one finding each, with the three longest as examples.
 #include <algorithm>
 #include <array>
@@ -60,7 +62,9 @@ class IdleExplainer {
     TimeNs busiest_overlap = 0;
     for (auto it = first; it != calls.end() && ctx_.rec(*it).submit < until; ++it) {
       int c = *it;
-      if (c == next) break;
+      // The op's own call counts where its time was measured (a recording): a launch that
+      // blocked the host, for CUPTI's start-up for example, is where the host was.
+      if (c == next && !ctx_.s.recorded) break;
       const Op& op = ctx_.op(c);
       const OpRecord& rc = ctx_.rec(c);
       if (sync < 0 && rc.submit <= from && WaitedForTheGpu(c, from)) sync = c;
@@ -70,11 +74,14 @@ class IdleExplainer {
         busiest = c;
         busiest_overlap = overlap;
       }
+      if (c == next) break;
     }
     // A sync that was still waiting when the GPU drained is why nothing was queued.
     if (sync >= 0) return {IdleCause::kHostSync, sync};
-    if (busiest >= 0 && busiest_overlap * 2 >= until - from)
+    if (busiest >= 0 && busiest_overlap * 2 >= until - from) {
+      if (ctx_.rec(busiest).slow_range_start) return {IdleCause::kRangeStart, busiest};
       return {ctx_.op(busiest).kind == OpKind::kHostWork ? IdleCause::kHostWork : IdleCause::kHostCall, busiest};
+    }
     TimeNs interval = LaunchInterval(next);
     if (interval >= 0 && interval <= kLaunchIntervalMax) return {IdleCause::kLaunchBound, next, interval};
     // Outside CUDA calls (or in short ones): the host's own work, with nothing to name.
@@ -214,6 +221,7 @@ const char* ToString(IdleCause cause) {
     case IdleCause::kOtherDevice: return "other_device";
     case IdleCause::kModuleLoad: return "module_load";
     case IdleCause::kTurnaround: return "turnaround";
+    case IdleCause::kRangeStart: return "range_start";
     case IdleCause::kUnknown: return "unknown";
   }
   return "?";

@@ -62,7 +62,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
       "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.other_device",
-      "idle.module_load", "idle.turnaround", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
+      "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
       "group.start_delay", "group.start_delay_unexplained", "group.host_block", "group.scope_too_wide", "group.overlap",
       "group.wait_captured_nothing", "group.wait_record_unknown", "group.data_race", "group.pageable_async_copy",
@@ -71,7 +71,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "collective_wait", "collective_wait.busy", "collective_wait.waiting", "group.collective_wait",
       "address_race", "address_race.unknown", "address_race.writes", "address_race.order", "address_race.argument", "address_race.read", "address_race.write", "address_race.read_range", "address_race.write_range", "group.address_race",
       "idle.part.host_sync", "idle.part.host_call", "idle.part.host_work", "idle.part.launch_bound",
-      "idle.part.other_device", "idle.part.module_load", "idle.part.turnaround", "idle.part.unknown"};
+      "idle.part.other_device", "idle.part.module_load", "idle.part.turnaround", "idle.part.range_start", "idle.part.unknown"};
   return keys;
 }
 

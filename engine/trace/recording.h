@@ -22,6 +22,8 @@ namespace streamlab {
 // shared by a wait and the record it was matched to.
 struct Inference {
   std::string en, zh;
+  // The call is one of a capture range's slow first launches (OpRecord::slow_range_start).
+  bool slow_range_start = false;
 };
 
 // One logged API call. A long run logs hundreds of thousands, so its fields are packed and
@@ -149,7 +151,14 @@ std::vector<TraceNote> MemoryNotes(const Recording& recording);
 // What an op of a capture range was inferred to hold: its first launch, CUPTI switching
 // activity on; a wait whose event was recorded before the range, what it waited for.
 std::shared_ptr<const Inference> FirstLaunchOfRange();
+std::shared_ptr<const Inference> BesideFirstLaunchOfRange();
 std::shared_ptr<const Inference> WaitBeforeRange();
+// Of a capture range's calls (in time order), each thread's first kernel or graph launch when
+// it took long; RangeStartCost: what such a launch, or another thread's slow launch made
+// meanwhile (which waited for it), is inferred to hold, else the call's own inference.
+using SlowLaunches = std::map<const RecordedCall*, std::pair<uint64_t, uint64_t>>;
+SlowLaunches SlowFirstLaunches(const std::vector<const RecordedCall*>& calls);
+std::shared_ptr<const Inference> RangeStartCost(const RecordedCall& call, const SlowLaunches& firsts);
 // Where a run too long for one scenario was cut (its first `ops`, `kept` of its `total`
 // time, `calls_left_out` later calls), and how to study another part of it.
 TraceNote CutNote(const Recording& recording, size_t ops, TimeNs kept, TimeNs total, size_t calls_left_out);

@@ -26,9 +26,6 @@ constexpr uint64_t kMaxBytes = uint64_t{8} << 30;
 constexpr int kCuptiPageable = 1, kCuptiPinned = 2, kCuptiHtoH = 9;
 // Other calls shorter than this are bookkeeping (the recorder keeps those >= 2 us).
 constexpr uint64_t kMinApiCallNs = 2000;
-// A launch longer than this right after cudaProfilerStart is taken to include CUPTI's own
-// start-up (a launch takes microseconds).
-constexpr uint64_t kCuptiSwitchOnNs = 500000;
 
 MemoryKind KindOfCuptiMemory(int kind) {
   if (kind == kCuptiPageable) return MemoryKind::kPageableHost;
@@ -56,6 +53,7 @@ class Converter {
     // is open): they make no ops, but their replays in the range take addresses and edges.
     std::stable_sort(before.begin(), before.end(), by_time);
     for (const RecordedCall* c : before) graphs_.Captured(*c);
+    if (windowed_) range_start_ = SlowFirstLaunches(calls);
     // Room for the ops the calls become (Convert: one per GPU record, a graph launch's call, or
     // at most one for a call without GPU records), so the op arrays never regrow.
     size_t most = 0;
@@ -247,6 +245,7 @@ class Converter {
     if (c.inferred) {
       rec.inferred = c.inferred->en;
       rec.inferred_zh = c.inferred->zh;
+      rec.slow_range_start = c.inferred->slow_range_start;
     }
     if (gpu) {
       rec.gpu = true;
@@ -287,18 +286,11 @@ class Converter {
     }
     if (role == "launch" || role == "graph_launch" || role == "memcpy" || role == "memcpy_async" ||
         role == "peer_copy" || role == "memset" || role == "memset_async") {
-      if (role == "graph_launch") return acts ? AddReplay(c, *acts, thread) : AddApiCall(c, thread, "");
+      RecordedCall first = c;
+      if (acts && windowed_) first.inferred = RangeStartCost(c, range_start_);
+      if (role == "graph_launch") return acts ? AddReplay(first, *acts, thread) : AddApiCall(c, thread, "");
       if (!acts) return AddApiCall(c, thread, " (no GPU record: not delivered before the program ended)");
-      if (windowed_ && role == "launch" && launched_in_window_.insert(c.thread).second &&
-          c.end - c.begin > kCuptiSwitchOnNs) {
-        // Measured on H200s: the first launch after cudaProfilerStart took 3.4-5.6 ms while
-        // CUPTI switched GPU activity recording on; without the recorder it is microseconds.
-        RecordedCall first = c;
-        first.inferred = FirstLaunchOfRange();
-        for (const RecordedActivity* a : *acts) AddGpuWork(first, *a, thread, false);
-        return;
-      }
-      for (const RecordedActivity* a : *acts) AddGpuWork(c, *a, thread, role == "memcpy" || role == "memset");
+      for (const RecordedActivity* a : *acts) AddGpuWork(first, *a, thread, role == "memcpy" || role == "memset");
       return;
     }
     Op op;
@@ -546,8 +538,8 @@ class Converter {
   Trace t_;
   uint64_t t0_ = 0;
   uint64_t windowed_ = 0, window_begin_ = 0, window_end_ = UINT64_MAX;  // the capture range
+  SlowLaunches range_start_;  // each thread's first launch of the capture range, when slow
   std::set<uint64_t> recorded_in_window_;                              // event handles
-  std::set<int> launched_in_window_;                                   // recorder threads
   int device_count_ = 1;
   int device_ = 0;
   int main_device_ = 0;  // the device with the most GPU work

@@ -1,8 +1,9 @@
 // Notes a recording's trace carries: what its race check rests on (what the recorder read of
-// the kernels' arguments, and when that cannot support "no race found"), and where a run too
-// long for one trace was cut.
+// the kernels' arguments, and when that cannot support "no race found"), where a run too long
+// for one trace was cut, and what a capture range's first calls are inferred to hold.
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,12 +27,59 @@ std::vector<TraceNote> MemoryNotes(const Recording& r) {
   return notes;
 }
 
+// Measured: on two H200s (DDP, warm kernels, NCCL's threads running) each rank's first launch
+// after cudaProfilerStart took 3.4-5.6 ms, and on an H100 a warm launch beside another
+// launching thread 3.9-6.2 ms; with one thread and warm kernels it took 0.06-0.12 ms. A
+// kernel's first launch in the process takes milliseconds with no recorder at all (H100:
+// PyTorch's first sum 17-25 ms, 3-7 ms with CUDA_MODULE_LOADING=EAGER). Both fit a slow first
+// launch, and the log cannot tell them apart.
 std::shared_ptr<const Inference> FirstLaunchOfRange() {
   static const auto text = std::make_shared<const Inference>(Inference{
-      "this first launch of the capture range includes CUPTI switching GPU activity recording on "
-      "(the recorder's cost, not the program's)",
-      "录制范围内的第一次 launch 包含 CUPTI 开启 GPU 活动记录的时间（这是录制器的开销，不是程序的）"});
+      "this first launch of the capture range took long: CUPTI switching GPU activity recording on as the "
+      "range began can hold it (the recorder's cost, measured up to 6.2 ms when other threads were launching), "
+      "and so can the program's own first launch of this kernel (module loading and first-call set-up: "
+      "17-25 ms for PyTorch's first sum on an H100, with no recorder); the recording cannot tell which",
+      "这是录制范围内的第一次 launch,耗时很长:范围开始时 CUPTI 开启 GPU 活动记录可能拖住它(录制器的开销,"
+      "在其他线程也在 launch 时测得最多 6.2 ms),程序自己第一次 launch 这个内核也可能(加载模块和首次调用的"
+      "准备:H100 上不录制时 PyTorch 的第一次 sum 需要 17-25 ms);录制无法区分是哪一种",
+      true});
   return text;
+}
+
+std::shared_ptr<const Inference> BesideFirstLaunchOfRange() {
+  static const auto text = std::make_shared<const Inference>(Inference{
+      "it ran beside another thread's slow first launch of the capture range; CUDA calls of different threads "
+      "share the driver's locks, so it probably waited for that launch (whose cause is inferred there: CUPTI "
+      "switching GPU activity recording on, or a kernel's first launch)",
+      "它与另一个线程在录制范围内耗时很长的第一次 launch 同时进行;不同线程的 CUDA 调用共享驱动的锁,所以它"
+      "很可能在等那次 launch(其原因在那里推断:CUPTI 开启 GPU 活动记录,或内核的第一次 launch)",
+      true});
+  return text;
+}
+
+namespace {
+// A launch longer than this (launches take microseconds) at a range's start is a slow one.
+constexpr uint64_t kSlowLaunchNs = 500000;
+bool SlowLaunch(const RecordedCall& c) {
+  return (c.role == "launch" || c.role == "graph_launch") && c.end - c.begin > kSlowLaunchNs;
+}
+}  // namespace
+
+SlowLaunches SlowFirstLaunches(const std::vector<const RecordedCall*>& calls) {
+  SlowLaunches firsts;
+  std::set<int> launched;  // recorder threads
+  for (const RecordedCall* c : calls)
+    if ((c->role == "launch" || c->role == "graph_launch") && launched.insert(c->thread).second && SlowLaunch(*c))
+      firsts[c] = {c->begin, c->end};
+  return firsts;
+}
+
+std::shared_ptr<const Inference> RangeStartCost(const RecordedCall& c, const SlowLaunches& firsts) {
+  if (firsts.count(&c)) return FirstLaunchOfRange();
+  if (SlowLaunch(c))
+    for (const auto& [first, span] : firsts)
+      if (first->thread != c.thread && c.begin < span.second && c.end > span.first) return BesideFirstLaunchOfRange();
+  return c.inferred;
 }
 
 std::shared_ptr<const Inference> WaitBeforeRange() {

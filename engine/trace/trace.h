@@ -46,6 +46,10 @@ struct OpRecord {
   // when it captured the node ("" if none).
   bool graph_replay = false;
   std::string captured_in;
+  // Its call was one of a capture range's slow first launches: CUPTI switching GPU activity
+  // recording on as the range began, or the program's first launch of a kernel (inferred; the
+  // recording cannot tell which). GPU idle time behind it is said as such, not as a blocking call.
+  bool slow_range_start = false;
 };
 
 // A range a program marked on a host thread (NVTX push ... pop). A PyTorch program StreamLab

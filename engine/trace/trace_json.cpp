@@ -75,6 +75,7 @@ Json TraceToJson(const Trace& t) {
     if (!r.inferred.empty()) j["inferred"] = r.inferred;
     if (!r.inferred_zh.empty()) j["inferred_zh"] = r.inferred_zh;
     if (r.graph_replay) j["graph_replay"] = true;
+    if (r.slow_range_start) j["slow_range_start"] = true;
     if (!r.captured_in.empty()) j["captured_in"] = r.captured_in;
     if (!r.blocks.empty()) {
       // Compact: [block, sm, start, end] rows.
@@ -196,6 +197,7 @@ OpRecord OpRecordFromJson(const JsonReader& r, size_t& blocks_total) {
   rec.inferred = r.String("inferred", "");
   rec.inferred_zh = r.String("inferred_zh", "");
   rec.graph_replay = r.Bool("graph_replay", false);
+  rec.slow_range_start = r.Bool("slow_range_start", false);
   rec.captured_in = r.String("captured_in", "");
   if (r.Has("blocks")) {
     const Json& rows = r.value()["blocks"];
