@@ -50,13 +50,13 @@ AnalysisContext::AnalysisContext(const Trace& trace)
   for (size_t i = 0; i < n; ++i) {
     int x = static_cast<int>(i);
     const Op& o = s.ops[i];
-    auto [last, fresh] = last_blocking.emplace(o.thread, -1);
+    auto last = last_blocking.emplace(o.thread, -1).first;
     // A node replayed from a recorded CUDA graph carries its launch call's times: it is not a
     // host call of its own, and what held the host before it is what held it before the launch
     // (the launch is what submitted it, not a call that delayed it).
     bool replayed = t.ops[i].graph_replay && o.graph >= 0 && o.graph < x;
     blocking_before[i] = replayed ? blocking_before[o.graph] : last->second;
-    if (!replayed && o.kind != OpKind::kHostWork && HostCallTime(t.ops[i]) > slack) last->second = x;
+    if (o.kind != OpKind::kHostWork && HostCallTime(t.ops[i]) > slack) last->second = x;  // 0 for a replayed node
     if (!IsGpuWork(o)) continue;
     int device = device_of(x);
     lazy_first_before[i] = last_load[device];

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "engine/trace/graph_markers.h"
@@ -286,11 +287,16 @@ class Converter {
     }
     if (role == "launch" || role == "graph_launch" || role == "memcpy" || role == "memcpy_async" ||
         role == "peer_copy" || role == "memset" || role == "memset_async") {
-      RecordedCall first = c;
-      if (acts && windowed_) first.inferred = RangeStartCost(c, range_start_);
-      if (role == "graph_launch") return acts ? AddReplay(first, *acts, thread) : AddApiCall(c, thread, "");
-      if (!acts) return AddApiCall(c, thread, " (no GPU record: not delivered before the program ended)");
-      for (const RecordedActivity* a : *acts) AddGpuWork(first, *a, thread, role == "memcpy" || role == "memset");
+      if (!acts) return AddApiCall(c, thread, role == "graph_launch" ? "" : " (no GPU record: not delivered before the program ended)");
+      // A copy only for a capture range's slow first launches (their inference differs).
+      std::optional<RecordedCall> slow;
+      if (windowed_ && RangeStartCost(c, range_start_) != c.inferred) {
+        slow = c;
+        slow->inferred = RangeStartCost(c, range_start_);
+      }
+      const RecordedCall& call = slow ? *slow : c;
+      if (role == "graph_launch") return AddReplay(call, *acts, thread);
+      for (const RecordedActivity* a : *acts) AddGpuWork(call, *a, thread, role == "memcpy" || role == "memset");
       return;
     }
     Op op;
