@@ -3,6 +3,8 @@
 // CUPTI's generated headers (the same layout the driver hands the callback).
 #include "kernels/recorder/api_roles.h"
 
+#include "kernels/recorder/graph_build.h"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -44,6 +46,7 @@ const std::vector<CUpti_CallbackId>& GraphEditCalls(bool runtime) {
 }
 
 Role OtherOrGraphEdit(bool runtime, CUpti_CallbackId id) {
+  if (IsGraphBuildCall(runtime, id)) return Role::kGraphBuild;  // a subset of the edit names
   const std::vector<CUpti_CallbackId>& edits = GraphEditCalls(runtime);
   return std::binary_search(edits.begin(), edits.end(), id) ? Role::kGraphEdit : Role::kOther;
 }

@@ -111,6 +111,9 @@ const char* RoleName(Role role) {
     case Role::kGraphNode: return "graph_node";
     case Role::kGraphNodeClone: return "graph_node_clone";
     case Role::kGraphEdit: return "graph_edit";
+    case Role::kGraphBuild: return "graph_build";
+    case Role::kGraphNodeParams: return "graph_node_params";
+    case Role::kGraphEdge: return "graph_edge";
   }
   return "other";
 }
@@ -159,7 +162,9 @@ void FormatCallLocked(const ThreadLog& log, const CallRecord& r) {
   if (r.value) add(",\"value\":%d", r.value);
   if (r.status) add(",\"status\":%d", r.status);
   if (r.per_thread) add(",\"ptsz\":%d", 1);
-  if (r.role == Role::kLaunch && r.nargs) {
+  // A kernel's addresses as a list; a copy's or memset's ends by name (a kernel node: value 0).
+  bool kernel = r.role == Role::kLaunch || (r.role == Role::kGraphNodeParams && r.value == 0);
+  if (kernel && r.nargs) {
     add(",\"ptrs\":[%" PRIu64, r.args[0]);
     for (int i = 1; i < r.nargs && i < 8; ++i) add(",%" PRIu64, r.args[i]);
     add("]%s", r.more_args ? ",\"ptrs_more\":1" : "");

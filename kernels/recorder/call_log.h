@@ -51,7 +51,12 @@ enum class Role : uint8_t {
   kGraphNodeClone,    // graph instantiation cloned node `parent` into node `out` (the id
                       // replayed work's activity records carry)
   kGraphEdit,         // a call that may change a graph after its capture (cudaGraphExecUpdate,
-                      // a node's parameters or edges set by hand): captured arguments may be stale
+                      // a node's parameters set by hand): captured arguments may be stale
+  kGraphBuild,        // a call that adds a node or edges to a graph and is read (graph_build.h):
+                      // what it made follows as kGraphNodeParams / kGraphEdge records
+  kGraphNodeParams,   // a node built by hand: out = node id, value = CUgraphNodeType, args = its
+                      // addresses; flags 1 = a kernel's arguments could not be read
+  kGraphEdge,         // an edge built by hand: node `parent` comes before node `out`
 };
 
 struct CallRecord {

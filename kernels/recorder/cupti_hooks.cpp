@@ -23,6 +23,7 @@
 
 #include "kernels/recorder/api_roles.h"
 #include "kernels/recorder/call_log.h"
+#include "kernels/recorder/graph_build.h"
 #include "kernels/recorder/launch_memory.h"
 
 namespace streamlab::recorder {
@@ -196,7 +197,7 @@ void StopCapture() {
 
 bool LoggedWhileWaiting(Role role) {
   return role == Role::kStreamCreate || role == Role::kBeginCapture || role == Role::kEndCapture ||
-         role == Role::kGraphEdit || g_logging_capture.load(std::memory_order_relaxed);
+         role == Role::kGraphEdit || role == Role::kGraphBuild || g_logging_capture.load(std::memory_order_relaxed);
 }
 
 void KeepAddresses(const LaunchAddresses& a, CallRecord& r) {
@@ -243,6 +244,11 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   r.domain = runtime ? 0 : 1;
   r.correlation = d->correlationId;
   r.function = d->functionName;
+  if (!runtime) {
+    // A graph built by hand: what the driver call made, logged under the program's call (the
+    // outermost one, as graph_node records name it), also while waiting for a range.
+    LogGraphBuild(id, d, t_depth > 0 ? t_stack[0].correlation : d->correlationId, g_addresses_supported);
+  }
   if (nested) {
     if (g_addresses_supported && t_depth > 0 && ReadDriverLaunch(id, d, t_nested_launch.addresses))
       t_nested_launch.correlation = t_stack[t_depth - 1].correlation;
