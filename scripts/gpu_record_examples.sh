@@ -9,7 +9,7 @@ out=${1:?usage: gpu_record_examples.sh OUT_DIR [ROUNDS]}
 rounds=${2:-3}
 mkdir -p "$out/rec" "$out/kineto"
 . "$(dirname "$0")/gpu_build.sh"
-gpu_build "$out" streamlab_example_legacy_stall || exit 1
+gpu_build "$out" streamlab_example_legacy_stall streamlab_example_graph_by_hand || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt"
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" >>"$out/gpu.txt" 2>&1
 for ex in event_chain wait_stream_before_work default_plus_side_stream one_tensor_two_streams pageable_vs_pinned \
@@ -51,6 +51,13 @@ done
 "$cli" record --out "$out/rec/legacy_stall.json" -- "$build/examples/cuda/legacy_stall" >"$out/rec/legacy_stall.log" 2>&1
 echo "legacy_stall: record exit $?" >>"$out/summary.txt"
 "$cli" explain "$out/rec/legacy_stall.json" >"$out/rec/legacy_stall.explain.txt" 2>&1
+# A CUDA graph built node by node (cudaGraphAdd*Node), with and without the upload's edge.
+for without in "" --missing-edge; do
+  name=graph_by_hand${without:+_missing_edge}
+  "$cli" record --out "$out/rec/$name.json" -- "$build/examples/cuda/graph_by_hand" $without >"$out/rec/$name.log" 2>&1
+  echo "$name: record exit $?" >>"$out/summary.txt"
+  "$cli" explain "$out/rec/$name.json" >"$out/rec/$name.explain.txt" 2>&1
+done
 "$cli" record --out "$out/rec/nothing.json" -- python3 -c "print('no cuda')" >>"$out/summary.txt" 2>&1
 echo "no-cuda program: record exit $?" >>"$out/summary.txt"
 STREAMLAB_STEPS=5 STREAMLAB_KINETO_OUT="$out/kineto/resnet50_amp.json" python3 examples/pytorch/resnet50_amp.py >"$out/kineto/resnet50_amp.log" 2>&1

@@ -124,6 +124,27 @@ class Log {
     Call(fn, "graph_edit", "");
     return *this;
   }
+  // [SECTION] graphs built by hand: the program's call (role graph_build), then what the
+  // recorder read from the driver call under it (the node, its parameters, its edges).
+  Log& BuiltKernel(uint64_t node, const std::string& ptrs, std::initializer_list<uint64_t> after, bool unread = false) {
+    int corr = Call("cudaGraphAddKernelNode", "graph_build", "");
+    Built(corr, node, ",\"ptrs\":" + ptrs + (unread ? ",\"flags\":1" : ""), after);
+    return *this;
+  }
+  Log& BuiltMemset(uint64_t node, uint64_t dst, std::initializer_list<uint64_t> after) {
+    int corr = Call("cudaGraphAddMemsetNode", "graph_build", "");
+    Built(corr, node, ",\"value\":2,\"dst\":" + std::to_string(dst), after);
+    return *this;
+  }
+  Log& BuiltEdge(uint64_t from, uint64_t to) {
+    Edge(Call("cudaGraphAddDependencies", "graph_build", ""), from, to);
+    return *this;
+  }
+  // A building call whose driver call the recorder did not read: nothing follows it.
+  Log& UnreadBuild(const std::string& fn) {
+    Call(fn, "graph_build", "");
+    return *this;
+  }
   // cudaProfilerStart as the recorder logs it under --capture-range: only what follows is the trace.
   Log& RangeStart() {
     Call("cudaProfilerStart", "capture_start", "", 0);
@@ -155,6 +176,18 @@ class Log {
     text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph node created\",\"role\":\"graph_node\",\"dom\":0,\"b\":" +
              std::to_string(now_) + ",\"e\":" + std::to_string(now_) + ",\"corr\":" + std::to_string(corr) +
              ",\"out\":" + std::to_string(node) + "}\n";
+  }
+  void Built(int corr, uint64_t node, const std::string& params, std::initializer_list<uint64_t> after) {
+    GraphNode(corr, node);
+    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph node built\",\"role\":\"graph_node_params\",\"dom\":1,\"b\":" +
+             std::to_string(now_) + ",\"e\":" + std::to_string(now_) + ",\"corr\":" + std::to_string(corr) +
+             ",\"out\":" + std::to_string(node) + params + "}\n";
+    for (uint64_t before : after) Edge(corr, before, node);
+  }
+  void Edge(int corr, uint64_t from, uint64_t to) {
+    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph edge added\",\"role\":\"graph_edge\",\"dom\":1,\"b\":" +
+             std::to_string(now_) + ",\"e\":" + std::to_string(now_) + ",\"corr\":" + std::to_string(corr) +
+             ",\"parent\":" + std::to_string(from) + ",\"out\":" + std::to_string(to) + "}\n";
   }
   int Call(const std::string& fn, const std::string& role, const std::string& more, int ns = 1000) {
     int corr = ++corr_;

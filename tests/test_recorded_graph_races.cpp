@@ -17,20 +17,11 @@
 namespace streamlab {
 namespace {
 
+using testing::HasNote;
 using testing::Log;
+using testing::ReplayedOps;
 
 std::vector<Finding> Races(const Trace& t) { return testing::AnalyzedFindingsOfKind(t, FindingKind::kAddressRace); }
-
-std::vector<int> ReplayedOps(const Trace& t) {
-  std::vector<int> out;
-  for (size_t i = 0; i < t.ops.size(); ++i)
-    if (t.ops[i].graph_replay) out.push_back(static_cast<int>(i));
-  return out;
-}
-
-bool HasNote(const Trace& t, const std::string& key) {
-  return std::any_of(t.notes.begin(), t.notes.end(), [&](const TraceNote& n) { return n.key == key; });
-}
 
 // Fork and join inside the capture, as torch.cuda.graph records a two-branch step:
 // A on 77; 88 joins through event 5 and runs B; C runs on 77 beside B; 77 joins 88 back

@@ -57,4 +57,18 @@ inline std::vector<Finding> AnalyzedFindingsOfKind(const Trace& t, FindingKind k
   return out;
 }
 
+// The ops replayed from CUDA graphs, in trace order.
+inline std::vector<int> ReplayedOps(const Trace& t) {
+  std::vector<int> out;
+  for (size_t i = 0; i < t.ops.size(); ++i)
+    if (t.ops[i].graph_replay) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+inline bool HasNote(const Trace& t, const std::string& key) {
+  for (const TraceNote& n : t.notes)
+    if (n.key == key) return true;
+  return false;
+}
+
 }  // namespace streamlab::testing

@@ -15,8 +15,13 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
     uint64_t node;
   };
   std::map<int, std::vector<Mark>> by_thread;
+  std::map<uint64_t, uint64_t> first_copied;  // node -> when an instantiation first copied it
   for (const RecordedCall& c : r.calls) {
-    if (c.role == "graph_node_clone") clone_of_[c.out] = c.parent;
+    if (c.role == "graph_node_clone") {
+      clone_of_[c.out] = c.parent;
+      auto [at, fresh] = first_copied.emplace(c.parent, c.begin);
+      if (!fresh) at->second = std::min(at->second, c.begin);
+    }
     if (c.role == "nvtx_push" || c.role == "nvtx_pop") by_thread[c.thread].push_back({c.begin, c.role == "nvtx_pop", &c.text, 0});
     if (c.role == "graph_node") by_thread[c.thread].push_back({c.begin, 2, nullptr, c.out});
     if (c.role == "graph_node" && c.correlation) {
@@ -25,6 +30,7 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
     }
     if (c.role == "graph_edit" && edited_by_.empty()) edited_by_ = c.function;
   }
+  Built(r, first_copied);
   for (const RecordedMark& m : r.marks) {
     const std::string& name = m.text;
     by_thread[m.thread].push_back({m.at, m.push ? 0 : 1, &name, 0});
@@ -40,6 +46,30 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
       else range_of_node_[m.node] = open.empty() ? "" : *open.back();
     }
   }
+}
+
+void RecordedGraphs::Built(const Recording& r, const std::map<uint64_t, uint64_t>& first_copied) {
+  std::set<uint64_t> read;  // correlation ids of the program's calls that the recorder read
+  std::vector<const RecordedCall*> builds, edges;
+  for (const RecordedCall& c : r.calls) {
+    if (c.role == "graph_build") builds.push_back(&c);
+    if (c.role == "graph_edge") edges.push_back(&c);
+    if (c.role == "graph_node_params") captured_node_[c.out].call = &c;
+    if (c.role == "graph_edge" || c.role == "graph_node_params") read.insert(c.correlation);
+  }
+  for (const RecordedCall* c : builds)
+    if (!read.count(c->correlation) && edited_by_.empty()) edited_by_ = c->function + " (not read)";
+  for (const RecordedCall* e : edges) {
+    // An edge added after the graph was instantiated is not in that instance: applying it to
+    // the instance's replays could hide a race, so they are not checked.
+    auto copied = first_copied.find(e->out);
+    if (copied != first_copied.end() && copied->second < e->begin && edited_by_.empty())
+      edited_by_ = "an edge added after its graph was instantiated";
+    captured_node_[e->out].after.push_back(e->parent);
+  }
+  // An edge into a node the log has no parameters for (not read): the node is unknown.
+  for (auto it = captured_node_.begin(); it != captured_node_.end();)
+    it = it->second.call ? std::next(it) : captured_node_.erase(it);
 }
 
 namespace {
@@ -139,22 +169,24 @@ const RecordedCall* ReplayedLaunch::Place(Op& op, int index, uint64_t node) {
   return captured->call;
 }
 
-void MarkReplayed(OpRecord& rec, const std::string& range, bool edges_known) {
+void MarkReplayed(OpRecord& rec, const std::string& range, const RecordedCall* node) {
   rec.graph_replay = true;
   rec.captured_in = range;
-  std::string where = range.empty() ? "" : " (captured in range " + range + ")";
-  std::string where_zh = range.empty() ? std::string() : "（在范围 " + range + " 中捕获）";
-  if (edges_known) {
-    rec.inferred = "replayed from a CUDA graph" + where +
-                   ": the graph's own edges, rebuilt from its capture, also ordered it; the race check follows "
-                   "them, the account of when it started does not";
-    rec.inferred_zh = "由 CUDA graph 重放" + where_zh +
-                      "：graph 自身的依赖（由捕获过程重建）也约束它的顺序；竞争检查考虑了这些依赖，开始时间的解释没有";
+  bool built = node && node->role == "graph_node_params";
+  std::string where = range.empty() ? "" : std::string(built ? " (built" : " (captured") + " in range " + range + ")";
+  std::string where_zh = range.empty() ? std::string() : "（在范围 " + range + (built ? " 中构建）" : " 中捕获）");
+  rec.inferred = std::string("replayed from a CUDA graph") + (built ? " the program built node by node" : "") + where + ": ";
+  rec.inferred_zh = std::string(built ? "由程序逐个节点构建的 CUDA graph 重放" : "由 CUDA graph 重放") + where_zh + "：";
+  if (!node) {
+    rec.inferred += "the graph's own dependencies also ordered it, and the recording does not hold them";
+    rec.inferred_zh += "graph 自身的依赖也约束它的顺序，而录制中没有这些依赖";
     return;
   }
-  rec.inferred = "replayed from a CUDA graph" + where +
-                 ": the graph's own dependencies also ordered it, and the recording does not hold them";
-  rec.inferred_zh = "由 CUDA graph 重放" + where_zh + "：graph 自身的依赖也约束它的顺序，而录制中没有这些依赖";
+  rec.inferred += std::string(built ? "the edges it gave the graph (recorded from its cudaGraphAdd* calls)"
+                                    : "the graph's own edges, rebuilt from its capture,") +
+                  " also ordered it; the race check follows them, the account of when it started does not";
+  rec.inferred_zh += std::string(built ? "程序给 graph 加的依赖（从 cudaGraphAdd* 调用中录制）" : "graph 自身的依赖（由捕获过程重建）") +
+                     "也约束它的顺序；竞争检查考虑了这些依赖，开始时间的解释没有";
 }
 
 }  // namespace streamlab

@@ -6,7 +6,9 @@
 // it: the NVTX range the program was in, the addresses that call was handed, and the graph's
 // edges, which stream capture builds from the capturing streams' order and the events
 // recorded and waited on between them (CUDA's capture rules: a node comes after the nodes
-// its stream had reached; a wait adds the nodes the event's record had reached).
+// its stream had reached; a wait adds the nodes the event's record had reached). A graph
+// built by hand (cudaGraphAddKernelNode, ..., cudaGraphAddDependencies) is led back the same
+// way, to the parameters and edges the recorder read from each building call.
 #pragma once
 
 #include <cstdint>
@@ -38,14 +40,15 @@ class RecordedGraphs {
   bool any() const { return !range_of_node_.empty() || !clone_of_.empty(); }
 
   // A node captured in this recording: the call that captured it (its addresses are the
-  // node's) and the nodes it came after in its graph.
+  // node's; for a node built by hand, its graph_node_params record) and the nodes it came
+  // after in its graph.
   struct CapturedNode {
     const RecordedCall* call = nullptr;
     std::vector<uint64_t> after;
   };
-  // The captured node behind replayed node `node` (through the instantiation's copies); null
-  // when it was not captured while recording (built with cudaGraphAdd*Node, captured before
-  // a capture range, inside a child graph).
+  // The captured (or built) node behind replayed node `node` (through the instantiation's
+  // copies); null when the recording does not hold it (inside a child graph, captured before
+  // a capture range by an older recorder).
   const CapturedNode* Original(uint64_t node) const;
   // The captured node an instantiated one copies (itself when it copies none).
   uint64_t OriginalId(uint64_t node) const;
@@ -54,8 +57,9 @@ class RecordedGraphs {
   template <typename HasOp>
   std::vector<uint64_t> NearestBefore(const CapturedNode& node, HasOp has_op) const;
   // The first call that may have changed a graph after its capture (cudaGraphExecUpdate, a
-  // node's parameters or edges set by hand; role graph_edit), or "" when none was logged:
-  // then replayed nodes keep their captured addresses and edges.
+  // node's parameters set by hand; role graph_edit), or built one in a way the recording does
+  // not hold, or "" when none was logged: then replayed nodes keep their captured addresses
+  // and edges.
   const std::string& edited_by() const { return edited_by_; }
 
  private:
@@ -67,6 +71,11 @@ class RecordedGraphs {
   std::map<uint64_t, std::vector<uint64_t>> nodes_of_call_;  // correlation id -> the nodes the call created
   std::map<uint64_t, std::vector<uint64_t>> reached_;        // capturing stream -> the nodes it has reached
   std::map<uint64_t, std::vector<uint64_t>> event_reached_;  // event recorded in a capture -> what its stream had reached
+  // Nodes built by hand (cudaGraphAdd*Node, cudaGraphAddDependencies): their parameter and
+  // edge records become captured nodes; a build call the recorder did not read, or an edge
+  // added after instantiation, leaves replays unchecked (edited_by_).
+  void Built(const Recording& r, const std::map<uint64_t, uint64_t>& first_copied);
+
   std::map<uint64_t, CapturedNode> captured_node_;
   std::string edited_by_;
 };
@@ -110,7 +119,9 @@ class ReplayedLaunch {
 // the race check follows them where they were rebuilt, the explanation of its start does
 // not, so what held it is not fully known, and findings say so.
 // `range`: the NVTX range its node was captured in ("" if none).
-// `edges_known`: its graph's edges were rebuilt from the capture (Op::graph_after).
-void MarkReplayed(OpRecord& rec, const std::string& range, bool edges_known);
+// `node`: the call behind its node (ReplayedLaunch::Place), null when unknown: then its
+// graph's edges are not known either; otherwise they were rebuilt from the capture, or
+// recorded from the calls that built the graph by hand (Op::graph_after).
+void MarkReplayed(OpRecord& rec, const std::string& range, const RecordedCall* node);
 
 }  // namespace streamlab

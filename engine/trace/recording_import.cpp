@@ -277,7 +277,7 @@ class Converter {
   // `acts`: the call's GPU records (ActivityOf), looked up once by Run.
   void Convert(const RecordedCall& c, const std::vector<const RecordedActivity*>* acts) {
     const std::string& role = c.role;
-    if (role == "graph_node" || role == "graph_node_clone") return;
+    if (role == "graph_node" || role == "graph_node_clone" || role == "graph_node_params" || role == "graph_edge") return;
     int thread = Thread(c.thread);
     if (graphs_.Captured(c)) {
       // Built a graph node (or an edge) and ran nothing: the replay runs it.
@@ -430,10 +430,12 @@ class Converter {
     }
     // A replayed node was handed what the call that captured it was handed.
     const RecordedCall* captured = replay ? replay->Place(op, static_cast<int>(s_.ops.size()), a.graph_node) : nullptr;
-    if (!replayed || captured) op.addresses = AddressesOf(captured ? *captured : c, op.kind);
+    // A kernel node built by hand whose arguments the recorder could not read: edges, no addresses.
+    bool unread = captured && captured->role == "graph_node_params" && (captured->flags & 1);
+    if (!replayed || (captured && !unread)) op.addresses = AddressesOf(captured ? *captured : c, op.kind);
     int index = Add(std::move(op), c, &a);
-    if (replayed) MarkReplayed(t_.ops[index], graphs_.CapturedIn(a.graph_node), captured != nullptr);
-    replays_unchecked_ += replayed && !captured;
+    if (replayed) MarkReplayed(t_.ops[index], graphs_.CapturedIn(a.graph_node), captured);
+    replays_unchecked_ += replayed && (!captured || unread);
   }
 
   // What the call was handed: a kernel's arguments (how it uses them is unknown), a copy's

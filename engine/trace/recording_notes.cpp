@@ -16,14 +16,20 @@ namespace streamlab {
 std::vector<TraceNote> MemoryNotes(const Recording& r) {
   if (r.addresses < 0) return {Note("no_memory_access")};
   if (r.addresses == 0) return {Note("addresses_unsupported")};
-  std::vector<TraceNote> notes{Note("addresses_recorded", {{"n", std::to_string(r.launches_read)}})};
+  // Kernel nodes of graphs built by hand were read too (graph_node_params, value 0 = a kernel).
+  auto kernel_node = [](const RecordedCall& c) { return c.role == "graph_node_params" && c.value == 0; };
+  uint64_t nodes_read = std::count_if(r.calls.begin(), r.calls.end(), [&](const RecordedCall& c) {
+    return kernel_node(c) && !(c.flags & 1);
+  });
+  uint64_t read = r.launches_read + nodes_read;
+  std::vector<TraceNote> notes{Note("addresses_recorded", {{"n", std::to_string(read)}})};
   if (r.launches_unread) notes.push_back(Note("addresses_unread", {{"n", std::to_string(r.launches_unread)}}));
   // Arguments were read but none pointed into memory the recorder saw made: the program
   // allocates in a way it does not follow, and finding no race would mean nothing.
-  bool any_kernel_address = std::any_of(r.calls.begin(), r.calls.end(), [](const RecordedCall& c) {
-    return c.role == "launch" && !c.args.empty();
+  bool any_kernel_address = std::any_of(r.calls.begin(), r.calls.end(), [&](const RecordedCall& c) {
+    return (c.role == "launch" || kernel_node(c)) && !c.args.empty();
   });
-  if (r.launches_read && !any_kernel_address) notes.push_back(Note("addresses_none_found"));
+  if (read && !any_kernel_address) notes.push_back(Note("addresses_none_found"));
   return notes;
 }
 

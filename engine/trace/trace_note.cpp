@@ -18,19 +18,20 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
       {"cupti_clock", "host calls and GPU activity share CUPTI's clock; records and waits are placed where stream "
                       "order puts them (they have no GPU timestamp)"},
       {"no_memory_access", "which memory each kernel reads and writes is not recorded: data races are not checked"},
-      {"addresses_recorded", "the device addresses among each kernel's arguments ({n} launches read), and each copy's "
+      {"addresses_recorded", "the device addresses among each kernel's arguments ({n} launches or graph kernel nodes read), and each copy's "
                              "and memset's ends, are recorded: ops on two streams handed the same address with nothing "
                              "ordering them are reported as possible data races. A kernel's argument does not say "
                              "whether the kernel reads or writes there, or how many bytes, so such a race is inferred; "
                              "memory reached another way (an offset into a buffer that no copy or memset covered, a "
                              "pointer kept in memory) is not compared. A node replayed from a CUDA graph is compared "
-                             "with the addresses of the call that captured it, ordered by the graph's edges as the "
-                             "capture built them"},
-      {"replays_unchecked", "{n} ops replayed from CUDA graphs came from captures this recording did not see (built "
-                            "node by node, inside a child graph, or captured before the capture range by an older "
-                            "StreamLab recorder): they are not checked for races"},
-      {"replays_edited", "the program changed a graph after its capture ({call}): its arguments and edges may differ "
-                         "from the capture, so the {n} ops replayed from CUDA graphs are not checked for races"},
+                             "with the addresses of the call that captured or added it, ordered by the graph's edges "
+                             "as its capture or the program built them"},
+      {"replays_unchecked", "{n} ops replayed from CUDA graphs have no recorded arguments (a node inside a child "
+                            "graph, a kernel node whose arguments could not be read, or a graph captured before the "
+                            "capture range by an older StreamLab recorder): they are not checked for races"},
+      {"replays_edited", "a graph was changed after it was captured or built, or built in a way the recording does "
+                         "not follow ({call}): its arguments and edges may differ from what was recorded, so the {n} "
+                         "ops replayed from CUDA graphs are not checked for races"},
       {"addresses_unread", "{n} kernel launches were recorded without their arguments (no driver launch seen inside "
                            "them): races involving those kernels are not checked"},
       {"addresses_none_found", "no kernel was handed an address inside device memory the recorder saw allocated "
