@@ -51,12 +51,16 @@ done
 "$cli" record --out "$out/rec/legacy_stall.json" -- "$build/examples/cuda/legacy_stall" >"$out/rec/legacy_stall.log" 2>&1
 echo "legacy_stall: record exit $?" >>"$out/summary.txt"
 "$cli" explain "$out/rec/legacy_stall.json" >"$out/rec/legacy_stall.explain.txt" 2>&1
-# A CUDA graph built node by node (cudaGraphAdd*Node), with and without the upload's edge.
+# A CUDA graph built node by node (cudaGraphAdd*Node), with and without the upload's edge,
+# recorded whole and with only its replays in a capture range (built before it).
 for without in "" --missing-edge; do
   name=graph_by_hand${without:+_missing_edge}
   "$cli" record --out "$out/rec/$name.json" -- "$build/examples/cuda/graph_by_hand" $without >"$out/rec/$name.log" 2>&1
   echo "$name: record exit $?" >>"$out/summary.txt"
   "$cli" explain "$out/rec/$name.json" >"$out/rec/$name.explain.txt" 2>&1
+  name=graph_by_hand_range${without:+_missing_edge}
+  "$cli" record --capture-range cudaProfilerApi --out "$out/rec/$name.json" -- "$build/examples/cuda/graph_by_hand" \
+    --range $without >"$out/rec/$name.log" 2>&1
 done
 "$cli" record --out "$out/rec/nothing.json" -- python3 -c "print('no cuda')" >>"$out/summary.txt" 2>&1
 echo "no-cuda program: record exit $?" >>"$out/summary.txt"

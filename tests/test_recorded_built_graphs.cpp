@@ -102,10 +102,22 @@ TEST(RecordedBuiltGraphs, WhatTheRecorderCouldNotReadIsNotChecked) {
   EXPECT_FALSE(HasNote(t3, "replays_edited"));
 }
 
+TEST(RecordedBuiltGraphs, AGraphBuiltBeforeTheRangeIsCheckedInIt) {
+  Log log;
+  log.BuiltMemset(1, 4096, {}).BuiltKernel(2, "[4096]", {}).Instantiate({1, 2}).RangeStart();
+  log.Replay(77, {{1, 77, true}, {2, 150}}).Addresses(1);
+  Trace t = log.Convert();
+  ASSERT_EQ(ReplayedOps(t).size(), 2u);
+  EXPECT_EQ(Races(t).size(), 1u);  // the missing edge, though both nodes were built before the range
+  EXPECT_FALSE(HasNote(t, "replays_unchecked"));
+}
+
 // examples/cuda/graph_by_hand.cu recorded on an H100: an upload, two kernels on it, an empty
 // join, a memset, a sum and a download, built with the runtime's cudaGraphAdd* calls and
 // replayed 3 times. With --missing-edge the square kernel lacks its edge from the upload; the
-// program then computed a wrong result in all 3 replays (96% of the elements).
+// program then computed a wrong result in all 3 replays (96% of the elements). With --range
+// (recorded with --capture-range cudaProfilerApi) the graph was built before the range and
+// only the replays are in it: the same findings.
 TEST(RecordedBuiltGraphs, TheHandBuiltExampleRecordedOnAnH100) {
   auto load = [](const std::string& name) {
     return LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/" + name + ".json"));
@@ -113,7 +125,8 @@ TEST(RecordedBuiltGraphs, TheHandBuiltExampleRecordedOnAnH100) {
   auto warnings = [](const std::vector<Finding>& races) {
     return std::count_if(races.begin(), races.end(), [](const Finding& f) { return f.severity == Severity::kWarning; });
   };
-  for (const char* name : {"graph_by_hand", "graph_by_hand_missing_edge"}) {
+  for (const char* name :
+       {"graph_by_hand", "graph_by_hand_missing_edge", "graph_by_hand_range", "graph_by_hand_range_missing_edge"}) {
     Trace t = load(name);
     std::vector<int> nodes = ReplayedOps(t);
     ASSERT_EQ(nodes.size(), 18u) << name;  // 6 nodes that run work (the join runs none), 3 replays
@@ -132,7 +145,7 @@ TEST(RecordedBuiltGraphs, TheHandBuiltExampleRecordedOnAnH100) {
       EXPECT_EQ(before, (std::vector<std::string>{"(memset)", "Square", "Triple"})) << name;
     }
     std::vector<Finding> races = Races(t);
-    bool missing = std::string(name) == "graph_by_hand_missing_edge";
+    bool missing = std::string(name).ends_with("_missing_edge");
     EXPECT_EQ(warnings(races), missing ? 3 : 0) << name;
     // Both branches are handed x and run side by side: a note per replay (they only read it).
     EXPECT_EQ(races.size() - warnings(races), 3u) << name;

@@ -2,11 +2,14 @@
 // replays it three times: upload x, then two kernels on it side by side (a = x*x, b = 3x),
 // an empty join node, a memset of out, out = a + b, and a download of out. With
 // --missing-edge the square kernel is added without its edge from the upload, the bug a
-// hand-built graph invites: it may read x while the copy still writes it.
-// Build: nvcc -o graph_by_hand graph_by_hand.cu   Run: ./graph_by_hand [--missing-edge]
+// hand-built graph invites: it may read x while the copy still writes it. With --range only
+// the replays are in a profiler range (record --capture-range cudaProfilerApi): the graph is
+// built before it.
+// Build: nvcc -o graph_by_hand graph_by_hand.cu   Run: ./graph_by_hand [--missing-edge] [--range]
 #include <cstdio>
 #include <cstring>
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #define CHECK(call)                                                                       \
@@ -41,7 +44,11 @@ cudaError_t AddKernel(cudaGraph_t g, cudaGraphNode_t* node, const cudaGraphNode_
 }
 
 int main(int argc, char** argv) {
-  bool missing_edge = argc > 1 && std::strcmp(argv[1], "--missing-edge") == 0;
+  bool missing_edge = false, range = false;
+  for (int i = 1; i < argc; ++i) {
+    missing_edge |= std::strcmp(argv[i], "--missing-edge") == 0;
+    range |= std::strcmp(argv[i], "--range") == 0;
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "no CUDA GPU\n");
@@ -89,6 +96,7 @@ int main(int argc, char** argv) {
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   int wrong_replays = 0;
+  if (range) CHECK(cudaProfilerStart());
   for (int step = 1; step <= 3; ++step) {
     for (int i = 0; i < n; ++i) host_x[i] = static_cast<float>(step);
     CHECK(cudaGraphLaunch(exec, stream));
@@ -99,6 +107,7 @@ int main(int argc, char** argv) {
     wrong_replays += wrong > 0;
     std::printf("replay %d: out = %g expected, %d of %d elements differ\n", step, expect, wrong, n);
   }
+  if (range) CHECK(cudaProfilerStop());  // the stream was synchronized: every replay is recorded
   std::printf("%s graph: %d of 3 replays gave a wrong result\n", missing_edge ? "missing-edge" : "correct",
               wrong_replays);
   CHECK(cudaGraphExecDestroy(exec));
