@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "engine/analysis/findings_text.h"
 #include "engine/trace/recording.h"
 #include "engine/trace/trace.h"
 #include "engine/trace/trace_json.h"
@@ -149,8 +150,14 @@ TEST(RecordedBuiltGraphs, TheHandBuiltExampleRecordedOnAnH100) {
     EXPECT_EQ(warnings(races), missing ? 3 : 0) << name;
     // Both branches are handed x and run side by side: a note per replay (they only read it).
     EXPECT_EQ(races.size() - warnings(races), 3u) << name;
+    FindingTexts en = FindingTexts::Load("en"), zh = FindingTexts::Load("zh");
     for (const Finding& f : races) {
+      // Two nodes of one replay: the fix is an edge in the graph, not a wait between streams.
+      EXPECT_NE(en.Render(t, f).find("Both are nodes of one CUDA graph, replayed by cudaGraphLaunch on stream 16"),
+                std::string::npos);
+      EXPECT_NE(zh.Render(t, f).find("由 stream 16 上的 cudaGraphLaunch 重放"), std::string::npos);
       if (f.severity != Severity::kWarning) continue;
+      EXPECT_NE(en.Render(t, f).find("make one node a dependency of the other"), std::string::npos);
       // The upload against the kernel that reads what it writes.
       std::vector<OpKind> pair{t.scenario.ops[f.op].kind, t.scenario.ops[f.other].kind};
       EXPECT_EQ(std::count(pair.begin(), pair.end(), OpKind::kMemcpy), 1);

@@ -244,6 +244,10 @@ TEST(RecordedGraphRaces, TheGraphReplayExampleRecordedOnAnH100) {
     EXPECT_NE(a.graph >= 0, b.graph >= 0);
     const Op& main = a.graph >= 0 ? b : a;
     EXPECT_EQ(no_wait.scenario.streams[main.stream].kind, StreamKind::kLegacyDefault);
+    // A replayed node against an op outside the graph: a wait between streams fixes it.
+    std::string text = FindingTexts::Load("en").Render(no_wait, f);
+    EXPECT_NE(text.find("Make one stream wait for the other"), std::string::npos);
+    EXPECT_EQ(text.find("nodes of one CUDA graph"), std::string::npos);
   }
   // The same program with the replays alone in a profiler range (--range, recorded with
   // --capture-range cudaProfilerApi): the graph was captured before the range, and its

@@ -69,7 +69,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "group.legacy_next_to_blocking", "group.wrong_result", "group.gpu_idle", "group.more",
       "malloc_mid_run", "hidden_sync", "group.malloc_mid_run", "group.hidden_sync",
       "collective_wait", "collective_wait.busy", "collective_wait.waiting", "group.collective_wait",
-      "address_race", "address_race.unknown", "address_race.writes", "address_race.order", "address_race.argument", "address_race.read", "address_race.write", "address_race.read_range", "address_race.write_range", "group.address_race",
+      "address_race", "address_race.unknown", "address_race.writes", "address_race.graph.unknown", "address_race.graph.writes", "address_race.order", "address_race.argument", "address_race.read", "address_race.write", "address_race.read_range", "address_race.write_range", "group.address_race",
       "idle.part.host_sync", "idle.part.host_call", "idle.part.host_work", "idle.part.launch_bound",
       "idle.part.other_device", "idle.part.module_load", "idle.part.turnaround", "idle.part.range_start", "idle.part.unknown"};
   return keys;
@@ -287,8 +287,17 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
       v["address"] = FormatAddress(f.address);
       v["op_access"] = use(s.ops[f.op]);
       v["other_access"] = use(s.ops[f.other]);
-      std::string text = Fill("address_race", v) + " " +
-                         Fill(f.severity == Severity::kWarning ? "address_race.writes" : "address_race.unknown", v);
+      // Two nodes of one graph replay: only an edge in the graph orders them, not the streams.
+      int launch = s.ops[f.op].graph;
+      bool one_graph = launch >= 0 && launch == s.ops[f.other].graph;
+      if (one_graph) {
+        const Op& l = s.ops[launch];
+        v["launch"] = l.name;
+        int on = l.other_stream >= 0 ? l.other_stream : l.stream;  // a recorded launch keeps its stream apart
+        v["launch_stream"] = on >= 0 ? s.streams[on].name : "?";
+      }
+      std::string advice = f.severity == Severity::kWarning ? "writes" : "unknown";
+      std::string text = Fill("address_race", v) + " " + Fill((one_graph ? "address_race.graph." : "address_race.") + advice, v);
       if (f.fraction > 0) {
         text += " " + Fill("race.overlapped", v);
       } else {
