@@ -23,6 +23,7 @@
 
 #include "kernels/recorder/api_roles.h"
 #include "kernels/recorder/call_log.h"
+#include "kernels/recorder/call_stack.h"
 #include "kernels/recorder/graph_build.h"
 #include "kernels/recorder/launch_memory.h"
 
@@ -46,13 +47,8 @@ bool g_empty_callbacks = false;
 // the thousands of cudaGetDevice calls PyTorch makes cost a callback and nothing more.
 uint64_t g_other_min_ns = 2000;
 
-struct Pending {
-  uint64_t begin = 0;
-  uint64_t correlation = 0;
-  bool runtime = false;
-  CUpti_CallbackId id = 0;
-};
 // Per thread: the calls in progress (a runtime call encloses the driver calls it makes).
+using Pending = PendingCall;
 thread_local Pending t_stack[16];
 thread_local int t_depth = 0;
 thread_local int t_runtime_depth = 0;
@@ -156,14 +152,7 @@ void ForgetLostCalls() {
       if (id == p.id) return true;
     return false;
   };
-  int kept = 0, runtime = 0;
-  for (int k = 0; k < t_depth; ++k)
-    if (waiting(t_stack[k])) {
-      runtime += t_stack[k].runtime ? 1 : 0;
-      t_stack[kept++] = t_stack[k];
-    }
-  t_depth = kept;
-  t_runtime_depth = runtime;
+  t_depth = KeepSubscribedCalls(t_stack, t_depth, waiting, t_runtime_depth);
 }
 
 // Called on the exit of a start call (the runtime's and the driver's under it: the first wins).
