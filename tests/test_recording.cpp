@@ -491,7 +491,7 @@ TEST(Recording, GraphCapturesRunNothingAndReplaysNameTheirCaptureRange) {
   EXPECT_NE(t.ops[replayed[1]].inferred.find("replayed from a CUDA graph (captured in range capture:b)"), std::string::npos);
   // The node CUDA ran on a stream of the graph's own is not put on the launch stream.
   EXPECT_EQ(t.scenario.streams[t.scenario.ops[replayed[0]].stream].name, "stream 13");
-  EXPECT_EQ(t.scenario.streams[t.scenario.ops[replayed[1]].stream].name, "stream 150");
+  EXPECT_EQ(t.scenario.streams[t.scenario.ops[replayed[1]].stream].name, "graph stream 150");
   Trace back = TraceFromJson(TraceToJson(t), "round trip");
   EXPECT_TRUE(back.ops[replayed[1]].graph_replay);
   EXPECT_EQ(back.ops[replayed[1]].captured_in, "capture:b");

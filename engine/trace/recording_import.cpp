@@ -174,7 +174,10 @@ class Converter {
       d.name = "per-thread default (thread " + std::to_string(thread) + ")";
     } else {
       auto named = r_.stream_names.find(sid);
-      d.name = named != r_.stream_names.end() ? named->second : "stream " + std::to_string(sid);
+      // A stream CUDA picked to run a graph's nodes on: the program never made it.
+      bool graphs_own = handle == kGraphStreamHandle && !created_.count(sid);
+      d.name = named != r_.stream_names.end() ? named->second
+                                               : (graphs_own ? "graph stream " : "stream ") + std::to_string(sid);
       d.non_blocking = r_.default_non_blocking;
       if (auto c = created_.find(sid); c != created_.end()) {
         d.non_blocking = (c->second->flags & 1) != 0;
