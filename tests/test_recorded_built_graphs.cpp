@@ -103,6 +103,25 @@ TEST(RecordedBuiltGraphs, WhatTheRecorderCouldNotReadIsNotChecked) {
   EXPECT_FALSE(HasNote(t3, "replays_edited"));
 }
 
+// Two branches captured with nothing between them (a memset of 4096 on 77, a kernel handed
+// 4096 on 88), then, before instantiation, an edge added by hand between them.
+TEST(RecordedBuiltGraphs, AnEdgeAddedToACapturedGraphOrdersItsNodes) {
+  auto captured = [](bool add_edge) {
+    Log log;
+    log.BeginCapture(77).Record(77, 5).Wait(88, 5).CapturedMemset(77, 4096, 1).CapturedKernel(88, "[4096]", 2);
+    log.Record(88, 6).Wait(77, 6).EndCapture(77);
+    if (add_edge) log.BuiltEdge(1, 2);
+    log.Instantiate({1, 2}).Replay(77, {{1, 77, true}, {2, 150}}).Addresses(1);
+    return log.Convert();
+  };
+  EXPECT_EQ(Races(captured(false)).size(), 1u);
+  Trace t = captured(true);
+  EXPECT_TRUE(Races(t).empty());
+  std::vector<int> nodes = ReplayedOps(t);
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(t.scenario.ops[nodes[1]].graph_after, std::vector<int>{nodes[0]});
+}
+
 TEST(RecordedBuiltGraphs, AGraphBuiltBeforeTheRangeIsCheckedInIt) {
   Log log;
   log.BuiltMemset(1, 4096, {}).BuiltKernel(2, "[4096]", {}).Instantiate({1, 2}).RangeStart();

@@ -54,7 +54,7 @@ void RecordedGraphs::Built(const Recording& r, const std::map<uint64_t, uint64_t
   for (const RecordedCall& c : r.calls) {
     if (c.role == "graph_build") builds.push_back(&c);
     if (c.role == "graph_edge") edges.push_back(&c);
-    if (c.role == "graph_node_params") captured_node_[c.out].call = &c;
+    if (c.role == "graph_node_params") captured_node_[c.out].call = &c;  // edges follow below
     if (c.role == "graph_edge" || c.role == "graph_node_params") read.insert(c.correlation);
   }
   for (const RecordedCall* c : builds)
@@ -65,11 +65,9 @@ void RecordedGraphs::Built(const Recording& r, const std::map<uint64_t, uint64_t
     auto copied = first_copied.find(e->out);
     if (copied != first_copied.end() && copied->second < e->begin && edited_by_.empty())
       edited_by_ = "an edge added after its graph was instantiated";
-    captured_node_[e->out].after.push_back(e->parent);
+    added_after_[e->out].push_back(e->parent);
   }
-  // An edge into a node the log has no parameters for (not read): the node is unknown.
-  for (auto it = captured_node_.begin(); it != captured_node_.end();)
-    it = it->second.call ? std::next(it) : captured_node_.erase(it);
+  for (auto& [node, built] : captured_node_) built.after = added_after_[node];
 }
 
 namespace {
@@ -132,7 +130,12 @@ bool RecordedGraphs::Captured(const RecordedCall& c) {
   if (auto made = nodes_of_call_.find(c.correlation); made != nodes_of_call_.end()) {
     // The call's nodes come after what its stream had reached, and are what it reaches now.
     std::vector<uint64_t>& reached = reached_[stream];
-    for (uint64_t n : made->second) captured_node_[n] = {&c, reached};
+    for (uint64_t n : made->second) {
+      CapturedNode& node = captured_node_[n] = {&c, reached};
+      // Edges the program added by hand after the capture (cudaGraphAddDependencies).
+      if (auto added = added_after_.find(n); added != added_after_.end())
+        node.after.insert(node.after.end(), added->second.begin(), added->second.end());
+    }
     reached = made->second;
   }
   return true;

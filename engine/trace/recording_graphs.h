@@ -77,6 +77,7 @@ class RecordedGraphs {
   void Built(const Recording& r, const std::map<uint64_t, uint64_t>& first_copied);
 
   std::map<uint64_t, CapturedNode> captured_node_;
+  std::map<uint64_t, std::vector<uint64_t>> added_after_;  // node -> nodes an edge added by hand put before it
   std::string edited_by_;
 };
 
