@@ -52,14 +52,18 @@ void Kernel(CUfunction func, CUkernel kern, void** params, void** extra, bool re
 }
 
 void Copy(const CUDA_MEMCPY3D& c, CallRecord& r) {
-  auto end = [](CUmemorytype type, const void* host, CUdeviceptr device) -> uint64_t {
-    if (type == CU_MEMORYTYPE_HOST) return H(host);
-    if (type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED) return device;
-    return 0;  // a CUDA array: not memory a kernel is handed
+  // Where a side's first byte is: its base plus the copy's offset into it (0 for a 1D copy).
+  auto end = [](CUmemorytype type, const void* host, CUdeviceptr device, size_t x, size_t y, size_t z, size_t pitch,
+                size_t height) -> uint64_t {
+    uint64_t base = type == CU_MEMORYTYPE_HOST ? H(host)
+                    : type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED ? device
+                                                                                     : 0;
+    return base ? base + x + (y + z * height) * pitch : 0;  // 0: a CUDA array, not memory a kernel is handed
   };
   r.value = CU_GRAPH_NODE_TYPE_MEMCPY;
   r.size = static_cast<uint64_t>(c.WidthInBytes) * (c.Height ? c.Height : 1) * (c.Depth ? c.Depth : 1);
-  uint64_t dst = end(c.dstMemoryType, c.dstHost, c.dstDevice), src = end(c.srcMemoryType, c.srcHost, c.srcDevice);
+  uint64_t dst = end(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch, c.dstHeight);
+  uint64_t src = end(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch, c.srcHeight);
   r.args[0] = dst;
   r.args[1] = src;
   r.nargs = !dst ? 0 : src ? 2 : 1;  // an array's end is no address: neither is compared then
