@@ -114,6 +114,7 @@ const char* RoleName(Role role) {
     case Role::kGraphBuild: return "graph_build";
     case Role::kGraphNodeParams: return "graph_node_params";
     case Role::kGraphEdge: return "graph_edge";
+    case Role::kLaunchArgs: return "launch_args";
   }
   return "other";
 }
@@ -163,7 +164,7 @@ void FormatCallLocked(const ThreadLog& log, const CallRecord& r) {
   if (r.status) add(",\"status\":%d", r.status);
   if (r.per_thread) add(",\"ptsz\":%d", 1);
   // A kernel's addresses as a list; a copy's or memset's ends by name (a kernel node: value 0).
-  bool kernel = r.role == Role::kLaunch || (r.role == Role::kGraphNodeParams && r.value == 0);
+  bool kernel = r.role == Role::kLaunch || r.role == Role::kLaunchArgs || (r.role == Role::kGraphNodeParams && r.value == 0);
   if (kernel && r.nargs) {
     add(",\"ptrs\":[%" PRIu64, r.args[0]);
     for (int i = 1; i < r.nargs && i < 8; ++i) add(",%" PRIu64, r.args[i]);

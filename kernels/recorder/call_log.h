@@ -57,6 +57,8 @@ enum class Role : uint8_t {
   kGraphNodeParams,   // a node built by hand: out = node id, value = CUgraphNodeType, args = its
                       // addresses; flags 1 = a kernel's arguments could not be read
   kGraphEdge,         // an edge built by hand: node `parent` comes before node `out`
+  kLaunchArgs,        // a launch's addresses past the 8 its record holds: correlation = the
+                      // launch's (out = the node, for a graph's kernel node), args = 8 more
 };
 
 struct CallRecord {

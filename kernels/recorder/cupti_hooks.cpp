@@ -190,9 +190,7 @@ bool LoggedWhileWaiting(Role role) {
 }
 
 void KeepAddresses(const LaunchAddresses& a, CallRecord& r) {
-  for (int i = 0; i < a.count; ++i) r.args[i] = a.at[i];
-  r.nargs = static_cast<uint8_t>(a.count);
-  r.more_args = a.more ? 1 : 0;
+  KeepLaunchAddresses(a, r);
   g_launches_read.fetch_add(1, std::memory_order_relaxed);
 }
 

@@ -26,6 +26,8 @@ struct Built {
   const CUgraphEdgeData* edges = nullptr;  // null: all ordinary edges
   size_t count = 0;
   CallRecord params;
+  LaunchAddresses addresses;  // a kernel node's, when `read`
+  bool read = false;
 };
 
 // An edge CUDA may let through before its source ends (a programmatic or launch-order port):
@@ -37,18 +39,15 @@ bool Ordinary(const CUgraphEdgeData* edges, size_t count) {
   return true;
 }
 
-void Kernel(CUfunction func, CUkernel kern, void** params, void** extra, bool read_addresses, CallRecord& r) {
-  r.value = CU_GRAPH_NODE_TYPE_KERNEL;
+void Kernel(CUfunction func, CUkernel kern, void** params, void** extra, bool read_addresses, Built& b) {
+  b.params.value = CU_GRAPH_NODE_TYPE_KERNEL;
   CUfunction function = func ? func : reinterpret_cast<CUfunction>(kern);  // launch_memory reads either
   if (!read_addresses || !function) {
-    r.flags = 1;
+    b.params.flags = 1;
     return;
   }
-  LaunchAddresses a;
-  ReadLaunchAddresses(function, params, extra, a);
-  for (int i = 0; i < a.count; ++i) r.args[i] = a.at[i];
-  r.nargs = static_cast<uint8_t>(a.count);
-  r.more_args = a.more ? 1 : 0;
+  ReadLaunchAddresses(function, params, extra, b.addresses);
+  b.read = true;
 }
 
 void Copy(const CUDA_MEMCPY3D& c, CallRecord& r) {
@@ -76,15 +75,15 @@ void Memset(CUdeviceptr dst, CallRecord& r) {
 }
 
 // The generic cuGraphAddNode: only the node types above and host/empty nodes are read.
-bool Generic(const CUgraphNodeParams* p, bool read_addresses, CallRecord& r) {
+bool Generic(const CUgraphNodeParams* p, bool read_addresses, Built& b) {
   if (!p) return false;
   switch (p->type) {
     case CU_GRAPH_NODE_TYPE_KERNEL:
-      Kernel(p->kernel.func, p->kernel.kern, p->kernel.kernelParams, p->kernel.extra, read_addresses, r);
+      Kernel(p->kernel.func, p->kernel.kern, p->kernel.kernelParams, p->kernel.extra, read_addresses, b);
       return true;
-    case CU_GRAPH_NODE_TYPE_MEMCPY: Copy(p->memcpy.copyParams, r); return true;
-    case CU_GRAPH_NODE_TYPE_MEMSET: Memset(p->memset.dst, r); return true;
-    case CU_GRAPH_NODE_TYPE_HOST: case CU_GRAPH_NODE_TYPE_EMPTY: r.value = p->type; return true;
+    case CU_GRAPH_NODE_TYPE_MEMCPY: Copy(p->memcpy.copyParams, b.params); return true;
+    case CU_GRAPH_NODE_TYPE_MEMSET: Memset(p->memset.dst, b.params); return true;
+    case CU_GRAPH_NODE_TYPE_HOST: case CU_GRAPH_NODE_TYPE_EMPTY: b.params.value = p->type; return true;
     default: return false;
   }
 }
@@ -105,7 +104,7 @@ bool ReadNode(CUpti_CallbackId id, const CUpti_CallbackData* d, bool read_addres
       SL_P(cuGraphAddKernelNode);
       if (!p->nodeParams) return false;
       take(p->phGraphNode, p->dependencies, p->numDependencies);
-      Kernel(p->nodeParams->func, nullptr, p->nodeParams->kernelParams, p->nodeParams->extra, read_addresses, b.params);
+      Kernel(p->nodeParams->func, nullptr, p->nodeParams->kernelParams, p->nodeParams->extra, read_addresses, b);
       return true;
     }
     case SL_DRV(cuGraphAddKernelNode_v2): {
@@ -113,7 +112,7 @@ bool ReadNode(CUpti_CallbackId id, const CUpti_CallbackData* d, bool read_addres
       if (!p->nodeParams) return false;
       take(p->phGraphNode, p->dependencies, p->numDependencies);
       const CUDA_KERNEL_NODE_PARAMS& k = *p->nodeParams;
-      Kernel(k.func, k.kern, k.kernelParams, k.extra, read_addresses, b.params);
+      Kernel(k.func, k.kern, k.kernelParams, k.extra, read_addresses, b);
       return true;
     }
     case SL_DRV(cuGraphAddMemcpyNode): {
@@ -145,13 +144,13 @@ bool ReadNode(CUpti_CallbackId id, const CUpti_CallbackData* d, bool read_addres
     case SL_DRV(cuGraphAddNode): {
       SL_P(cuGraphAddNode);
       take(p->phGraphNode, p->dependencies, p->numDependencies);
-      return Generic(p->nodeParams, read_addresses, b.params);
+      return Generic(p->nodeParams, read_addresses, b);
     }
     case SL_DRV(cuGraphAddNode_v2): {
       SL_P(cuGraphAddNode_v2);
       take(p->phGraphNode, p->dependencies, p->numDependencies);
       b.edges = p->dependencyData;
-      return Generic(p->nodeParams, read_addresses, b.params);
+      return Generic(p->nodeParams, read_addresses, b);
     }
     default: return false;
   }
@@ -228,6 +227,7 @@ bool LogGraphBuild(CUpti_CallbackId id, const CUpti_CallbackData* d, uint64_t co
   b.params.begin = b.params.end = at;
   b.params.correlation = correlation;
   b.params.out = node;
+  if (b.read) KeepLaunchAddresses(b.addresses, b.params, node);  // 8 in the record, the rest before it
   Append(log, b.params);
   for (size_t i = 0; b.after && i < b.count; ++i) AppendEdge(log, IdOf(b.after[i]), node, correlation, at);
   return true;

@@ -91,9 +91,21 @@ const Layout* LayoutOf(CUfunction function) {
 
 // [SECTION] reading a launch's words -------------------------------------------------------
 
+// Repeats are dropped as they come among the first kSeekRepeats (most launches hand a few
+// pointers); past them a word is only appended, and Deduplicate sorts once at the end, so a
+// foreach kernel's 150 pointers cost no quadratic search.
+constexpr int kSeekRepeats = 16;
+
+void Deduplicate(LaunchAddresses& out) {
+  if (out.count <= kSeekRepeats) return;
+  std::sort(out.at, out.at + out.count);
+  out.count = static_cast<int>(std::unique(out.at, out.at + out.count) - out.at);
+}
+
 void Keep(uint64_t word, LaunchAddresses& out) {
-  for (int i = 0; i < out.count; ++i)
+  for (int i = 0; i < std::min(out.count, kSeekRepeats); ++i)
     if (out.at[i] == word) return;
+  if (out.count == kMaxLaunchAddresses) Deduplicate(out);  // full of repeats, perhaps
   if (out.count == kMaxLaunchAddresses) {
     out.more = true;
     return;
@@ -162,7 +174,8 @@ void RemoveRange(uint64_t base, uint64_t bytes) {
 }
 
 void ReadLaunchAddresses(CUfunction function, void** params, void** extra, LaunchAddresses& out) {
-  out = LaunchAddresses{};
+  out.count = 0;
+  out.more = false;
   uint64_t lowest = g_lowest.load(std::memory_order_relaxed), highest = g_highest.load(std::memory_order_relaxed);
   if (lowest >= highest) return;  // no allocation seen yet
   if (params) {
@@ -176,6 +189,7 @@ void ReadLaunchAddresses(CUfunction function, void** params, void** extra, Launc
       ScanLocked(static_cast<const unsigned char*>(params[i]), size, lowest, highest, out);
       scanned += size;
     }
+    Deduplicate(out);
     return;
   }
   // cuLaunchKernel's other form: {CU_LAUNCH_PARAM_BUFFER_POINTER, p, CU_LAUNCH_PARAM_BUFFER_SIZE, &n, END}.
@@ -188,8 +202,28 @@ void ReadLaunchAddresses(CUfunction function, void** params, void** extra, Launc
   if (!buffer) return;
   std::shared_lock<std::shared_mutex> lock(g_allocations_mutex);
   ScanLocked(static_cast<const unsigned char*>(buffer), std::min(size, kMaxScannedBytes), lowest, highest, out);
+  Deduplicate(out);
 }
 
 bool InRecorderCall() { return t_in_recorder_call; }
+
+void KeepLaunchAddresses(const LaunchAddresses& a, CallRecord& r, uint64_t node) {
+  constexpr int kPerRecord = sizeof(r.args) / sizeof(r.args[0]);
+  int in_record = std::min(a.count, kPerRecord);
+  for (int i = 0; i < in_record; ++i) r.args[i] = a.at[i];
+  r.nargs = static_cast<uint8_t>(in_record);
+  r.more_args = a.more ? 1 : 0;
+  for (int from = kPerRecord; from < a.count; from += kPerRecord) {
+    CallRecord more;
+    more.role = Role::kLaunchArgs;
+    more.function = "launch arguments";
+    more.begin = more.end = r.begin;
+    more.correlation = r.correlation;
+    more.out = node;
+    more.nargs = static_cast<uint8_t>(std::min(a.count - from, kPerRecord));
+    for (int i = 0; i < more.nargs; ++i) more.args[i] = a.at[from + i];
+    Append(CurrentThreadLog(), more);
+  }
+}
 
 }  // namespace streamlab::recorder

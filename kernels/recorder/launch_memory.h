@@ -11,13 +11,17 @@
 
 #include <cstdint>
 
+#include "kernels/recorder/call_log.h"
+
 namespace streamlab::recorder {
 
-// The most addresses kept per launch (CallRecord::args); a launch with more says so.
-constexpr int kMaxLaunchAddresses = 8;
+// The most addresses kept per launch; a launch with more says so. A record holds 8
+// (CallRecord::args) and the rest follow in launch_args records: PyTorch's foreach kernels,
+// which optimizer.step() runs, are handed up to about 160 tensors in one launch (H100, AdamW).
+constexpr int kMaxLaunchAddresses = 256;
 
 struct LaunchAddresses {
-  uint64_t at[kMaxLaunchAddresses] = {};
+  uint64_t at[kMaxLaunchAddresses];  // the first `count` are set (not zeroed: read per launch)
   int count = 0;
   bool more = false;  // more distinct addresses than were kept
 };
@@ -36,5 +40,8 @@ void RemoveRange(uint64_t base, uint64_t bytes);
 void ReadLaunchAddresses(CUfunction function, void** params, void** extra, LaunchAddresses& out);
 // True while the recorder itself is in a driver call (its own calls are not the program's).
 bool InRecorderCall();
+// Puts a launch's addresses in its record `r`: the first 8 in r.args, the rest in launch_args
+// records appended now under r.correlation (and `node`, for a graph's kernel node).
+void KeepLaunchAddresses(const LaunchAddresses& a, CallRecord& r, uint64_t node = 0);
 
 }  // namespace streamlab::recorder
