@@ -30,6 +30,18 @@ class Log {
              ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"_Z1kPf\"");
     return *this;
   }
+  // A kernel handed more than a record's 8 addresses: the rest come first, in a launch_args
+  // record, as the recorder writes them. `crowded`: it had more than the recorder keeps.
+  Log& KernelHandedMany(int stream, const std::string& first8, const std::string& rest, bool crowded = false) {
+    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"launch arguments\",\"role\":\"launch_args\",\"dom\":0,\"b\":" +
+             std::to_string(now_) + ",\"e\":" + std::to_string(now_) + ",\"corr\":" + std::to_string(corr_ + 1) +
+             ",\"ptrs\":" + rest + "}\n";
+    int corr = Call("cudaLaunchKernel", "launch", ",\"stream\":" + std::to_string(stream) + ",\"ptrs\":" + first8 +
+                                                      (crowded ? ",\"ptrs_more\":1" : ""));
+    Activity("kernel", corr, stream, 10000,
+             ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"_Z1kPf\"");
+    return *this;
+  }
   Log& Memset(int stream, uint64_t dst) {
     int corr = Call("cudaMemsetAsync", "memset_async",
                     ",\"stream\":" + std::to_string(stream) + ",\"size\":4096,\"dst\":" + std::to_string(dst));
@@ -126,8 +138,14 @@ class Log {
   }
   // [SECTION] graphs built by hand: the program's call (role graph_build), then what the
   // recorder read from the driver call under it (the node, its parameters, its edges).
-  Log& BuiltKernel(uint64_t node, const std::string& ptrs, std::initializer_list<uint64_t> after, bool unread = false) {
+  // `more`: its addresses past the record's 8 (a launch_args record naming the node).
+  Log& BuiltKernel(uint64_t node, const std::string& ptrs, std::initializer_list<uint64_t> after, bool unread = false,
+                   const std::string& more = "") {
     int corr = Call("cudaGraphAddKernelNode", "graph_build", "");
+    if (!more.empty())
+      text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"launch arguments\",\"role\":\"launch_args\",\"dom\":1,\"b\":" +
+               std::to_string(now_) + ",\"e\":" + std::to_string(now_) + ",\"corr\":" + std::to_string(corr) +
+               ",\"out\":" + std::to_string(node) + ",\"ptrs\":" + more + "}\n";
     Built(corr, node, ",\"ptrs\":" + ptrs + (unread ? ",\"flags\":1" : ""), after);
     return *this;
   }

@@ -122,6 +122,20 @@ TEST(RecordedBuiltGraphs, AnEdgeAddedToACapturedGraphOrdersItsNodes) {
   EXPECT_EQ(t.scenario.ops[nodes[1]].graph_after, std::vector<int>{nodes[0]});
 }
 
+// A kernel node handed more than a record's 8 addresses: the rest join its parameters.
+TEST(RecordedBuiltGraphs, AKernelNodeHandedManyAddressesKeepsThemAll) {
+  Log log;
+  log.BuiltMemset(1, 40960, {}).BuiltKernel(2, "[4096,8192,12288,16384,20480,24576,28672,32768]", {}, false, "[36864,40960]");
+  log.Instantiate({1, 2}).Replay(77, {{1, 77, true}, {2, 150}}).Addresses(0);
+  Trace t = log.Convert();
+  std::vector<int> nodes = ReplayedOps(t);
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(t.scenario.ops[nodes[1]].addresses.size(), 10u);
+  std::vector<Finding> races = Races(t);
+  ASSERT_EQ(races.size(), 1u);  // the missing edge, on the tenth address
+  EXPECT_EQ(races[0].address, 40960u);
+}
+
 TEST(RecordedBuiltGraphs, AGraphBuiltBeforeTheRangeIsCheckedInIt) {
   Log log;
   log.BuiltMemset(1, 4096, {}).BuiltKernel(2, "[4096]", {}).Instantiate({1, 2}).RangeStart();

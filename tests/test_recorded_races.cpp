@@ -37,6 +37,23 @@ TEST(RecordedRaces, TwoStreamsHandedOneAddressUnorderedIsAPossibleRace) {
   EXPECT_TRUE(std::any_of(t.notes.begin(), t.notes.end(), [](const TraceNote& n) { return n.key == "addresses_recorded"; }));
 }
 
+// PyTorch's foreach kernels (optimizer.step()) are handed dozens of tensors in one launch:
+// the addresses past a record's 8 follow in launch_args records and are compared too.
+TEST(RecordedRaces, ALaunchHandedManyAddressesIsComparedOnAllOfThem) {
+  const std::string first8 = "[4096,8192,12288,16384,20480,24576,28672,32768]";
+  Trace t = Log().KernelHandedMany(77, first8, "[36864,40960]").Memset(88, 40960).Addresses(1).Convert();
+  std::vector<Finding> races = Races(t);
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].address, 40960u);  // the tenth address
+  EXPECT_EQ(t.scenario.ops[races[0].op].addresses.size() + t.scenario.ops[races[0].other].addresses.size(), 11u);
+  EXPECT_FALSE(testing::HasNote(t, "addresses_more"));
+  // More than the recorder keeps: the trace says the rest are not compared.
+  Trace crowded = Log().KernelHandedMany(77, first8, "[36864]", true).Addresses(1).Convert();
+  EXPECT_TRUE(testing::HasNote(crowded, "addresses_more"));
+  EXPECT_EQ(Log().KernelHandedMany(77, first8, "[36864]").Convert().ops.size(),
+            Log().Kernel(77, first8).Convert().ops.size());  // the extra record is no call of its own
+}
+
 TEST(RecordedRaces, AKnownWriteMakesItAWarning) {
   Trace t = Log().Kernel(77, "[4096]").Memset(88, 4096).Convert();
   std::vector<Finding> races = Races(t);

@@ -24,6 +24,9 @@ std::vector<TraceNote> MemoryNotes(const Recording& r) {
   uint64_t read = r.launches_read + nodes_read;
   std::vector<TraceNote> notes{Note("addresses_recorded", {{"n", std::to_string(read)}})};
   if (r.launches_unread) notes.push_back(Note("addresses_unread", {{"n", std::to_string(r.launches_unread)}}));
+  // The recorder keeps 256 distinct addresses per launch; a launch handed more says so.
+  uint64_t crowded = std::count_if(r.calls.begin(), r.calls.end(), [](const RecordedCall& c) { return c.more_args; });
+  if (crowded) notes.push_back(Note("addresses_more", {{"n", std::to_string(crowded)}}));
   // Arguments were read but none pointed into memory the recorder saw made: the program
   // allocates in a way it does not follow, and finding no race would mean nothing.
   bool any_kernel_address = std::any_of(r.calls.begin(), r.calls.end(), [&](const RecordedCall& c) {

@@ -4,7 +4,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <vector>
 
 #include "engine/trace/recording.h"
 #include "engine/util/errors.h"
@@ -202,6 +204,24 @@ class LineReader {
   size_t at_ = 0, end_ = 0, number_ = 0;
 };
 
+// A launch handed more than 8 addresses logs the rest in launch_args records, 8 each: they
+// join their launch (same correlation id) or, for a graph's kernel node, its parameters (the
+// node in "out"), and leave the log.
+void JoinMoreAddresses(Recording& r) {
+  std::map<uint64_t, std::vector<const RecordedCall*>> of_launch, of_node;
+  for (const RecordedCall& c : r.calls)
+    if (c.role == "launch_args") (c.out ? of_node[c.out] : of_launch[c.correlation]).push_back(&c);
+  if (of_launch.empty() && of_node.empty()) return;
+  for (RecordedCall& c : r.calls) {
+    auto& index = c.role == "launch" ? of_launch : of_node;
+    if (c.role != "launch" && c.role != "graph_node_params") continue;
+    auto more = index.find(c.role == "launch" ? c.correlation : c.out);
+    if (more == index.end()) continue;
+    for (const RecordedCall* m : more->second) c.args.insert(c.args.end(), m->args.begin(), m->args.end());
+  }
+  std::erase_if(r.calls, [](const RecordedCall& c) { return c.role == "launch_args"; });
+}
+
 }  // namespace
 
 Recording ParseRecording(std::istream& stream, const std::string& path, size_t max_lines) {
@@ -238,6 +258,7 @@ Recording ParseRecording(std::istream& stream, const std::string& path, size_t m
     if (number == 1) meta = true;
   }
   if (!meta) throw InputError(path + ": not a StreamLab recording (no meta line)");
+  JoinMoreAddresses(out);
   return out;
 }
 

@@ -34,6 +34,8 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                          "ops replayed from CUDA graphs are not checked for races"},
       {"addresses_unread", "{n} kernel launches were recorded without their arguments (no driver launch seen inside "
                            "them): races involving those kernels are not checked"},
+      {"addresses_more", "{n} launches were handed more than 256 device addresses (the recorder keeps 256 per launch): "
+                         "races on the others are not checked"},
       {"addresses_none_found", "no kernel was handed an address inside device memory the recorder saw allocated "
                                "(it follows cudaMalloc, cuMemAlloc, stream-ordered, managed and pitched allocations "
                                "and cuMemMap): either the kernels take no pointers, or the program allocates another "
