@@ -47,9 +47,17 @@ const std::vector<CUpti_CallbackId>& GraphEditCalls(bool runtime) {
 
 Role OtherOrGraphEdit(bool runtime, CUpti_CallbackId id) {
   if (IsGraphBuildCall(runtime, id)) return Role::kGraphBuild;  // a subset of the edit names
-  const std::vector<CUpti_CallbackId>& edits = GraphEditCalls(runtime);
-  return std::binary_search(edits.begin(), edits.end(), id) ? Role::kGraphEdit : Role::kOther;
+  return IsGraphEdit(runtime, id) ? Role::kGraphEdit : Role::kOther;
 }
+
+}  // namespace
+
+bool IsGraphEdit(bool runtime, CUpti_CallbackId id) {
+  const std::vector<CUpti_CallbackId>& edits = GraphEditCalls(runtime);
+  return std::binary_search(edits.begin(), edits.end(), id);
+}
+
+namespace {
 
 // A copy's or memset's addresses (the destination first), for the race check.
 void Ends(CallRecord& r, uint64_t dst, uint64_t src = 0) {
@@ -75,7 +83,7 @@ Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r
     case SL_RT(cudaLaunchCooperativeKernel_v9000): case SL_RT(cudaLaunchCooperativeKernel_ptsz_v9000): {
       SL_P(cudaLaunchCooperativeKernel_v9000); r.stream = H(p->stream); return Role::kLaunch; }
     case SL_RT(cudaGraphLaunch_v10000): case SL_RT(cudaGraphLaunch_ptsz_v10000): {
-      SL_P(cudaGraphLaunch_v10000); r.stream = H(p->stream); return Role::kGraphLaunch; }
+      SL_P(cudaGraphLaunch_v10000); r.stream = H(p->stream); r.exec = H(p->graphExec); return Role::kGraphLaunch; }
     case SL_RT(cudaStreamCreate_v3020): return Role::kStreamCreate;
     case SL_RT(cudaStreamCreateWithFlags_v5000): {
       SL_P(cudaStreamCreateWithFlags_v5000); r.flags = static_cast<int32_t>(p->flags); return Role::kStreamCreate; }
@@ -232,7 +240,7 @@ Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r)
     case SL_DRV(cuLaunchKernelEx): case SL_DRV(cuLaunchKernelEx_ptsz): {
       SL_P(cuLaunchKernelEx); r.stream = p->config ? H(p->config->hStream) : 0; return Role::kLaunch; }
     case SL_DRV(cuGraphLaunch): case SL_DRV(cuGraphLaunch_ptsz): {
-      SL_P(cuGraphLaunch); r.stream = H(p->hStream); return Role::kGraphLaunch; }
+      SL_P(cuGraphLaunch); r.stream = H(p->hStream); r.exec = H(p->hGraph); return Role::kGraphLaunch; }
     case SL_DRV(cuEventRecord): case SL_DRV(cuEventRecord_ptsz): {
       SL_P(cuEventRecord); r.event = H(p->hEvent); r.stream = H(p->hStream); return Role::kRecord; }
     case SL_DRV(cuEventRecordWithFlags): {

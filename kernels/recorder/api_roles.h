@@ -25,6 +25,9 @@ bool IsPerThreadVariant(const char* name);
 void TrackAllocations(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d);
 // A driver launch's addresses (cuLaunchKernel, cuLaunchKernelEx); false for any other call.
 bool ReadDriverLaunch(CUpti_CallbackId id, const CUpti_CallbackData* d, LaunchAddresses& out);
+// A call that may change a graph after it was captured or built (cudaGraphExecUpdate,
+// cudaGraph*SetParams, cudaGraphAddChildGraphNode, ...; found by name).
+bool IsGraphEdit(bool runtime, CUpti_CallbackId id);
 // +1 for a profiler start call, -1 for a stop, 0 for any other.
 int ProfilerControl(bool runtime, CUpti_CallbackId id);
 

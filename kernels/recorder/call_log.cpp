@@ -114,6 +114,7 @@ const char* RoleName(Role role) {
     case Role::kGraphBuild: return "graph_build";
     case Role::kGraphNodeParams: return "graph_node_params";
     case Role::kGraphEdge: return "graph_edge";
+    case Role::kGraphExecEdit: return "graph_exec_edit";
     case Role::kLaunchArgs: return "launch_args";
   }
   return "other";
@@ -158,6 +159,7 @@ void FormatCallLocked(const ThreadLog& log, const CallRecord& r) {
   if (r.out) add(",\"out\":%" PRIu64, r.out);
   if (r.size) add(",\"size\":%" PRIu64, r.size);
   if (r.parent) add(",\"parent\":%" PRIu64, r.parent);
+  if (r.exec) add(",\"exec\":%" PRIu64, r.exec);
   if (r.flags) add(",\"flags\":%d", r.flags);
   if (r.priority) add(",\"prio\":%d", r.priority);
   if (r.value) add(",\"value\":%d", r.value);

@@ -14,7 +14,7 @@ namespace streamlab::recorder {
 enum class Role : uint8_t {
   kOther,        // any other API call (kept only when it took long enough to matter)
   kLaunch,       // kernel launch: stream; args = the addresses among its arguments
-  kGraphLaunch,  // stream
+  kGraphLaunch,  // stream; exec = the instantiated graph launched
   kStreamCreate, // out = the new stream; flags, priority
   kStreamDestroy,
   kEventCreate,  // out = the new event; flags
@@ -54,9 +54,15 @@ enum class Role : uint8_t {
                       // a node's parameters set by hand): captured arguments may be stale
   kGraphBuild,        // a call that adds a node or edges to a graph and is read (graph_build.h):
                       // what it made follows as kGraphNodeParams / kGraphEdge records
-  kGraphNodeParams,   // a node built by hand: out = node id, value = CUgraphNodeType, args = its
-                      // addresses; flags 1 = a kernel's arguments could not be read
-  kGraphEdge,         // an edge built by hand: node `parent` comes before node `out`
+  kGraphNodeParams,   // a node built by hand, or its parameters set again (exec = the one
+                      // instance a cuGraphExec*SetParams call changed, 0 = the graph): out =
+                      // node id, value = CUgraphNodeType, args = its addresses; flags 1 = a
+                      // kernel's arguments could not be read
+  kGraphEdge,         // an edge built by hand: node `parent` comes before node `out`; flags 1 =
+                      // the edge was removed (cuGraphRemoveDependencies)
+  kGraphExecEdit,     // a call that changed one instance (exec) of a graph in a way not read
+                      // (cudaGraphExecUpdate, ...); flags 1 = it changes nothing the race
+                      // check uses (cudaGraphNodeSetEnabled: a disabled node orders as an empty one)
   kLaunchArgs,        // a launch's addresses past the 8 its record holds: correlation = the
                       // launch's (out = the node, for a graph's kernel node), args = 8 more
 };
@@ -70,6 +76,7 @@ struct CallRecord {
   uint64_t out = 0;          // created stream / event / pointer, read after the call
   uint64_t size = 0;         // bytes
   uint64_t parent = 0;       // kCorrelationAlias: the runtime call's correlation id
+  uint64_t exec = 0;         // an instantiated graph (CUgraphExec handle)
   const char* function = nullptr;  // CUPTI's static name of the API function
   uint32_t stream_id = UINT32_MAX; // CUPTI's id of `stream` (the id activity records use)
   int32_t flags = 0;

@@ -4,6 +4,9 @@
 
 #include <cuda.h>
 
+#include <cstring>
+
+#include "kernels/recorder/api_roles.h"
 #include "kernels/recorder/call_log.h"
 #include "kernels/recorder/launch_memory.h"
 
@@ -156,8 +159,120 @@ bool ReadNode(CUpti_CallbackId id, const CUpti_CallbackData* d, bool read_addres
   }
 }
 
-void AppendEdge(ThreadLog* log, uint64_t from, uint64_t to, uint64_t correlation, uint64_t at) {
+// A call that set a node's parameters again: the node, and what it is handed now. `exec`: the
+// one instance a cuGraphExec*SetParams call changed (0: the graph, for instances made later).
+bool ReadSet(CUpti_CallbackId id, const CUpti_CallbackData* d, bool read_addresses, Built& b, uint64_t& exec) {
+  switch (id) {
+    case SL_DRV(cuGraphKernelNodeSetParams): {
+      SL_P(cuGraphKernelNodeSetParams);
+      if (!p->nodeParams) return false;
+      b.node = p->hNode;
+      Kernel(p->nodeParams->func, nullptr, p->nodeParams->kernelParams, p->nodeParams->extra, read_addresses, b);
+      return true;
+    }
+    case SL_DRV(cuGraphKernelNodeSetParams_v2): {
+      SL_P(cuGraphKernelNodeSetParams_v2);
+      if (!p->nodeParams) return false;
+      b.node = p->hNode;
+      const CUDA_KERNEL_NODE_PARAMS& k = *p->nodeParams;
+      Kernel(k.func, k.kern, k.kernelParams, k.extra, read_addresses, b);
+      return true;
+    }
+    case SL_DRV(cuGraphExecKernelNodeSetParams): {
+      SL_P(cuGraphExecKernelNodeSetParams);
+      if (!p->nodeParams) return false;
+      b.node = p->hNode;
+      exec = H(p->hGraphExec);
+      Kernel(p->nodeParams->func, nullptr, p->nodeParams->kernelParams, p->nodeParams->extra, read_addresses, b);
+      return true;
+    }
+    case SL_DRV(cuGraphExecKernelNodeSetParams_v2): {
+      SL_P(cuGraphExecKernelNodeSetParams_v2);
+      if (!p->nodeParams) return false;
+      b.node = p->hNode;
+      exec = H(p->hGraphExec);
+      const CUDA_KERNEL_NODE_PARAMS& k = *p->nodeParams;
+      Kernel(k.func, k.kern, k.kernelParams, k.extra, read_addresses, b);
+      return true;
+    }
+    case SL_DRV(cuGraphMemcpyNodeSetParams): {
+      SL_P(cuGraphMemcpyNodeSetParams);
+      if (!p->nodeParams) return false;
+      b.node = p->hNode;
+      Copy(*p->nodeParams, b.params);
+      return true;
+    }
+    case SL_DRV(cuGraphExecMemcpyNodeSetParams): {
+      SL_P(cuGraphExecMemcpyNodeSetParams);
+      if (!p->copyParams) return false;
+      b.node = p->hNode;
+      exec = H(p->hGraphExec);
+      Copy(*p->copyParams, b.params);
+      return true;
+    }
+    case SL_DRV(cuGraphMemsetNodeSetParams): {
+      SL_P(cuGraphMemsetNodeSetParams);
+      if (!p->nodeParams) return false;
+      b.node = p->hNode;
+      Memset(p->nodeParams->dst, b.params);
+      return true;
+    }
+    case SL_DRV(cuGraphExecMemsetNodeSetParams): {
+      SL_P(cuGraphExecMemsetNodeSetParams);
+      if (!p->memsetParams) return false;
+      b.node = p->hNode;
+      exec = H(p->hGraphExec);
+      Memset(p->memsetParams->dst, b.params);
+      return true;
+    }
+    case SL_DRV(cuGraphHostNodeSetParams): {  // a host function has no addresses: only its type counts
+      SL_P(cuGraphHostNodeSetParams);
+      b.node = p->hNode;
+      b.params.value = CU_GRAPH_NODE_TYPE_HOST;
+      return true;
+    }
+    case SL_DRV(cuGraphExecHostNodeSetParams): {
+      SL_P(cuGraphExecHostNodeSetParams);
+      b.node = p->hNode;
+      exec = H(p->hGraphExec);
+      b.params.value = CU_GRAPH_NODE_TYPE_HOST;
+      return true;
+    }
+    case SL_DRV(cuGraphNodeSetParams): {
+      SL_P(cuGraphNodeSetParams);
+      b.node = p->hNode;
+      return Generic(p->nodeParams, read_addresses, b);
+    }
+    case SL_DRV(cuGraphExecNodeSetParams): {
+      SL_P(cuGraphExecNodeSetParams);
+      b.node = p->hNode;
+      exec = H(p->hGraphExec);
+      return Generic(p->nodeParams, read_addresses, b);
+    }
+    default: return false;
+  }
+}
+
+// An edit of one instance that is not read: every cuGraphExec* call takes the instance first,
+// as does cuGraphNodeSetEnabled. Its later replays of that instance are not checked, except
+// after cuGraphNodeSetEnabled: a disabled node orders the others as an empty node does.
+bool LogInstanceEdit(CUpti_CallbackId id, const CUpti_CallbackData* d, uint64_t correlation, uint64_t at) {
+  bool enable = id == SL_DRV(cuGraphNodeSetEnabled);
+  if (!enable && (!d->functionName || std::strncmp(d->functionName, "cuGraphExec", 11) != 0)) return false;
+  CallRecord r;
+  r.role = Role::kGraphExecEdit;
+  r.function = "graph instance changed";
+  r.begin = r.end = at;
+  r.correlation = correlation;
+  r.exec = H(*static_cast<const CUgraphExec*>(d->functionParams));
+  r.flags = enable ? 1 : 0;
+  Append(CurrentThreadLog(), r);
+  return true;
+}
+
+void AppendEdge(ThreadLog* log, uint64_t from, uint64_t to, uint64_t correlation, uint64_t at, bool removed = false) {
   CallRecord e;
+  e.flags = removed ? 1 : 0;
   e.role = Role::kGraphEdge;
   e.function = "graph edge added";
   e.begin = e.end = at;
@@ -167,10 +282,12 @@ void AppendEdge(ThreadLog* log, uint64_t from, uint64_t to, uint64_t correlation
   Append(log, e);
 }
 
-// cuGraphAddDependencies: edges between nodes already built.
+// cuGraphAddDependencies: edges between nodes already built; cuGraphRemoveDependencies:
+// edges taken away (only ordinary ones are read: a port edge's removal is not followed).
 bool LogEdges(CUpti_CallbackId id, const CUpti_CallbackData* d, uint64_t correlation, uint64_t at) {
   const CUgraphNode *from = nullptr, *to = nullptr;
   size_t count = 0;
+  bool removed = id == SL_DRV(cuGraphRemoveDependencies) || id == SL_DRV(cuGraphRemoveDependencies_v2);
   if (id == SL_DRV(cuGraphAddDependencies)) {
     SL_P(cuGraphAddDependencies);
     from = p->from, to = p->to, count = p->numDependencies;
@@ -178,12 +295,32 @@ bool LogEdges(CUpti_CallbackId id, const CUpti_CallbackData* d, uint64_t correla
     SL_P(cuGraphAddDependencies_v2);
     if (!Ordinary(p->edgeData, p->numDependencies)) return true;
     from = p->from, to = p->to, count = p->numDependencies;
+  } else if (id == SL_DRV(cuGraphRemoveDependencies)) {
+    SL_P(cuGraphRemoveDependencies);
+    from = p->from, to = p->to, count = p->numDependencies;
+  } else if (id == SL_DRV(cuGraphRemoveDependencies_v2)) {
+    SL_P(cuGraphRemoveDependencies_v2);
+    if (!Ordinary(p->edgeData, p->numDependencies)) return true;
+    from = p->from, to = p->to, count = p->numDependencies;
   } else {
     return false;
   }
   ThreadLog* log = CurrentThreadLog();
-  for (size_t i = 0; from && to && i < count; ++i) AppendEdge(log, IdOf(from[i]), IdOf(to[i]), correlation, at);
+  for (size_t i = 0; from && to && i < count; ++i)
+    AppendEdge(log, IdOf(from[i]), IdOf(to[i]), correlation, at, removed);
   return true;
+}
+
+// Appends a node's parameters record (built, or set again for `exec`).
+void AppendParams(Built& b, uint64_t node, uint64_t exec, uint64_t correlation, uint64_t at, const char* what) {
+  b.params.role = Role::kGraphNodeParams;
+  b.params.function = what;
+  b.params.begin = b.params.end = at;
+  b.params.correlation = correlation;
+  b.params.out = node;
+  b.params.exec = exec;
+  if (b.read) KeepLaunchAddresses(b.addresses, b.params, node);  // 8 in the record, the rest before it
+  Append(CurrentThreadLog(), b.params);
 }
 
 }  // namespace
@@ -210,25 +347,33 @@ bool IsGraphBuildCall(bool runtime, CUpti_CallbackId id) {
 }
 
 bool LogGraphBuild(CUpti_CallbackId id, const CUpti_CallbackData* d, uint64_t correlation, bool read_addresses) {
-  if (!d->functionParams || !IsGraphBuildCall(false, id)) return false;
+  if (!d->functionParams) return false;
+  bool build = IsGraphBuildCall(false, id);
+  if (!build && !IsGraphEdit(false, id)) return false;
+  // A call that failed changed nothing we could read: with no record under it, it leaves the
+  // replays after it unchecked.
   if (!d->functionReturnValue || *static_cast<const CUresult*>(d->functionReturnValue) != CUDA_SUCCESS) return true;
   uint64_t at = 0;
   cuptiGetTimestamp(&at);
   if (LogEdges(id, d, correlation, at)) return true;
+  if (!build) {
+    Built set;
+    uint64_t exec = 0;
+    if (ReadSet(id, d, read_addresses, set, exec)) {
+      if (uint64_t node = IdOf(set.node)) AppendParams(set, node, exec, correlation, at, "graph node set");
+    } else {
+      LogInstanceEdit(id, d, correlation, at);
+    }
+    return true;
+  }
   Built b;
   // Not read (an unread node type, an unusual edge): nothing is logged, and the program's
   // call, logged with no record under it, leaves the graph's replays unchecked.
   if (!ReadNode(id, d, read_addresses, b) || !Ordinary(b.edges, b.count)) return true;
   uint64_t node = IdOf(b.node);
   if (!node) return true;
+  AppendParams(b, node, 0, correlation, at, "graph node built");
   ThreadLog* log = CurrentThreadLog();
-  b.params.role = Role::kGraphNodeParams;
-  b.params.function = "graph node built";
-  b.params.begin = b.params.end = at;
-  b.params.correlation = correlation;
-  b.params.out = node;
-  if (b.read) KeepLaunchAddresses(b.addresses, b.params, node);  // 8 in the record, the rest before it
-  Append(log, b.params);
   for (size_t i = 0; b.after && i < b.count; ++i) AppendEdge(log, IdOf(b.after[i]), node, correlation, at);
   return true;
 }

@@ -4,6 +4,9 @@
 // it was handed (a kernel's arguments, a copy's ends, a memset's destination) and the edges
 // into it, logged as graph_node_params and graph_edge records under the program's call. A
 // replay of the graph then takes them, as a captured graph's replay takes its capture's.
+// Calls that change a graph later are read the same way where they can be: a node's
+// parameters set again (cudaGraph[Exec]*NodeSetParams: graph_node_params naming the instance
+// changed, if one), edges removed, and which instance an unread cudaGraphExec* call changed.
 #pragma once
 
 #include <cupti.h>
@@ -17,8 +20,8 @@ namespace streamlab::recorder {
 // read: they stay graph edits, and replays of graphs after them are not checked.
 bool IsGraphBuildCall(bool runtime, CUpti_CallbackId id);
 
-// On the exit of a driver call: if it built part of a graph, and succeeded, appends what it
-// made under `correlation` (the program's own call) and returns true. `read_addresses`: the
+// On the exit of a driver call: if it built or changed part of a graph, and succeeded, appends
+// what it made or changed under `correlation` (the program's own call) and returns true. `read_addresses`: the
 // driver gives parameter sizes (launch_memory.h); otherwise a kernel node says it was unread.
 bool LogGraphBuild(CUpti_CallbackId id, const CUpti_CallbackData* d, uint64_t correlation, bool read_addresses);
 
