@@ -103,35 +103,64 @@ class Log {
          ",\"stream\":" + std::to_string(stream) + ",\"size\":4096,\"dst\":" + std::to_string(dst));
     return *this;
   }
-  Log& Instantiate(std::initializer_list<uint64_t> nodes) {
+  // `copy`: what the instance's node numbers add (a second instance of one graph needs its own).
+  Log& Instantiate(std::initializer_list<uint64_t> nodes, uint64_t copy = 1000) {
+    now_ += 100;  // inside cudaGraphInstantiate, after whatever came before it
     for (uint64_t n : nodes)
       text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph node cloned\",\"role\":\"graph_node_clone\",\"dom\":0,\"b\":" +
-               std::to_string(now_) + ",\"e\":" + std::to_string(now_) + ",\"corr\":0,\"out\":" + std::to_string(n + 1000) +
+               std::to_string(now_) + ",\"e\":" + std::to_string(now_) + ",\"corr\":0,\"out\":" + std::to_string(n + copy) +
                ",\"parent\":" + std::to_string(n) + "}\n";
+    now_ += 100;
     return *this;
   }
-  // cudaGraphLaunch on `stream`; each node's copy runs on the stream given with it (a kernel
-  // of 10 us, one after the other in the list's order, 1 us apart).
+  // cudaGraphLaunch of instance `exec` (made with `copy`) on `stream`; each node's copy runs
+  // on the stream given with it (a kernel of 10 us, one after the other in the list's order,
+  // 1 us apart).
   struct Ran {
     uint64_t node;
     int stream;
     bool memset = false;
   };
-  Log& Replay(int stream, std::initializer_list<Ran> nodes) {
-    int corr = Call("cudaGraphLaunch", "graph_launch", Where(stream));
+  Log& Replay(int stream, std::initializer_list<Ran> nodes, uint64_t exec = 0, uint64_t copy = 1000) {
+    int corr = Call("cudaGraphLaunch", "graph_launch", Where(stream) + (exec ? ",\"exec\":" + std::to_string(exec) : ""));
     long at = now_;
     for (const Ran& r : nodes) {
       std::string kind = r.memset ? "memset" : "kernel";
       std::string more = r.memset ? ",\"bytes\":4096" : ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"_Z1kPf\"";
       text_ += "{\"t\":\"" + kind + "\",\"corr\":" + std::to_string(corr) + ",\"dev\":0,\"sid\":" + std::to_string(Sid(r.stream)) +
                ",\"b\":" + std::to_string(at) + ",\"e\":" + std::to_string(at + 10000) + more +
-               ",\"graph\":1,\"node\":" + std::to_string(r.node + 1000) + "}\n";
+               ",\"graph\":1,\"node\":" + std::to_string(r.node + copy) + "}\n";
       at += 11000;
     }
     now_ = at;
     return *this;
   }
-  // A call that may change a graph after its capture (role graph_edit).
+  // [SECTION] graphs changed after they were made: a node's parameters set again, for one
+  // instance `exec` (cudaGraphExec*SetParams) or for the graph (0: instances made later).
+  Log& SetKernel(uint64_t node, const std::string& ptrs, uint64_t exec = 0) {
+    int corr = Call(exec ? "cudaGraphExecKernelNodeSetParams" : "cudaGraphKernelNodeSetParams", "graph_edit", "");
+    Params(corr, node, ",\"ptrs\":" + ptrs, exec);
+    return *this;
+  }
+  Log& SetMemset(uint64_t node, uint64_t dst, uint64_t exec = 0) {
+    int corr = Call(exec ? "cudaGraphExecMemsetNodeSetParams" : "cudaGraphMemsetNodeSetParams", "graph_edit", "");
+    Params(corr, node, ",\"value\":2,\"dst\":" + std::to_string(dst), exec);
+    return *this;
+  }
+  Log& RemovedEdge(uint64_t from, uint64_t to) {
+    Edge(Call("cudaGraphRemoveDependencies", "graph_edit", ""), from, to, true);
+    return *this;
+  }
+  // A call that changed instance `exec` in a way the recorder does not read (cudaGraphExecUpdate),
+  // or, `harmless`, one that changes nothing the race check uses (cudaGraphNodeSetEnabled).
+  Log& InstanceEdit(const std::string& fn, uint64_t exec, bool harmless = false) {
+    int corr = Call(fn, "graph_edit", "");
+    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph instance changed\",\"role\":\"graph_exec_edit\",\"dom\":1,\"b\":" +
+             std::to_string(Inside()) + ",\"e\":" + std::to_string(Inside()) + ",\"corr\":" + std::to_string(corr) +
+             ",\"exec\":" + std::to_string(exec) + (harmless ? ",\"flags\":1" : "") + "}\n";
+    return *this;
+  }
+  // A call that may change a graph after its capture (role graph_edit), with nothing read under it.
   Log& GraphEdit(const std::string& fn) {
     Call(fn, "graph_edit", "");
     return *this;
@@ -197,16 +226,22 @@ class Log {
   }
   void Built(int corr, uint64_t node, const std::string& params, std::initializer_list<uint64_t> after) {
     GraphNode(corr, node);
-    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph node built\",\"role\":\"graph_node_params\",\"dom\":1,\"b\":" +
-             std::to_string(now_) + ",\"e\":" + std::to_string(now_) + ",\"corr\":" + std::to_string(corr) +
-             ",\"out\":" + std::to_string(node) + params + "}\n";
+    Params(corr, node, params, 0);
     for (uint64_t before : after) Edge(corr, before, node);
   }
-  void Edge(int corr, uint64_t from, uint64_t to) {
-    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph edge added\",\"role\":\"graph_edge\",\"dom\":1,\"b\":" +
-             std::to_string(now_) + ",\"e\":" + std::to_string(now_) + ",\"corr\":" + std::to_string(corr) +
-             ",\"parent\":" + std::to_string(from) + ",\"out\":" + std::to_string(to) + "}\n";
+  void Params(int corr, uint64_t node, const std::string& params, uint64_t exec) {
+    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph node built\",\"role\":\"graph_node_params\",\"dom\":1,\"b\":" +
+             std::to_string(Inside()) + ",\"e\":" + std::to_string(Inside()) + ",\"corr\":" + std::to_string(corr) +
+             ",\"out\":" + std::to_string(node) + (exec ? ",\"exec\":" + std::to_string(exec) : "") + params + "}\n";
   }
+  void Edge(int corr, uint64_t from, uint64_t to, bool removed = false) {
+    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph edge added\",\"role\":\"graph_edge\",\"dom\":1,\"b\":" +
+             std::to_string(Inside()) + ",\"e\":" + std::to_string(Inside()) + ",\"corr\":" + std::to_string(corr) +
+             ",\"parent\":" + std::to_string(from) + ",\"out\":" + std::to_string(to) + (removed ? ",\"flags\":1" : "") +
+             "}\n";
+  }
+  // A time inside the call just made (what the recorder read under it is logged before it ends).
+  long Inside() const { return now_ - 501; }
   int Call(const std::string& fn, const std::string& role, const std::string& more, int ns = 1000) {
     int corr = ++corr_;
     text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"" + fn + "\",\"role\":\"" + role + "\",\"dom\":0,\"b\":" +

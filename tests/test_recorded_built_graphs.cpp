@@ -20,8 +20,7 @@ using testing::HasNote;
 using testing::Log;
 using testing::ReplayedOps;
 
-std::vector<Finding> Races(const Trace& t) { return testing::AnalyzedFindingsOfKind(t, FindingKind::kAddressRace); }
-
+using testing::Races;
 // A diamond built by hand: a memset of 4096 (node 1); two kernels after it, B handed 4096
 // (node 2) and C handed 8192 (node 3); D after both (node 4, its edge from C added by
 // cudaGraphAddDependencies). `d_after_c`: whether that edge is added.
@@ -82,13 +81,20 @@ TEST(RecordedBuiltGraphs, WhatTheRecorderCouldNotReadIsNotChecked) {
   EXPECT_TRUE(HasNote(t, "replays_edited"));
   for (int n : ReplayedOps(t)) EXPECT_TRUE(t.scenario.ops[n].addresses.empty());
 
-  // An edge added after instantiation is not in the instance that was replayed.
+  // An edge added after instantiation is not in the instance made before it (the race is
+  // there), and is in one made after it.
   Log late;
   late.BuiltMemset(1, 4096, {}).BuiltKernel(2, "[4096]", {}).Instantiate({1, 2}).BuiltEdge(1, 2);
   late.Replay(77, {{1, 77, true}, {2, 150}}).Addresses(1);
   Trace t2 = late.Convert();
-  EXPECT_TRUE(HasNote(t2, "replays_edited"));
-  EXPECT_TRUE(Races(t2).empty());
+  EXPECT_FALSE(HasNote(t2, "replays_edited"));
+  EXPECT_EQ(Races(t2).size(), 1u);
+  late.Instantiate({1, 2}, 2000).Replay(88, {{1, 88, true}, {2, 160}}, 0, 2000);
+  Trace t2b = late.Convert();
+  std::vector<int> both = ReplayedOps(t2b);
+  ASSERT_EQ(both.size(), 4u);
+  EXPECT_TRUE(t2b.scenario.ops[both[1]].graph_after.empty());
+  EXPECT_EQ(t2b.scenario.ops[both[3]].graph_after, std::vector<int>{both[2]});
 
   // A kernel node whose arguments were not read keeps its edges and is counted unchecked.
   Log args;

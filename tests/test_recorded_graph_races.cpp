@@ -21,8 +21,7 @@ using testing::HasNote;
 using testing::Log;
 using testing::ReplayedOps;
 
-std::vector<Finding> Races(const Trace& t) { return testing::AnalyzedFindingsOfKind(t, FindingKind::kAddressRace); }
-
+using testing::Races;
 // Fork and join inside the capture, as torch.cuda.graph records a two-branch step:
 // A on 77; 88 joins through event 5 and runs B; C runs on 77 beside B; 77 joins 88 back
 // through event 6 and runs D. `c_ptrs`: what C is handed.

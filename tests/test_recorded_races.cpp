@@ -18,8 +18,7 @@ namespace {
 
 using testing::Log;
 
-std::vector<Finding> Races(const Trace& t) { return testing::AnalyzedFindingsOfKind(t, FindingKind::kAddressRace); }
-
+using testing::Races;
 TEST(RecordedRaces, TwoStreamsHandedOneAddressUnorderedIsAPossibleRace) {
   Trace t = Log().Kernel(77, "[4096,8192]").Kernel(88, "[4096]").Addresses(2).Convert();
   std::vector<Finding> races = Races(t);

@@ -56,6 +56,8 @@ inline std::vector<Finding> AnalyzedFindingsOfKind(const Trace& t, FindingKind k
   for (const Finding* f : FindingsOfKind(a, kind)) out.push_back(*f);
   return out;
 }
+// The possible data races a recorded trace's analysis found (by address).
+inline std::vector<Finding> Races(const Trace& t) { return AnalyzedFindingsOfKind(t, FindingKind::kAddressRace); }
 
 // The ops replayed from CUDA graphs, in trace order.
 inline std::vector<int> ReplayedOps(const Trace& t) {

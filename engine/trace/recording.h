@@ -35,6 +35,7 @@ struct RecordedCall {
   std::string role;  // launch, record, wait_event, sync_device, ... (call_log.h's Role)
   uint64_t begin = 0, end = 0, correlation = 0;
   uint64_t stream = 0, event = 0, out = 0, size = 0, parent = 0;
+  uint64_t exec = 0;  // an instantiated graph: the one a graph_launch ran, or an edit changed
   int64_t stream_id = -1;  // CUPTI's id of `stream`, -1 = not resolved
   int flags = 0, priority = 0, value = 0, status = 0;
   bool per_thread = false;  // a _ptsz call

@@ -15,22 +15,16 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
     uint64_t node;
   };
   std::map<int, std::vector<Mark>> by_thread;
-  std::map<uint64_t, uint64_t> first_copied;  // node -> when an instantiation first copied it
   for (const RecordedCall& c : r.calls) {
-    if (c.role == "graph_node_clone") {
-      clone_of_[c.out] = c.parent;
-      auto [at, fresh] = first_copied.emplace(c.parent, c.begin);
-      if (!fresh) at->second = std::min(at->second, c.begin);
-    }
+    if (c.role == "graph_node_clone") clone_of_[c.out] = {c.parent, c.begin};
     if (c.role == "nvtx_push" || c.role == "nvtx_pop") by_thread[c.thread].push_back({c.begin, c.role == "nvtx_pop", &c.text, 0});
     if (c.role == "graph_node") by_thread[c.thread].push_back({c.begin, 2, nullptr, c.out});
     if (c.role == "graph_node" && c.correlation) {
       capturing_calls_.insert(c.correlation);
       nodes_of_call_[c.correlation].push_back(c.out);
     }
-    if (c.role == "graph_edit" && edited_by_.empty()) edited_by_ = c.function;
   }
-  Built(r, first_copied);
+  Built(r);
   for (const RecordedMark& m : r.marks) {
     const std::string& name = m.text;
     by_thread[m.thread].push_back({m.at, m.push ? 0 : 1, &name, 0});
@@ -48,26 +42,48 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
   }
 }
 
-void RecordedGraphs::Built(const Recording& r, const std::map<uint64_t, uint64_t>& first_copied) {
+void RecordedGraphs::Built(const Recording& r) {
+  std::map<uint64_t, const RecordedCall*> program_call;  // correlation id -> a graph_build or graph_edit call
+  for (const RecordedCall& c : r.calls)
+    if (c.role == "graph_build" || c.role == "graph_edit") program_call[c.correlation] = &c;
+  auto named = [&](const RecordedCall& record) {
+    auto call = program_call.find(record.correlation);
+    return call == program_call.end() ? record.function : call->second->function;
+  };
   std::set<uint64_t> read;  // correlation ids of the program's calls that the recorder read
-  std::vector<const RecordedCall*> builds, edges;
   for (const RecordedCall& c : r.calls) {
-    if (c.role == "graph_build") builds.push_back(&c);
-    if (c.role == "graph_edge") edges.push_back(&c);
-    if (c.role == "graph_node_params") captured_node_[c.out].call = &c;  // edges follow below
-    if (c.role == "graph_edge" || c.role == "graph_node_params") read.insert(c.correlation);
+    if (c.role != "graph_node_params" && c.role != "graph_edge" && c.role != "graph_exec_edit") continue;
+    read.insert(c.correlation);
+    auto call = program_call.find(c.correlation);
+    bool set_again = c.exec || (call != program_call.end() && call->second->role == "graph_edit");
+    if (c.role == "graph_node_params" && !set_again) captured_node_[c.out].call = &c;  // edges follow below
+    if (c.role == "graph_node_params" && set_again) versions_[{c.out, c.exec}].push_back({c.begin, &c});
+    if (c.role == "graph_exec_edit" && !(c.flags & 1)) changes_[c.exec].push_back({c.begin, named(c)});
+    if (c.role == "graph_edge") {
+      // Edges of a graph copied by cudaGraphClone name the copy's nodes, which replays are not
+      // led back to: a change there is not followed.
+      if (clone_of_.count(c.out)) any_change_.push_back({c.begin, named(c)});
+      if (c.flags & 1) removed_[{c.parent, c.out}].push_back(c.begin);
+      else added_after_[c.out].push_back({c.parent, c.begin});
+    }
   }
-  for (const RecordedCall* c : builds)
-    if (!read.count(c->correlation) && edited_by_.empty()) edited_by_ = c->function + " (not read)";
-  for (const RecordedCall* e : edges) {
-    // An edge added after the graph was instantiated is not in that instance: applying it to
-    // the instance's replays could hide a race, so they are not checked.
-    auto copied = first_copied.find(e->out);
-    if (copied != first_copied.end() && copied->second < e->begin && edited_by_.empty())
-      edited_by_ = "an edge added after its graph was instantiated";
-    added_after_[e->out].push_back(e->parent);
-  }
+  for (const auto& [correlation, c] : program_call)
+    if (!read.count(correlation)) any_change_.push_back({c->begin, c->function + (c->role == "graph_build" ? " (not read)" : "")});
+  auto by_time = [](const auto& x, const auto& y) { return x.at < y.at; };
+  std::stable_sort(any_change_.begin(), any_change_.end(), by_time);
+  for (auto& [exec, changes] : changes_) std::stable_sort(changes.begin(), changes.end(), by_time);
+  for (auto& [key, versions] : versions_) std::stable_sort(versions.begin(), versions.end(), by_time);
+  for (auto& [at, times] : removed_) std::sort(times.begin(), times.end());
   for (auto& [node, built] : captured_node_) built.after = added_after_[node];
+}
+
+bool RecordedGraphs::Valid(const Edge& edge, uint64_t to, uint64_t copied_at) const {
+  if (edge.since >= copied_at) return false;  // added after the instance was made
+  auto removed = removed_.find({edge.node, to});
+  if (removed == removed_.end()) return true;
+  for (uint64_t at : removed->second)
+    if (at >= edge.since && at < copied_at) return false;  // taken away before the instance was made
+  return true;
 }
 
 namespace {
@@ -131,7 +147,8 @@ bool RecordedGraphs::Captured(const RecordedCall& c) {
     // The call's nodes come after what its stream had reached, and are what it reaches now.
     std::vector<uint64_t>& reached = reached_[stream];
     for (uint64_t n : made->second) {
-      CapturedNode& node = captured_node_[n] = {&c, reached};
+      CapturedNode& node = captured_node_[n] = {&c, {}};
+      for (uint64_t before : reached) node.after.push_back({before, 0});
       // Edges the program added by hand after the capture (cudaGraphAddDependencies).
       if (auto added = added_after_.find(n); added != added_after_.end())
         node.after.insert(node.after.end(), added->second.begin(), added->second.end());
@@ -145,9 +162,20 @@ uint64_t RecordedGraphs::OriginalId(uint64_t node) const {
   for (int hops = 0; hops < 8; ++hops) {  // an instantiated graph's node copies the captured one
     auto it = clone_of_.find(node);
     if (it == clone_of_.end()) break;
-    node = it->second;
+    node = it->second.parent;
   }
   return node;
+}
+
+uint64_t RecordedGraphs::CopiedAt(uint64_t node) const {
+  uint64_t at = UINT64_MAX;
+  for (int hops = 0; hops < 8; ++hops) {
+    auto it = clone_of_.find(node);
+    if (it == clone_of_.end()) break;
+    at = it->second.at;
+    node = it->second.parent;
+  }
+  return at;
 }
 
 const RecordedGraphs::CapturedNode* RecordedGraphs::Original(uint64_t node) const {
@@ -160,16 +188,77 @@ std::string RecordedGraphs::CapturedIn(uint64_t node) const {
   return it == range_of_node_.end() ? "" : it->second;
 }
 
-const RecordedCall* ReplayedLaunch::Place(Op& op, int index, uint64_t node) {
+const RecordedCall* RecordedGraphs::ParamsOf(uint64_t node, uint64_t exec, uint64_t launch_at) const {
+  const RecordedCall* best = nullptr;
+  uint64_t best_at = 0;
+  // The latest version of (node, instance) set after `after` and before `before`.
+  auto consider = [&](uint64_t n, uint64_t instance, uint64_t after, uint64_t before) {
+    auto it = versions_.find({n, instance});
+    if (it == versions_.end()) return;
+    auto next = std::lower_bound(it->second.begin(), it->second.end(), before,
+                                 [](const Version& v, uint64_t at) { return v.at < at; });
+    if (next == it->second.begin()) return;
+    const Version& v = *std::prev(next);
+    if (v.at > after && v.at >= best_at) best = v.call, best_at = v.at;
+  };
+  // Each copy on the way back to the captured node: set on the instance after it was made
+  // (the first copy only), or on the graph copied before it was copied.
+  for (int hops = 0; hops < 8; ++hops) {
+    auto it = clone_of_.find(node);
+    if (it == clone_of_.end()) break;
+    const Copy& copy = it->second;
+    if (hops == 0 && exec) consider(copy.parent, exec, copy.at, launch_at);
+    consider(copy.parent, 0, 0, copy.at);
+    node = copy.parent;
+  }
+  if (best) return best;
+  auto captured = captured_node_.find(node);
+  return captured == captured_node_.end() ? nullptr : captured->second.call;
+}
+
+const std::string* RecordedGraphs::ChangedBy(uint64_t node, uint64_t exec, uint64_t launch_at) const {
+  if (!any_change_.empty() && any_change_.front().at < launch_at) return &any_change_.front().by;
+  auto changes = changes_.find(exec);
+  if (!exec || changes == changes_.end()) return nullptr;
+  // A change of this instance after it was made (a later instance may reuse a destroyed one's handle).
+  auto copy = clone_of_.find(node);
+  uint64_t made = copy == clone_of_.end() ? 0 : copy->second.at;
+  auto first = std::upper_bound(changes->second.begin(), changes->second.end(), made,
+                                [](uint64_t at, const Change& c) { return at < c.at; });
+  return first != changes->second.end() && first->at < launch_at ? &first->by : nullptr;
+}
+
+ReplayedLaunch::Placed ReplayedLaunch::Place(Op& op, int index, uint64_t node) {
   op.graph = launch_;
+  if (const std::string* by = graphs_.ChangedBy(node, exec_, at_)) {
+    tally_.Changed(*by);
+    return {};
+  }
   const RecordedGraphs::CapturedNode* captured = graphs_.Original(node);
-  if (!captured || !graphs_.edited_by().empty()) return nullptr;
-  for (uint64_t before : graphs_.NearestBefore(*captured, [&](uint64_t n) { return op_of_node_.count(n) > 0; }))
+  if (!captured || !captured->call) {
+    tally_.Unchecked();
+    return {};
+  }
+  uint64_t original = graphs_.OriginalId(node);
+  auto has_op = [&](uint64_t n) { return op_of_node_.count(n) > 0; };
+  for (uint64_t before : graphs_.NearestBefore(original, graphs_.CopiedAt(node), has_op))
     op.graph_after.push_back(op_of_node_[before]);
   std::sort(op.graph_after.begin(), op.graph_after.end());
   // Keyed by the captured node, not the instantiated copy: the graph's edges name captured nodes.
-  op_of_node_[graphs_.OriginalId(node)] = index;
-  return captured->call;
+  op_of_node_[original] = index;
+  Placed placed{captured->call, graphs_.ParamsOf(node, exec_, at_)};
+  // A kernel node whose arguments the recorder could not read: its edges, no addresses.
+  if (placed.addresses && placed.addresses->role == "graph_node_params" && (placed.addresses->flags & 1))
+    placed.addresses = nullptr;
+  if (!placed.addresses) tally_.Unchecked();
+  return placed;
+}
+
+std::vector<TraceNote> ReplayTally::Notes() const {
+  std::vector<TraceNote> notes;
+  if (unchecked_) notes.push_back(Note("replays_unchecked", {{"n", std::to_string(unchecked_)}}));
+  if (changed_) notes.push_back(Note("replays_edited", {{"n", std::to_string(changed_)}, {"call", changed_by_}}));
+  return notes;
 }
 
 void MarkReplayed(OpRecord& rec, const std::string& range, const RecordedCall* node) {

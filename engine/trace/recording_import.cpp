@@ -376,7 +376,7 @@ class Converter {
     launch.duration = T(c.end) - T(c.begin);
     launch.other_stream = StreamOfCall(c, thread);
     bool linked = launch.other_stream >= 0;
-    ReplayedLaunch replay(graphs_, Add(std::move(launch), c));
+    ReplayedLaunch replay(graphs_, Add(std::move(launch), c), c, tally_);
     std::vector<const RecordedActivity*> by_start = acts;
     std::stable_sort(by_start.begin(), by_start.end(),
                      [](const RecordedActivity* x, const RecordedActivity* y) { return x->begin < y->begin; });
@@ -431,14 +431,14 @@ class Converter {
       op.buffer = Pooled(MemoryKind::kDevice, device, op.bytes);
       ++copies_;
     }
-    // A replayed node was handed what the call that captured it was handed.
-    const RecordedCall* captured = replay ? replay->Place(op, static_cast<int>(s_.ops.size()), a.graph_node) : nullptr;
-    // A kernel node built by hand whose arguments the recorder could not read: edges, no addresses.
-    bool unread = captured && captured->role == "graph_node_params" && (captured->flags & 1);
-    if (!replayed || (captured && !unread)) op.addresses = AddressesOf(captured ? *captured : c, op.kind);
+    // A replayed node was handed what its node was set to: by the call that captured or
+    // built it, or set its parameters again.
+    ReplayedLaunch::Placed placed = replay ? replay->Place(op, static_cast<int>(s_.ops.size()), a.graph_node)
+                                           : ReplayedLaunch::Placed{};
+    if (!replayed || placed.addresses) op.addresses = AddressesOf(placed.addresses ? *placed.addresses : c, op.kind);
+    if (replayed && !replay) tally_.Unchecked();
     int index = Add(std::move(op), c, &a);
-    if (replayed) MarkReplayed(t_.ops[index], graphs_.CapturedIn(a.graph_node), captured);
-    replays_unchecked_ += replayed && (!captured || unread);
+    if (replayed) MarkReplayed(t_.ops[index], graphs_.CapturedIn(a.graph_node), placed.node);
   }
 
   // What the call was handed: a kernel's arguments (how it uses them is unknown), a copy's
@@ -511,9 +511,8 @@ class Converter {
                                                                 {"copies", std::to_string(copies_)}}));
     t_.notes.push_back(Note("cupti_clock"));
     for (TraceNote& note : MemoryNotes(r_)) t_.notes.push_back(std::move(note));
-    std::map<std::string, std::string> unchecked{{"n", std::to_string(replays_unchecked_)}, {"call", graphs_.edited_by()}};
-    if (replays_unchecked_ && r_.addresses == 1)
-      t_.notes.push_back(Note(graphs_.edited_by().empty() ? "replays_unchecked" : "replays_edited", unchecked));
+    if (r_.addresses == 1)
+      for (TraceNote& note : tally_.Notes()) t_.notes.push_back(std::move(note));
     t_.notes.push_back(Note("clock_not_measured"));
     if (windowed_) {
       TimeNs last = 0;
@@ -555,7 +554,7 @@ class Converter {
   int device_ = 0;
   int main_device_ = 0;  // the device with the most GPU work
   int kernels_ = 0, copies_ = 0;
-  size_t replays_unchecked_ = 0;  // replayed nodes with no captured call to take addresses from
+  ReplayTally tally_;  // replayed nodes the race check could not follow
   size_t placed_ = 0;  // GPU records that became ops (or API calls, when they moved nothing)
   std::map<uint64_t, uint64_t> alias_;
   std::map<uint64_t, std::vector<const RecordedActivity*>> activity_;

@@ -90,6 +90,7 @@ void ParseLine(const Json& json, const std::string& where, Recording& out, NameP
     c.out = U64(r, "out");
     c.size = U64(r, "size");
     c.parent = U64(r, "parent");
+    c.exec = U64(r, "exec");
     c.flags = Small(r, "flags", INT32_MIN, INT32_MAX);
     c.priority = Small(r, "prio", -1000, 1000);
     c.value = Small(r, "value", INT32_MIN, INT32_MAX);
@@ -208,15 +209,17 @@ class LineReader {
 // join their launch (same correlation id) or, for a graph's kernel node, its parameters (the
 // node in "out"), and leave the log.
 void JoinMoreAddresses(Recording& r) {
-  std::map<uint64_t, std::vector<const RecordedCall*>> of_launch, of_node;
+  // A graph kernel node's are keyed by node and call: a node built and later set again has
+  // launch_args records under each call.
+  using Key = std::pair<uint64_t, uint64_t>;  // (node or 0, correlation)
+  std::map<Key, std::vector<const RecordedCall*>> more_of;
   for (const RecordedCall& c : r.calls)
-    if (c.role == "launch_args") (c.out ? of_node[c.out] : of_launch[c.correlation]).push_back(&c);
-  if (of_launch.empty() && of_node.empty()) return;
+    if (c.role == "launch_args") more_of[{c.out, c.correlation}].push_back(&c);
+  if (more_of.empty()) return;
   for (RecordedCall& c : r.calls) {
-    auto& index = c.role == "launch" ? of_launch : of_node;
     if (c.role != "launch" && c.role != "graph_node_params") continue;
-    auto more = index.find(c.role == "launch" ? c.correlation : c.out);
-    if (more == index.end()) continue;
+    auto more = more_of.find({c.role == "launch" ? 0 : c.out, c.correlation});
+    if (more == more_of.end()) continue;
     for (const RecordedCall* m : more->second) c.args.insert(c.args.end(), m->args.begin(), m->args.end());
   }
   std::erase_if(r.calls, [](const RecordedCall& c) { return c.role == "launch_args"; });

@@ -24,14 +24,14 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                              "whether the kernel reads or writes there, or how many bytes, so such a race is inferred; "
                              "memory reached another way (an offset into a buffer that no copy or memset covered, a "
                              "pointer kept in memory) is not compared. A node replayed from a CUDA graph is compared "
-                             "with the addresses of the call that captured or added it, ordered by the graph's edges "
-                             "as its capture or the program built them"},
+                             "with the addresses of the call that captured or added it, or last set its parameters for "
+                             "that instance, ordered by the graph's edges as its capture or the program built them"},
       {"replays_unchecked", "{n} ops replayed from CUDA graphs have no recorded arguments (a node inside a child "
                             "graph, a kernel node whose arguments could not be read, or a graph captured before the "
                             "capture range by an older StreamLab recorder): they are not checked for races"},
-      {"replays_edited", "a graph was changed after it was captured or built, or built in a way the recording does "
-                         "not follow ({call}): its arguments and edges may differ from what was recorded, so the {n} "
-                         "ops replayed from CUDA graphs are not checked for races"},
+      {"replays_edited", "{n} ops replayed from CUDA graphs ran after {call} changed their graph or its instance in a "
+                         "way the recording does not follow (or built a graph so): their arguments and edges may differ "
+                         "from what was recorded, so they are not checked for races"},
       {"addresses_unread", "{n} kernel launches were recorded without their arguments (no driver launch seen inside "
                            "them): races involving those kernels are not checked"},
       {"addresses_more", "{n} launches were handed more than 256 device addresses (the recorder keeps 256 per launch): "
