@@ -62,6 +62,14 @@ for without in "" --missing-edge; do
   "$cli" record --capture-range cudaProfilerApi --out "$out/rec/$name.json" -- "$build/examples/cuda/graph_by_hand" \
     --range $without >"$out/rec/$name.log" 2>&1
 done
+# Two instances of that graph side by side, the second pointed at its own buffers with
+# cudaGraphExec*SetParams (--forget-node: one node left on the first's buffers).
+for forget in "" --forget-node; do
+  name=graph_by_hand_second${forget:+_forget}
+  "$cli" record --raw-dir "$out/raw/$name" --out "$out/rec/$name.json" -- "$build/examples/cuda/graph_by_hand" \
+    --second-instance $forget >"$out/rec/$name.log" 2>&1
+  echo "$name: record exit $?" >>"$out/summary.txt"
+done
 "$cli" record --out "$out/rec/nothing.json" -- python3 -c "print('no cuda')" >>"$out/summary.txt" 2>&1
 echo "no-cuda program: record exit $?" >>"$out/summary.txt"
 STREAMLAB_STEPS=5 STREAMLAB_KINETO_OUT="$out/kineto/resnet50_amp.json" python3 examples/pytorch/resnet50_amp.py >"$out/kineto/resnet50_amp.log" 2>&1
