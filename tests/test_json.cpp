@@ -121,6 +121,15 @@ TEST(TraceJson, RejectsInconsistentTraces) {
   bad = j;
   bad["ops"][0]["submit"] = -kLongestTraceNs - 1;
   EXPECT_NE(ErrorOf([&] { TraceFromJson(bad, "t"); }).find("ops[0].submit"), std::string::npos);
+  // GPU times on an op that runs on no stream (a host call): no lane to draw them on.
+  size_t host_op = 0;
+  while (j["scenario"]["ops"][host_op].contains("stream")) ++host_op;
+  bad = j;
+  bad["ops"][host_op]["start"] = 10;
+  bad["ops"][host_op]["end"] = 20;
+  for (const std::string& error : {ErrorOf([&] { TraceFromJson(bad, "t"); }), ErrorOf([&] { TraceFromJsonText(bad.dump(), "t"); })})
+    EXPECT_NE(error.find("ops[" + std::to_string(host_op) + "].start: GPU times for an op that runs on no stream"),
+              std::string::npos) << error;
   bad = j;
   bad["ranges"] = Json::parse(R"([[0, 0, 86400000000001, "r"]])");
   EXPECT_NE(ErrorOf([&] { TraceFromJson(bad, "t"); }).find("ranges"), std::string::npos);

@@ -222,11 +222,17 @@ void CheckRecordCount(const JsonReader& root, size_t records, const Scenario& sc
 }
 
 // What is checked once the scenario and the records are read and counted (CheckRecordCount):
-// each record is its op's, in order; then the buffer checks.
+// each record is its op's, in order, and only an op on a stream has GPU times (the views
+// draw them on its stream's lane); then the buffer checks.
 void FinishTrace(const JsonReader& root, Trace& t) {
-  for (size_t i = 0; i < t.ops.size(); ++i)
-    if (t.ops[i].op != static_cast<int>(i))
-      throw InputError(root.source() + ": ops[" + std::to_string(i) + "].op: expected " + std::to_string(i));
+  const std::vector<StreamDesc>& streams = t.scenario.streams;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    std::string at = root.source() + ": ops[" + std::to_string(i) + "]";
+    if (t.ops[i].op != static_cast<int>(i)) throw InputError(at + ".op: expected " + std::to_string(i));
+    int stream = t.scenario.ops[i].stream;
+    if (t.ops[i].gpu && (stream < 0 || stream >= static_cast<int>(streams.size())))
+      throw InputError(at + ".start: GPU times for an op that runs on no stream");
+  }
   for (const JsonReader& r : root.Array("checks"))
     t.checks.push_back(
         {r.String("buffer"), r.String("expected", ""), r.String("actual", ""), r.Bool("ok", true)});
