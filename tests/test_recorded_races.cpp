@@ -61,6 +61,30 @@ TEST(RecordedRaces, AKnownWriteMakesItAWarning) {
   EXPECT_NE(FindingTexts::Load("en").Render(t, races[0]).find("it writes there"), std::string::npos);
 }
 
+// Stream 77 zeroes the buffer and then a kernel uses it; stream 88's kernel, unordered, is
+// handed it too. The nearer pair (two kernels) is only a note, but the memset behind it writes
+// there for certain: that pair is reported as well, a warning. Ordered before 88's kernel (an
+// event after the memset), it is not; nor is it looked for when the nearer pair has a write.
+TEST(RecordedRaces, AKnownWriteBehindAKernelOnTheSameStreamIsStillFound) {
+  std::vector<Finding> races = Races(Log().Memset(77, 4096).Kernel(77, "[4096]").Kernel(88, "[4096]").Convert());
+  ASSERT_EQ(races.size(), 2u);
+  std::sort(races.begin(), races.end(), [](const Finding& a, const Finding& b) { return a.op < b.op; });
+  EXPECT_EQ(races[0].severity, Severity::kWarning);  // the memset and 88's kernel
+  EXPECT_EQ(races[1].severity, Severity::kNote);     // the two kernels
+  EXPECT_EQ(races[0].other, races[1].other);
+  std::vector<Finding> ordered =
+      Races(Log().Memset(77, 4096).Record(77, 5).Kernel(77, "[4096]").Wait(88, 5).Kernel(88, "[4096]").Convert());
+  ASSERT_EQ(ordered.size(), 1u);
+  EXPECT_EQ(ordered[0].severity, Severity::kNote);
+  // Many kernels between them: still found, one warning however many kernels.
+  Log many;
+  many.Memset(77, 4096);
+  for (int i = 0; i < 100; ++i) many.Kernel(77, "[4096]");
+  std::vector<Finding> far = Races(many.Kernel(88, "[4096]").Convert());
+  EXPECT_EQ(std::count_if(far.begin(), far.end(), [](const Finding& f) { return f.severity == Severity::kWarning; }), 1);
+  EXPECT_EQ(far.size(), 2u);
+}
+
 // A memset knows its bytes: a kernel handed an address inside them (a view into the tensor)
 // touches that memory too. Past its end, or ordered, it does not race; the pair is reported
 // once, also when the kernel was handed the memset's own address as well.

@@ -80,12 +80,18 @@ struct Access {
   bool known = true;
 };
 
+// How far past the nearest conflict the walk looks for a known write (see below).
+constexpr int kKnownWriteReach = 256;
+
 // The racing pairs among one memory's accesses (positions in `acc`, which is in op order).
 // For each access, walk back along every other stream's earlier accesses to the nearest one
 // it may conflict with and is not ordered after: that pair is the race. Earlier accesses on
 // that stream are the same race again (a loop that overwrites a buffer every step would
 // otherwise report steps^2 pairs), and once one is ordered before it, stream order orders
-// all earlier ones too.
+// all earlier ones too. One exception: when neither of the nearest pair is known to write (two
+// kernels handed one address: a note), a known write a little further back on that stream (a
+// copy or memset into it), still unordered, is a certain conflict the note would hide, so
+// that pair is kept too.
 std::vector<std::pair<size_t, size_t>> UnorderedConflicts(const AnalysisContext& ctx, const std::vector<Access>& acc) {
   std::map<int, std::vector<size_t>> on_stream;  // stream -> positions in acc
   std::vector<std::pair<size_t, size_t>> pairs;
@@ -94,13 +100,24 @@ std::vector<std::pair<size_t, size_t>> UnorderedConflicts(const AnalysisContext&
     int stream = ctx.op(c.op).stream;
     for (const auto& [other, positions] : on_stream) {
       if (other == stream) continue;
+      bool found = false;  // the nearest conflict, neither side known to write
+      int reach = kKnownWriteReach;
       for (size_t k = positions.size(); k-- > 0;) {
         const Access& a = acc[positions[k]];
         if (a.op == c.op) continue;
         if (ctx.hb.Ordered(a.op, c.op)) break;
-        if (a.write || c.write || !a.known || !c.known) {
+        if (found) {
+          if (!a.write) {
+            if (--reach == 0) break;
+            continue;
+          }
           pairs.emplace_back(positions[k], y);
           break;
+        }
+        if (a.write || c.write || !a.known || !c.known) {
+          pairs.emplace_back(positions[k], y);
+          if (a.write || c.write) break;
+          found = true;
         }
       }
     }
