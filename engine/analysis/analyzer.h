@@ -86,6 +86,7 @@ struct Finding {
   TimeNs each = 0;
   TimeNs op_time = 0;
   std::vector<TimeNs> gap_lengths;
+  int next_to_graphs = 0;  // kGpuIdle: gaps that began or ended at work replayed from a CUDA graph
   uint64_t address = 0;  // kAddressRace: the device address both ops were handed
 };
 

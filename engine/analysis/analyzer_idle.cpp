@@ -142,6 +142,7 @@ void ExplainIdleTime(const AnalysisContext& ctx, std::vector<Finding>& findings,
     int gaps = 0;
     TimeNs launch_total = 0, ran_out_total = 0;
     int launches = 0;
+    int next_to_graphs = 0;
     std::vector<const IdleGap*> gaps_of;
   };
   std::array<Sum, kIdleCauseCount> sums;
@@ -175,6 +176,8 @@ void ExplainIdleTime(const AnalysisContext& ctx, std::vector<Finding>& findings,
     sum.total += g.to - g.from;
     ++sum.gaps;
     sum.gaps_of.push_back(&g);
+    // A launch-bound gap beside a graph's replayed work: the advice to use a graph is moot.
+    if ((g.prev >= 0 && ctx.op(g.prev).graph >= 0) || ctx.op(g.next).graph >= 0) ++sum.next_to_graphs;
     fig.idle_by_cause[static_cast<int>(g.cause)] += g.to - g.from;
     fig.gpu_idle += g.to - g.from;
   }
@@ -204,6 +207,7 @@ void ExplainIdleTime(const AnalysisContext& ctx, std::vector<Finding>& findings,
     f.amount = sum.total;
     f.fraction = share;
     f.count = sum.gaps;
+    f.next_to_graphs = sum.next_to_graphs;
     f.each = sum.launches > 0 ? sum.launch_total / sum.launches : sum.total / sum.gaps;
     if (f.idle == IdleCause::kLaunchBound) fig.launch_interval = f.each;
     f.op_time = sum.launches > 0 ? sum.ran_out_total / sum.launches : 0;

@@ -61,7 +61,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
       "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "inferred", "unrecorded_waits",
-      "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.other_device",
+      "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.launch_bound.graphs", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
       "group.start_delay", "group.start_delay_unexplained", "group.host_block", "group.scope_too_wide", "group.overlap",
@@ -333,6 +333,10 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
                                         {"idle", i < f.gap_lengths.size() ? FormatDuration(f.gap_lengths[i]) : "-"}});
       }
       v["list"] = list.empty() ? "-" : list;
+      if (f.idle == IdleCause::kLaunchBound && f.next_to_graphs > 0) {
+        v["n_graph"] = std::to_string(f.next_to_graphs);
+        return Fill("idle.launch_bound.graphs", v);
+      }
       return Fill(std::string("idle.") + ToString(f.idle), v);
     }
     case FindingKind::kMallocMidRun:
