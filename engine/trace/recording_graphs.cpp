@@ -270,8 +270,8 @@ void MarkReplayed(OpRecord& rec, const std::string& range, const RecordedCall* n
   rec.inferred = std::string("replayed from a CUDA graph") + (built ? " the program built node by node" : "") + where + ": ";
   rec.inferred_zh = std::string(built ? "由程序逐个节点构建的 CUDA graph 重放" : "由 CUDA graph 重放") + where_zh + "：";
   if (!node) {
-    rec.inferred += "the graph's own dependencies also ordered it, and the recording does not hold them";
-    rec.inferred_zh += "graph 自身的依赖也约束它的顺序，而录制中没有这些依赖";
+    rec.inferred += "the graph's own dependencies also ordered it, and the trace does not hold them";
+    rec.inferred_zh += "graph 自身的依赖也约束它的顺序，而 trace 中没有这些依赖";
     return;
   }
   rec.inferred += std::string(built ? "the edges it gave the graph (recorded from its cudaGraphAdd* calls)"

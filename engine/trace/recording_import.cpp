@@ -392,7 +392,8 @@ class Converter {
     };
     Op op;
     op.thread = thread;
-    bool replayed = a.graph_node != 0 && c.role == "graph_launch";
+    // A node of a graph launch; a Kineto trace names no node, but its launch placed it.
+    bool replayed = c.role == "graph_launch" && (a.graph_node != 0 || replay);
     if (replayed && c.stream_id >= 0 && c.stream_id != a.stream_id) {
       // CUDA ran this node on a stream of the graph's own, not the one it was launched into.
       op.stream = Stream(a.stream_id, kGraphStreamHandle, false, thread);
