@@ -23,8 +23,9 @@ for f in tests/fixtures/recorded/*.json; do
 d = json.load(open(sys.argv[1]))
 print([k["vars"]["command"] for k in d["note_keys"] if k["key"].startswith("program")][0])' "$f")
   cmd=${cmd//\/work\/main\/build-gpu/$build}  # the raw CUDA examples were built there
+  # Recorded in a capture range: the fixture's notes say so.
   range=()
-  [[ $cmd == *--range* ]] && range=(--capture-range cudaProfilerApi)
+  grep -q '"key": *"capture_range"' "$f" && range=(--capture-range cudaProfilerApi)
   # shellcheck disable=SC2086  # the command is split into its words on purpose
   timeout 120 "$cli" record "${range[@]}" --out "$out/rec/$name.json" -- $cmd >"$out/rec/$name.log" 2>&1
   echo "$name (record exit $?)"

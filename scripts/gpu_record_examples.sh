@@ -39,6 +39,17 @@ for without in "" --without-wait; do
   "$cli" record --capture-range cudaProfilerApi --out "$out/rec/$name.json" -- python3 examples/pytorch/graph_replay.py \
     --range $without >"$out/rec/$name.log" 2>&1
 done
+# torch.compile: eagerly, compiled, and compiled with CUDA graph trees (mode="reduce-overhead"),
+# the timed steps in a profiler range (the compilation and the graph's capture come before it).
+for mode in eager default reduce-overhead; do
+  name=compiled_step_${mode//-/_}
+  "$cli" record --capture-range cudaProfilerApi --out "$out/rec/$name.json" -- python3 examples/pytorch/compiled_step.py \
+    --mode $mode >"$out/rec/$name.log" 2>&1
+  echo "$name: record exit $?" >>"$out/summary.txt"
+  "$cli" explain "$out/rec/$name.json" >"$out/rec/$name.explain.txt" 2>&1
+done
+STREAMLAB_KINETO_OUT="$out/kineto/compiled_step_reduce_overhead.json" python3 examples/pytorch/compiled_step.py \
+  >"$out/kineto/compiled_step_reduce_overhead.log" 2>&1
 # PyTorch's other allocators: expandable segments (cuMemMap) and cudaMallocAsync (stream-ordered reuse).
 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "$cli" record --out "$out/rec/one_tensor_two_streams_expandable.json" \
   -- python3 examples/pytorch/one_tensor_two_streams.py >"$out/rec/one_tensor_two_streams_expandable.log" 2>&1
