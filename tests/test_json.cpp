@@ -104,6 +104,18 @@ TEST(TraceJson, TraceContentIsToldByTheTopLevelKind) {
   EXPECT_FALSE(IsTraceContent(std::string(100, '[') + R"("kind")" + std::string(100, ']')));
 }
 
+// A recorded kernel's mangled name declares its length in bytes: "_Z4Sp\xef\xbb\xbf" cuts a UTF-8
+// sequence in two (a fuzzer's input). Written out, the broken bytes become U+FFFD, not an
+// exception that ended `record`, `import` and `explain --json` ("run failed").
+TEST(TraceJson, ANameCutInsideAUtf8SequenceIsWrittenWithAReplacement) {
+  EXPECT_EQ(DumpJson(Json("Sp\xef\xbb")), "\"Sp\xef\xbf\xbd\"");
+  EXPECT_EQ(DumpJson(Json{{"a", 1}}, 1), "{\n \"a\": 1\n}");
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fuzz/corpus/recording/name_cut_in_utf8.jsonl"));
+  std::string text = DumpJson(TraceToJson(t));
+  EXPECT_NE(text.find("\"Sp\xef\xbf\xbd\""), std::string::npos);
+  EXPECT_EQ(TraceFromJsonText(text, "again").ops.size(), t.ops.size());
+}
+
 TEST(TraceJson, RejectsInconsistentTraces) {
   const Lab& lab = FindLab("w1-fifo-vs-streams");
   Json j = TraceToJson(testing::Simulate(lab.build(ResolveLabArgs(lab, "", {}))));

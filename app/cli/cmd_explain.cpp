@@ -90,7 +90,7 @@ int CmdExplain(const ExplainCommand& cmd) {
     Json overlaps = Json::array();
     for (const LaneOverlap& o : fig.overlaps)
       overlaps.push_back({{"lane_a", o.lane_a}, {"lane_b", o.lane_b}, {"overlap_ns", o.overlap}, {"fraction", o.fraction}});
-    std::cout << Json{{"lab", trace.lab},
+    std::cout << DumpJson(Json{{"lab", trace.lab},
                       {"variant", trace.variant},
                       {"backend", trace.backend},
                       {"language", lang},
@@ -108,8 +108,8 @@ int CmdExplain(const ExplainCommand& cmd) {
                         {"device_time_ns", fig.device_time},
                         {"gpu_idle_ns", fig.gpu_idle},
                         {"idle_by_cause", IdleByCause(fig)},
-                        {"text", texts.RenderFigures(trace, fig)}}}}
-                     .dump(1)
+                        {"text", texts.RenderFigures(trace, fig)}}}},
+                           1)
               << "\n";
     return kExitOk;
   }

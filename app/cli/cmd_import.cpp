@@ -20,7 +20,7 @@ int CmdImport(const std::string& path, const std::string& out_path) {
   }
   Trace trace = std::move(*read);
   std::ofstream out(out_path);
-  out << TraceToJson(trace).dump() << "\n";
+  out << DumpJson(TraceToJson(trace)) << "\n";
   if (!out) throw RunError("cannot write " + out_path);
   size_t inferred = 0;
   for (const OpRecord& r : trace.ops) inferred += r.inferred.empty() ? 0 : 1;

@@ -162,7 +162,7 @@ int CmdRecord(const RecordCommand& cmd) {
   for (const std::string& a : cmd.argv) command += (command.empty() ? "" : " ") + a;
   best.notes.insert(best.notes.begin(), ProgramNote(command, status));
   std::ofstream out(cmd.out);
-  out << TraceToJson(best).dump() << "\n";
+  out << DumpJson(TraceToJson(best)) << "\n";
   if (!out) throw RunError("cannot write " + cmd.out);
   std::cerr << "streamlab-cli record: " << program << " " << Describe(status) << "; " << best.ops.size()
             << " ops recorded to " << cmd.out << " (streamlab-cli explain " << cmd.out << ")\n";

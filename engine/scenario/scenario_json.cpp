@@ -327,7 +327,7 @@ Scenario LoadScenarioFile(const std::string& path) {
 void SaveJsonFile(const Json& json, const std::string& path) {
   std::ofstream out(path);
   if (!out) throw InputError(path + ": cannot write file");
-  out << json.dump(1) << "\n";
+  out << DumpJson(json, 1) << "\n";
   if (!out) throw InputError(path + ": write failed");
 }
 

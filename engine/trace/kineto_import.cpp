@@ -215,7 +215,7 @@ class KinetoReader {
 
   // Host threads by (pid, tid), numbered in order of appearance.
   int Thread(const Json& e) {
-    auto id = [](const Json* v) -> std::string { return v ? v->dump() : "?"; };
+    auto id = [](const Json* v) -> std::string { return v ? DumpJson(*v) : "?"; };
     auto pid = e.find("pid"), tid = e.find("tid");
     std::string key = id(pid == e.end() ? nullptr : &*pid) + "/" + id(tid == e.end() ? nullptr : &*tid);
     auto [it, fresh] = threads_.emplace(key, static_cast<int>(threads_.size()));

@@ -73,6 +73,8 @@ Json ParseJson(const std::string& text, const std::string& source) {
   return JsonScanner(text, source).Document();
 }
 
+std::string DumpJson(const Json& json, int indent) { return json.dump(indent, ' ', false, Json::error_handler_t::replace); }
+
 JsonReader::JsonReader(const Json& value, std::string source, std::string path)
     : value_(value), source_(std::move(source)), path_(std::move(path)) {
   if (!value_.is_object()) Fail("expected an object");

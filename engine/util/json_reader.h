@@ -26,6 +26,10 @@ std::string ReadFileStart(const std::string& path, size_t bytes);
 uint64_t FileSize(const std::string& path);
 // Throws InputError "source:line:column: message" on malformed JSON.
 Json ParseJson(const std::string& text, const std::string& source);
+// The JSON text of `json` (indented by `indent`, or on one line when -1). A string cut inside a
+// UTF-8 sequence (a demangled name shortened by its declared length, a name from a damaged
+// log) is written with U+FFFD in place of the broken bytes, never thrown on.
+std::string DumpJson(const Json& json, int indent = -1);
 // Throws InputError "source:line:column: malformed JSON: what" for an error at byte `byte`
 // (1-based, as nlohmann counts) of `text`.
 [[noreturn]] void ThrowJsonSyntaxError(std::string_view text, const std::string& source, size_t byte,

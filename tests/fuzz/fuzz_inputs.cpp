@@ -36,7 +36,8 @@ const FindingTexts& Texts() {
 // Everything a view does with a trace: the charts, the analysis and every sentence of it.
 void Exercise(const Trace& t) {
   (void)RenderTextGantt(t, 80);
-  (void)ChromeTraceJson(t).dump();
+  (void)DumpJson(ChromeTraceJson(t));
+  (void)DumpJson(TraceToJson(t));
   Analysis a = Analyze(t);
   for (const Finding& f : a.findings) (void)Texts().Render(t, f);
   (void)Texts().RenderFigures(t, a.figures);
