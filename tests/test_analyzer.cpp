@@ -100,6 +100,53 @@ TEST(Analyzer, LegacyStallOnTheSimulator) {
   ExpectLegacyStory(Simulate(lab.build(ResolveLabArgs(lab, "legacy", {}))));
 }
 
+// The critical path goes on through the host: K2 started as soon as it was submitted, and the
+// host submitted it 2 ms after its device sync returned, which waited for K1.
+TEST(Analyzer, CriticalPathCrossesTheHostThroughItsSync) {
+  ScenarioBuilder b("sync then host work");
+  Stream s = b.CreateStream("s1");
+  s.Launch("K1", Spin(Us(1000)));
+  int sync = b.host().SyncDevice();
+  b.host().Work("prepare", Us(2000));
+  s.Launch("K2", Spin(Us(100)));
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  EXPECT_EQ(a.figures.critical_path, (std::vector<int>{OpId(t, "K1"), sync, OpId(t, "K2")}));
+  ASSERT_EQ(a.figures.critical_host.size(), 1u);
+  EXPECT_EQ(a.figures.critical_host[0].before, OpId(t, "K2"));
+  EXPECT_NEAR(static_cast<double>(a.figures.critical_host[0].length), 2e6, 0.05e6);
+  std::string text = FindingTexts::Load("en").RenderFigures(t, a.figures);
+  EXPECT_NE(text.find("K1 -> "), std::string::npos) << text;
+  EXPECT_NE(text.find("-> host for 2.0"), std::string::npos) << text;
+}
+
+// Launched op by op with host work between: the last kernel started on its submission, and the
+// host's pace is nearly the whole path; a GPU-bound chain has no host stretch worth naming.
+TEST(Analyzer, CriticalPathNamesTheHostWhenItSetsThePace) {
+  ScenarioBuilder b("launch-bound");
+  Stream s = b.CreateStream("s1");
+  for (int i = 0; i < 20; ++i) {
+    b.host().Work("python " + std::to_string(i), Us(50));
+    s.Launch("k" + std::to_string(i), Spin(Us(5)));
+  }
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  EXPECT_EQ(a.figures.critical_path, std::vector<int>{OpId(t, "k19")});
+  ASSERT_EQ(a.figures.critical_host.size(), 1u);
+  EXPECT_GT(a.figures.critical_host[0].length * 10, a.figures.critical_span * 9);
+  std::string text = FindingTexts::Load("en").RenderFigures(t, a.figures);
+  EXPECT_NE(text.find("Critical path: host for "), std::string::npos) << text;
+
+  ScenarioBuilder g("gpu-bound");
+  Stream s1 = g.CreateStream("s1");
+  for (int i = 0; i < 5; ++i) s1.Launch("k" + std::to_string(i), Spin(Us(300)));
+  Trace gt = Simulate(g.Build());
+  Analysis ga = Analyze(gt);
+  EXPECT_EQ(ga.figures.critical_path.size(), 5u);
+  std::string gpu_text = FindingTexts::Load("en").RenderFigures(gt, ga.figures);
+  EXPECT_EQ(gpu_text.find("host for"), std::string::npos) << gpu_text;
+}
+
 TEST(Analyzer, LegacyStallOnTheRealGpu) {
   ExpectLegacyStory(LoadTraceFile(testing::SourcePath("tests/fixtures/gpu/w2-legacy-default-stall.legacy.json")));
 }

@@ -87,6 +87,9 @@ int CmdExplain(const ExplainCommand& cmd) {
                         {"total_ns", g.total},
                         {"findings", IdsToJson(g.members)}});
     const Figures& fig = analysis.figures;
+    Json host_stretches = Json::array();
+    for (const Figures::HostStretch& h : fig.critical_host)
+      host_stretches.push_back({{"before", h.before}, {"thread", h.thread}, {"length_ns", h.length}});
     Json overlaps = Json::array();
     for (const LaneOverlap& o : fig.overlaps)
       overlaps.push_back({{"lane_a", o.lane_a}, {"lane_b", o.lane_b}, {"overlap_ns", o.overlap}, {"fraction", o.fraction}});
@@ -105,6 +108,8 @@ int CmdExplain(const ExplainCommand& cmd) {
                         {"host_blocked_ns", fig.host_blocked},
                         {"overlaps", overlaps},
                         {"critical_path", IdsToJson(fig.critical_path)},
+                        {"critical_path_host", host_stretches},
+                        {"critical_span_ns", fig.critical_span},
                         {"device_time_ns", fig.device_time},
                         {"gpu_idle_ns", fig.gpu_idle},
                         {"idle_by_cause", IdleByCause(fig)},

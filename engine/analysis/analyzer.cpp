@@ -43,8 +43,27 @@ TimeNs Intersection(const std::vector<Interval>& a, const std::vector<Interval>&
   return total;
 }
 
-// Walks back from the op that ended last along each op's deciding cause.
-std::vector<int> CriticalPath(const AnalysisContext& ctx, const std::vector<Finding>& findings) {
+// When the GPU work began: the first submission of an op that ran on a GPU. (Not the first
+// host call: a whole recorded program starts with its import and CUDA set-up, hundreds of ms
+// in which it submits nothing, and the path would be that start-up every time.)
+TimeNs FirstGpuSubmission(const AnalysisContext& ctx) {
+  TimeNs first = 0;
+  bool any = false;
+  for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
+    const OpRecord& r = ctx.rec(static_cast<int>(i));
+    if (!IsGpuWork(ctx.op(static_cast<int>(i))) || !r.gpu) continue;
+    TimeNs t = std::min(r.submit, r.start);
+    if (!any || t < first) first = t;
+    any = true;
+  }
+  return first;
+}
+
+// Walks back from the op that ended last along each op's deciding cause. Where that runs out
+// (an op that started as soon as it was submitted, or a host call that waited for no GPU
+// work), its host thread set the pace: the path goes on through the last call on that thread
+// that waited for the GPU, and the host's time in between is a stretch of the path.
+void FindCriticalPath(const AnalysisContext& ctx, const std::vector<Finding>& findings, Figures& fig) {
   std::map<int, const Finding*> delay_of, block_of;
   std::map<int, int> held_by;  // collective part -> the late rank's part it waited for
   for (const Finding& f : findings) {
@@ -57,7 +76,14 @@ std::vector<int> CriticalPath(const AnalysisContext& ctx, const std::vector<Find
     if (IsGpuWork(ctx.op(static_cast<int>(i))) && ctx.rec(static_cast<int>(i)).gpu &&
         (last < 0 || ctx.rec(static_cast<int>(i)).end > ctx.rec(last).end))
       last = static_cast<int>(i);
-  std::vector<int> path;
+  if (last < 0) return;
+  const TimeNs origin = FirstGpuSubmission(ctx);
+  fig.critical_span = ctx.rec(last).end - origin;
+  auto waited_for_gpu = [&](int call) {
+    auto b = block_of.find(call);
+    return b != block_of.end() && !b->second->because.empty();
+  };
+  std::vector<int>& path = fig.critical_path;
   std::set<int> seen;
   for (int op = last; op >= 0 && seen.insert(op).second;) {
     path.push_back(op);
@@ -69,13 +95,21 @@ std::vector<int> CriticalPath(const AnalysisContext& ctx, const std::vector<Find
     }
     if (auto d = delay_of.find(op); d != delay_of.end() && !d->second->because.empty()) {
       next = d->second->because.front();
-    } else if (auto b = block_of.find(op); b != block_of.end() && !b->second->because.empty()) {
-      next = b->second->because.front();
+    } else if (waited_for_gpu(op)) {
+      next = block_of[op]->because.front();
+    } else {
+      // Paced by the host: back to the thread's last call that waited for the GPU.
+      TimeNs submitted = ctx.rec(op).submit;
+      int sync = ctx.blocking_before[op];
+      while (sync >= 0 && !waited_for_gpu(sync)) sync = ctx.blocking_before[sync];
+      TimeNs from = sync >= 0 ? ctx.rec(sync).ret : std::min(origin, submitted);
+      if (submitted - from > ctx.slack) fig.critical_host.push_back({op, ctx.op(op).thread, submitted - from});
+      next = sync;
     }
     op = next;
   }
   std::reverse(path.begin(), path.end());
-  return path;
+  std::reverse(fig.critical_host.begin(), fig.critical_host.end());
 }
 
 }  // namespace
@@ -116,7 +150,7 @@ Figures ComputeFigures(const AnalysisContext& ctx, const std::vector<Finding>& f
                               static_cast<double>(overlap) / static_cast<double>(shorter)});
     }
   }
-  fig.critical_path = CriticalPath(ctx, findings);
+  FindCriticalPath(ctx, findings, fig);
   return fig;
 }
 

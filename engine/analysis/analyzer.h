@@ -116,6 +116,16 @@ struct Figures {
   TimeNs host_blocked = 0;  // time the host spent in calls longer than the slack
   std::vector<LaneOverlap> overlaps;
   std::vector<int> critical_path;  // ops, first to last
+  // Host time on the critical path: an op on it that started as soon as it was submitted was
+  // paced by its host thread, from the host sync before it that waited for the GPU (the path's
+  // previous op) or from the first submission of GPU work. Only stretches longer than the slack.
+  struct HostStretch {
+    int before = -1;  // the path op the thread then submitted
+    int thread = 0;
+    TimeNs length = 0;
+  };
+  std::vector<HostStretch> critical_host;
+  TimeNs critical_span = 0;  // the first submission of GPU work to the path's last end
   // GPU idle time: per device, from its first kernel's start to its last kernel's end, the
   // time no kernel or memset ran (copies run on the copy engines and leave the SMs idle),
   // summed over devices, each gap with its cause.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "engine/util/errors.h"
 #include "engine/util/format.h"
@@ -60,7 +61,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "inferred", "unrecorded_waits",
+      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.launch_bound.graphs", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
@@ -367,19 +368,43 @@ std::string FindingTexts::RenderSummarised(const Trace& t) const {
 std::string FindingTexts::RenderFigures(const Trace& t, const Figures& fig) const {
   char speedup[32];
   std::snprintf(speedup, sizeof speedup, "%.2fx", fig.speedup);
+  // The host's own stretches join the path where they are a tenth of the run or more: then
+  // the host, not a GPU dependency, set the pace (a launch-bound or host-bound program).
+  std::map<int, const Figures::HostStretch*> stretch_before;
+  for (const Figures::HostStretch& h : fig.critical_host)
+    if (fig.critical_span > 0 && h.length * 10 >= fig.critical_span) stretch_before[h.before] = &h;
+  std::vector<Lane> lanes = stretch_before.empty() ? std::vector<Lane>{} : LanesOf(t.scenario);
+  auto stretch_text = [&](int op) -> std::string {
+    auto h = stretch_before.find(op);
+    if (h == stretch_before.end()) return "";
+    int thread = h->second->thread;
+    return Fill("critical_path.host",
+                {{"thread", thread >= 0 && thread < static_cast<int>(lanes.size()) ? lanes[thread].name : "host"},
+                 {"time", FormatDuration(h->second->length)},
+                 {"share", FormatPercent(static_cast<double>(h->second->length) /
+                                         static_cast<double>(fig.critical_span))}});
+  };
   // A long path (thousands of ops in a recorded program) is shown by its ends and a count:
-  // one line of text must stay readable (and drawable: the GUI draws a text in one go).
+  // one line of text must stay readable (and drawable: the GUI draws a text in one go), and
+  // only the steps shown are named (the GUI renders this every frame).
   constexpr size_t kPathEnds = 6;
   const std::vector<int>& ops = fig.critical_path;
-  std::string path;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (ops.size() > 2 * kPathEnds + 1 && i == kPathEnds) {
-      path += " -> " + Fill("critical_path.more", {{"n", std::to_string(ops.size() - 2 * kPathEnds)}});
-      i = ops.size() - kPathEnds - 1;
-      continue;
-    }
-    path += (i ? " -> " : "") + DisplayName(t.scenario, ops[i]);
+  const size_t total = ops.size() + stretch_before.size();
+  const bool cut = total > 2 * kPathEnds + 1;
+  std::vector<std::string> front, back;
+  for (size_t i = 0; i < ops.size() && (!cut || front.size() < kPathEnds); ++i) {
+    if (std::string h = stretch_text(ops[i]); !h.empty()) front.push_back(h);
+    if (!cut || front.size() < kPathEnds) front.push_back(DisplayName(t.scenario, ops[i]));
   }
+  for (size_t i = ops.size(); cut && i-- > 0 && back.size() < kPathEnds;) {
+    back.push_back(DisplayName(t.scenario, ops[i]));
+    if (std::string h = stretch_text(ops[i]); !h.empty() && back.size() < kPathEnds) back.push_back(h);
+  }
+  std::reverse(back.begin(), back.end());
+  if (cut) front.push_back(Fill("critical_path.more", {{"n", std::to_string(total - 2 * kPathEnds)}}));
+  front.insert(front.end(), back.begin(), back.end());
+  std::string path;
+  for (size_t i = 0; i < front.size(); ++i) path += (i ? " -> " : "") + front[i];
   std::string busy = fig.makespan > 0 ? FormatPercent(static_cast<double>(fig.gpu_busy) /
                                                       static_cast<double>(fig.makespan))
                                       : "-";
