@@ -13,7 +13,7 @@ gpu_build "$out" streamlab_example_legacy_stall streamlab_example_graph_by_hand 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt"
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" >>"$out/gpu.txt" 2>&1
 for ex in event_chain wait_stream_before_work default_plus_side_stream one_tensor_two_streams pageable_vs_pinned \
-          sync_scopes record_stream fan_out_fan_in prefetch_overlap graph_replay launch_bound crash_midway; do
+          sync_scopes record_stream fan_out_fan_in prefetch_overlap graph_replay launch_bound crash_midway nvtx_ranges; do
   "$cli" record --out "$out/rec/$ex.json" -- python3 "examples/pytorch/$ex.py" >"$out/rec/$ex.log" 2>&1
   echo "$ex: record exit $?" >>"$out/summary.txt"
   "$cli" explain "$out/rec/$ex.json" >"$out/rec/$ex.explain.txt" 2>&1

@@ -2,6 +2,7 @@
 longer to run (~4 ms on an H100) than to launch, so the host runs ahead; .item() copies the
 loss into pageable host memory and waits for it, the GPU drains, and then Python does ~1 ms
 of bookkeeping before it launches the next step: the GPU sits idle all that time."""
+import os
 import time
 
 import torch
@@ -28,7 +29,7 @@ step()  # the first step allocates and loads every kernel: not part of the study
 torch.cuda.synchronize()
 losses = []
 with maybe_profiled():
-    for _ in range(20):
+    for _ in range(int(os.environ.get("STREAMLAB_STEPS", "20"))):
         losses.append(step())
         until = time.perf_counter() + 1e-3  # the host's own bookkeeping (logging, metrics)
         while time.perf_counter() < until:

@@ -40,14 +40,18 @@ def spin(ms, stream=None):
 @contextlib.contextmanager
 def maybe_profiled():
     """torch.profiler around the body when STREAMLAB_KINETO_OUT names a file, with the
-    cuda_sync events (stream waits, syncs) that StreamLab's importer uses."""
+    cuda_sync events (stream waits, syncs) that StreamLab's importer uses; with
+    STREAMLAB_KINETO_STACK=1 also the Python call stack (with_stack=True), from which
+    `explain` names the line of the program that made each blocking call."""
     out = os.environ.get("STREAMLAB_KINETO_OUT")
     if not out:
         yield
         return
     from torch.profiler import ProfilerActivity, profile
     config = torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], experimental_config=config) as prof:
+    with_stack = os.environ.get("STREAMLAB_KINETO_STACK") == "1"
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], experimental_config=config,
+                 with_stack=with_stack) as prof:
         yield
     prof.export_chrome_trace(out)
 
