@@ -73,6 +73,15 @@ int CmdExplain(const ExplainCommand& cmd) {
         findings.back()["gaps"] = f.count;
         findings.back()["share"] = f.fraction;
       }
+      if (!f.site.empty()) {
+        // `first_line`: the line torch.profiler gave the frame (its first line), not the call's.
+        Json site{{"ranges", f.site.ranges}};
+        if (!f.site.file.empty())
+          site.update({{"file", f.site.file}, {"first_line", f.site.line}, {"function", f.site.function}});
+        if (!f.site.caller_file.empty())
+          site["caller"] = {{"file", f.site.caller_file}, {"first_line", f.site.caller_line}, {"function", f.site.caller_function}};
+        findings.back()["site"] = site;
+      }
       if (f.kind == FindingKind::kAddressRace) {
         findings.back()["address"] = FormatAddress(f.address);
         findings.back()["overlap"] = f.fraction;

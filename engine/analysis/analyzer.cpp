@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine/analysis/analyzer_context.h"
+#include "engine/analysis/program_sites.h"
 #include "engine/trace/trace_query.h"
 
 namespace streamlab {
@@ -188,6 +189,7 @@ Analysis Analyze(const Trace& trace) {
     f.fraction = o.fraction;
     a.findings.push_back(f);
   }
+  AttachProgramSites(trace, a.findings);
   return a;
 }
 

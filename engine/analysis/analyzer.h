@@ -62,6 +62,20 @@ enum class FindingKind {
 
 enum class Severity { kInfo, kNote, kWarning };
 
+// Where in the program a host call was made (engine/analysis/program_sites.h): the program's
+// own innermost Python frame and the one that called it, when the trace has Python frames,
+// and the ops or ranges around the call inside that frame (all of them without one).
+struct ProgramSite {
+  std::string file;
+  int line = 0;  // as torch.profiler gives it: the frame's line when first seen (a function's first line)
+  std::string function;
+  std::string caller_file;
+  int caller_line = 0;
+  std::string caller_function;
+  std::vector<std::string> ranges;  // outermost first
+  bool empty() const { return file.empty() && ranges.empty(); }
+};
+
 struct Finding {
   FindingKind kind = FindingKind::kStartDelay;
   Severity severity = Severity::kInfo;
@@ -88,6 +102,7 @@ struct Finding {
   std::vector<TimeNs> gap_lengths;
   int next_to_graphs = 0;  // kGpuIdle: gaps that began or ended at work replayed from a CUDA graph
   uint64_t address = 0;  // kAddressRace: the device address both ops were handed
+  ProgramSite site;      // host-call findings: where in the program the call was made
 };
 
 // One interval in which a device ran nothing though work was still to come.

@@ -61,7 +61,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "inferred", "unrecorded_waits",
+      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "site.frame", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.launch_bound.graphs", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
@@ -119,6 +119,7 @@ std::string FindingTexts::RenderNote(const TraceNote& note) const {
 // captured): every inference behind the finding is said, so no guess reads as a fact.
 std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
   std::string text = RenderBody(t, f);
+  if (!f.site.empty()) text += " " + RenderSite(f.site);
   if (f.kind == FindingKind::kDataRace || f.kind == FindingKind::kOverlap || f.kind == FindingKind::kWrongResult ||
       f.kind == FindingKind::kGpuIdle || f.kind == FindingKind::kAddressRace)
     return text;
@@ -146,6 +147,34 @@ std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
     if (unrecorded > 0) text += " " + Fill("unrecorded_waits", {{"n", std::to_string(unrecorded)}});
   }
   return text;
+}
+
+std::string FindingTexts::RenderSite(const ProgramSite& site) const {
+  // No line: torch.profiler gives a frame the line where it first saw it (a function's first
+  // line, or where profiling began), not the line that made the call.
+  auto frame = [&](const std::string& file, const std::string& function) {
+    return Fill("site.frame", {{"file", file}, {"function", function}});
+  };
+  // Ops nested deep (aten::item > aten::_local_scalar_dense > ...) keep their two outermost and
+  // the innermost: what the program called and what made the call.
+  std::string ranges;
+  for (size_t i = 0; i < site.ranges.size(); ++i) {
+    if (site.ranges.size() > 3 && i == 2) {
+      ranges += " > ...";
+      i = site.ranges.size() - 1;
+    }
+    ranges += (i ? " > " : "") + site.ranges[i];
+  }
+  std::string text;
+  if (!site.file.empty()) {
+    text = Fill("site.at", {{"frame", frame(site.file, site.function)}});
+    if (!site.caller_file.empty())
+      text += Fill("site.caller", {{"frame", frame(site.caller_file, site.caller_function)}});
+    if (!ranges.empty()) text += Fill("site.in", {{"ranges", ranges}});
+  } else {
+    text = Fill("site.in_only", {{"ranges", ranges}});
+  }
+  return text + Get("site.end");
 }
 
 std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {

@@ -20,6 +20,8 @@ class FindingTexts {
   // Throws InputError if the language or any template is missing.
   static FindingTexts Load(const std::string& lang);
   std::string Render(const Trace& trace, const Finding& finding) const;
+  // Where in the program a host call was made ("Made in step (train.py), inside aten::item.").
+  std::string RenderSite(const ProgramSite& site) const;
   // One-line summary of the figures.
   std::string RenderFigures(const Trace& trace, const Figures& figures) const;
   // The note shown when an analysis only has figures (a very large run).

@@ -265,7 +265,7 @@ class KinetoReader {
     ++categories_[cat];
     bool host_call = cat == "cuda_runtime" || cat == "cuda_driver";
     bool gpu = cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset";
-    bool range = cat == "cpu_op" || cat == "user_annotation";
+    bool range = cat == "cpu_op" || cat == "user_annotation" || cat == "python_function";
     if (!host_call && !gpu && !range && cat != "cuda_sync") return;
     Span span{Micros(e, "ts", i, true), Micros(e, "dur", i, false), i};
     std::string name = Str(e, "name");
@@ -428,6 +428,8 @@ class KinetoReader {
     for (const auto& [handle, id] : event_ids_) r_.event_names[handle] = KinetoEventName(id);
     r_.notes.push_back(Note("kineto_no_args"));
     r_.notes.push_back(Note("kineto_stream_kinds"));
+    if (categories_["python_function"] > 0) r_.notes.push_back(Note("kineto_stack"));
+    else if (categories_["cpu_op"] > 0) r_.notes.push_back(Note("kineto_no_stack"));
     if (missing_sync_) r_.notes.push_back(Note("kineto_missing_sync"));
     if (root_->contains("baseTimeNanoseconds") && (*root_)["baseTimeNanoseconds"].is_number_integer()) {
       int64_t ns = (*root_)["baseTimeNanoseconds"].get<int64_t>() + static_cast<int64_t>(base_ * 1000);

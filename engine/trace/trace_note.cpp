@@ -75,6 +75,13 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
       {"kineto_stream_kinds", "CUPTI stream 7 is taken as the legacy default stream (its number on the drivers we "
                               "recorded), and other streams as non-blocking, as PyTorch creates them; the trace does "
                               "not say either"},
+      {"kineto_stack", "the trace holds the program's Python frames (with_stack=True): a finding about a host call "
+                       "names the function of the program that made it, its caller, and the PyTorch ops around "
+                       "the call. Not the line: torch.profiler gives a frame the line where it first saw it (a "
+                       "function's first line), not the line of the call"},
+      {"kineto_no_stack", "the trace holds no Python frames: profile with torch.profiler.profile(..., "
+                          "with_stack=True) and a finding about a host call names the function of the program that "
+                          "made it"},
       {"kineto_missing_sync", "some waits or stream syncs have no cuda_sync record (profile with "
                               "torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)): they are shown "
                               "as plain API calls"},

@@ -1,0 +1,51 @@
+// Where in the program a host call was made, from the ranges a trace holds around it on its
+// thread: Python frames (a torch.profiler trace taken with with_stack=True), PyTorch ops and
+// the program's own NVTX or record_function ranges. Nothing is guessed: a trace without such
+// ranges gives no site, and the findings then say nothing about it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/analysis/analyzer.h"
+#include "engine/trace/trace.h"
+
+namespace streamlab {
+
+// One frame of the program's Python, as torch.profiler names it: "file.py(42): step".
+struct SourceFrame {
+  std::string file;
+  int line = 0;
+  std::string function;
+};
+
+// A Python frame's range name parsed, or false for any other range (an op, an NVTX range).
+bool ParseSourceFrame(const std::string& range_name, SourceFrame* out);
+// A Python frame's range of any kind: a frame of a file, a built-in, an nn.Module.
+bool IsPythonRange(const std::string& range_name);
+// A frame of a library (torch, its relatives, Python's own modules), not the program's code.
+bool IsLibraryFrame(const SourceFrame& frame);
+
+// The ranges of a trace, per thread, for finding those around a time.
+class RangeIndex {
+ public:
+  explicit RangeIndex(const Trace& trace);
+  // The ranges on `thread` that enclose `at`, innermost first.
+  std::vector<const HostRange*> Enclosing(int thread, TimeNs at) const;
+
+ private:
+  struct Thread {
+    std::vector<const HostRange*> by_begin;  // by begin, longer first at one begin
+    std::vector<int> parent;                 // the innermost range around each, or -1
+  };
+  std::vector<Thread> threads_;
+};
+
+// The site of a call made at `at` on `thread`.
+ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at);
+
+// Gives each finding about a host call its site (host blocks, hidden syncs, pageable copies,
+// allocations mid-run, too-wide syncs).
+void AttachProgramSites(const Trace& trace, std::vector<Finding>& findings);
+
+}  // namespace streamlab
