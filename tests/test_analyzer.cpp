@@ -117,7 +117,7 @@ TEST(Analyzer, CriticalPathCrossesTheHostThroughItsSync) {
   EXPECT_NEAR(static_cast<double>(a.figures.critical_host[0].length), 2e6, 0.05e6);
   std::string text = FindingTexts::Load("en").RenderFigures(t, a.figures);
   EXPECT_NE(text.find("K1 -> "), std::string::npos) << text;
-  EXPECT_NE(text.find("-> host for 2.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("-> host, 2.0"), std::string::npos) << text;
 }
 
 // Launched op by op with host work between: the last kernel started on its submission, and the
@@ -135,7 +135,8 @@ TEST(Analyzer, CriticalPathNamesTheHostWhenItSetsThePace) {
   ASSERT_EQ(a.figures.critical_host.size(), 1u);
   EXPECT_GT(a.figures.critical_host[0].length * 10, a.figures.critical_span * 9);
   std::string text = FindingTexts::Load("en").RenderFigures(t, a.figures);
-  EXPECT_NE(text.find("Critical path: host for "), std::string::npos) << text;
+  EXPECT_NE(text.find("Critical path: host, "), std::string::npos) << text;
+  EXPECT_NE(text.find("until it submitted the next op"), std::string::npos) << text;
 
   ScenarioBuilder g("gpu-bound");
   Stream s1 = g.CreateStream("s1");
@@ -144,7 +145,7 @@ TEST(Analyzer, CriticalPathNamesTheHostWhenItSetsThePace) {
   Analysis ga = Analyze(gt);
   EXPECT_EQ(ga.figures.critical_path.size(), 5u);
   std::string gpu_text = FindingTexts::Load("en").RenderFigures(gt, ga.figures);
-  EXPECT_EQ(gpu_text.find("host for"), std::string::npos) << gpu_text;
+  EXPECT_EQ(gpu_text.find("until it submitted"), std::string::npos) << gpu_text;
 }
 
 TEST(Analyzer, LegacyStallOnTheRealGpu) {

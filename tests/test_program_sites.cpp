@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/analysis/analyzer.h"
+#include "engine/analysis/finding_groups.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/program_sites.h"
 #include "engine/trace/trace_json.h"
@@ -80,6 +81,17 @@ TEST(ProgramSites, TheRangesAroundACallAreFoundThroughTheNesting) {
   EXPECT_EQ(FindingTexts::Load("en").RenderSite(site),
             "Made in step (train.py), called from <module> (train.py), inside aten::item > aten::_local_scalar_dense.");
   EXPECT_EQ(FindingTexts::Load("en").RenderSite(other), "Made inside aten::mm.");
+
+  // A group says where most of its members were made, when one place made at least half.
+  Analysis a;
+  a.findings.resize(3);
+  a.findings[0].site = site, a.findings[1].site = site, a.findings[2].site = other;
+  FindingGroup g;
+  g.members = {0, 1, 2};
+  g.site = site, g.at_site = 2;
+  EXPECT_EQ(RenderGroupSite(FindingTexts::Load("en"), g).rfind("2 of the 3 were made in step (train.py)", 0), 0u);
+  g.at_site = 1;
+  EXPECT_EQ(RenderGroupSite(FindingTexts::Load("en"), g), "");
 }
 
 // loss.item() every step: each hidden sync is named as made in step(), called from the module,
@@ -98,6 +110,17 @@ TEST(ProgramSites, EachItemIsLedBackToTheFunctionThatCalledIt) {
     std::string text = FindingTexts::Load("en").Render(t, *f);
     EXPECT_NE(text.find("Made in step (item_every_step.py), called from <module>"), std::string::npos) << text;
   }
+  // One place made the whole group: said once for it.
+  bool said = false;
+  for (const FindingGroup& g : GroupFindings(t, a, false)) {
+    if (g.kind != FindingKind::kHiddenSync) continue;
+    said = true;
+    EXPECT_EQ(g.at_site, 5);
+    EXPECT_EQ(RenderGroupSite(FindingTexts::Load("en"), g),
+              "All 5 were made in step (item_every_step.py), called from <module> (item_every_step.py), inside "
+              "aten::item > aten::_local_scalar_dense.");
+  }
+  EXPECT_TRUE(said);
   // The backward pass's calls come from autograd's own thread: no Python frame, its ops only.
   bool autograd = false;
   for (const Finding* f : OfKind(a, FindingKind::kHostBlock))

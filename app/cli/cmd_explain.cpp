@@ -151,7 +151,8 @@ int CmdExplain(const ExplainCommand& cmd) {
     std::cout << "[" << texts.Get(std::string("severity.") + ToString(g.severity)) << "] "
               << RenderGroupHeader(texts, g) << "\n";
     for (size_t k = 0; k < kGroupShown; ++k) line(analysis.findings[g.members[k]], "    ");
-    std::cout << "    " << RenderGroupMore(texts, g) << "\n";
+    std::string site = RenderGroupSite(texts, g);
+    std::cout << "    " << RenderGroupMore(texts, g) << (site.empty() ? "" : " " + site) << "\n";
   }
   if (analysis.summarised_only) std::cout << texts.RenderSummarised(trace) << "\n";
   std::cout << texts.RenderFigures(trace, analysis.figures) << "\n";

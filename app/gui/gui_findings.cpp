@@ -75,6 +75,7 @@ void GuiApp::DrawFindings(float height) {
       ImGui::PushStyleColor(ImGuiCol_Text, SeverityColor(severity));
       ImGui::TextUnformatted(RenderGroupHeader(texts_, group).c_str());
       ImGui::PopStyleColor();
+      if (std::string site = RenderGroupSite(texts_, group); !site.empty()) ImGui::TextDisabled("%s", site.c_str());
       ImGui::Indent();
       for (size_t k = 0; k < kGroupShown; ++k) DrawFinding(group.members[k]);
       if (ImGui::TreeNode("more", "%s", RenderGroupMore(texts_, group).c_str())) {

@@ -35,6 +35,27 @@ TimeNs WallTime(const Trace& t, const Analysis& a, const FindingGroup& g) {
   return total;
 }
 
+bool SameSite(const ProgramSite& a, const ProgramSite& b) {
+  return a.file == b.file && a.function == b.function && a.caller_file == b.caller_file &&
+         a.caller_function == b.caller_function && a.ranges == b.ranges;
+}
+
+// The site shared by the most members (a few distinct sites are usual: one loop's lines).
+void CommonSite(const Analysis& a, FindingGroup& g) {
+  std::vector<std::pair<const ProgramSite*, int>> counts;
+  for (int m : g.members) {
+    const ProgramSite& site = a.findings[m].site;
+    if (site.empty()) continue;
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return SameSite(*c.first, site); });
+    if (it != counts.end()) ++it->second;
+    else if (counts.size() < 64) counts.push_back({&site, 1});
+  }
+  auto best = std::max_element(counts.begin(), counts.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  if (best == counts.end()) return;
+  g.site = *best->first;
+  g.at_site = best->second;
+}
+
 }  // namespace
 
 std::vector<FindingGroup> GroupFindings(const Trace& t, const Analysis& a, bool with_prompt) {
@@ -62,8 +83,10 @@ std::vector<FindingGroup> GroupFindings(const Trace& t, const Analysis& a, bool 
     g.members.push_back(static_cast<int>(i));
     g.total += f.amount;
   }
-  for (FindingGroup& g : groups)
+  for (FindingGroup& g : groups) {
     if (g.kind == FindingKind::kStartDelay || g.kind == FindingKind::kHostBlock) g.total = WallTime(t, a, g);
+    CommonSite(a, g);
+  }
   // Largest first; a group short enough to list whole keeps the analyzer's order (op order).
   for (FindingGroup& g : groups)
     if (g.members.size() > kGroupShown)
@@ -86,6 +109,14 @@ std::string RenderGroupHeader(const FindingTexts& texts, const FindingGroup& g) 
                           {"cause", cause},
                           {"call", g.kind == FindingKind::kHostBlock ? middle : ""},
                           {"shown", std::to_string(kGroupShown)}});
+}
+
+std::string RenderGroupSite(const FindingTexts& texts, const FindingGroup& g) {
+  if (g.at_site <= 0 || static_cast<size_t>(g.at_site) * 2 < g.members.size()) return "";
+  bool all = static_cast<size_t>(g.at_site) == g.members.size();
+  return texts.Fill(all ? "group.site_all" : "group.site_most", {{"n", std::to_string(g.at_site)},
+                                                                  {"of", std::to_string(g.members.size())},
+                                                                  {"site", texts.RenderSite(g.site, true)}});
 }
 
 std::string RenderGroupMore(const FindingTexts& texts, const FindingGroup& g) {

@@ -19,6 +19,9 @@ struct FindingGroup {
   // Sum of the members' amounts; for start delays and host blocks, the time in which at
   // least one member waited (their waits overlap, so a sum would overstate it).
   TimeNs total = 0;
+  // The site most of its members were made at (program_sites.h), and how many were.
+  ProgramSite site;
+  int at_site = 0;
 };
 
 // Groups in order of their first finding. Prompt starts (launch latency only) are left out
@@ -30,6 +33,9 @@ constexpr size_t kGroupShown = 3;
 
 // "12 ops started late because of an event wait, 3.40 ms in all; the three longest:".
 std::string RenderGroupHeader(const FindingTexts& texts, const FindingGroup& group);
+// "All 21 were made in step (train.py), inside aten::item.", when one place made at least
+// half of the group's members; "" otherwise.
+std::string RenderGroupSite(const FindingTexts& texts, const FindingGroup& group);
 // "... and 9 more like these."
 std::string RenderGroupMore(const FindingTexts& texts, const FindingGroup& group);
 

@@ -61,7 +61,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "site.frame", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "inferred", "unrecorded_waits",
+      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "site.frame", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.launch_bound.graphs", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
@@ -149,7 +149,7 @@ std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
   return text;
 }
 
-std::string FindingTexts::RenderSite(const ProgramSite& site) const {
+std::string FindingTexts::RenderSite(const ProgramSite& site, bool within) const {
   // No line: torch.profiler gives a frame the line where it first saw it (a function's first
   // line, or where profiling began), not the line that made the call.
   auto frame = [&](const std::string& file, const std::string& function) {
@@ -167,12 +167,12 @@ std::string FindingTexts::RenderSite(const ProgramSite& site) const {
   }
   std::string text;
   if (!site.file.empty()) {
-    text = Fill("site.at", {{"frame", frame(site.file, site.function)}});
+    text = Fill(within ? "site.at_within" : "site.at", {{"frame", frame(site.file, site.function)}});
     if (!site.caller_file.empty())
       text += Fill("site.caller", {{"frame", frame(site.caller_file, site.caller_function)}});
     if (!ranges.empty()) text += Fill("site.in", {{"ranges", ranges}});
   } else {
-    text = Fill("site.in_only", {{"ranges", ranges}});
+    text = Fill(within ? "site.in_only_within" : "site.in_only", {{"ranges", ranges}});
   }
   return text + Get("site.end");
 }

@@ -21,7 +21,8 @@ class FindingTexts {
   static FindingTexts Load(const std::string& lang);
   std::string Render(const Trace& trace, const Finding& finding) const;
   // Where in the program a host call was made ("Made in step (train.py), inside aten::item.").
-  std::string RenderSite(const ProgramSite& site) const;
+  // `within`: the words to go on a sentence ("made in ...", for a group's header).
+  std::string RenderSite(const ProgramSite& site, bool within = false) const;
   // One-line summary of the figures.
   std::string RenderFigures(const Trace& trace, const Figures& figures) const;
   // The note shown when an analysis only has figures (a very large run).

@@ -44,6 +44,7 @@ void Exercise(const Trace& t) {
   for (const FindingGroup& g : GroupFindings(t, a, true)) {
     (void)RenderGroupHeader(Texts(), g);
     (void)RenderGroupMore(Texts(), g);
+    (void)RenderGroupSite(Texts(), g);
   }
   (void)ScenarioAsCuda(t.scenario);
   (void)ScenarioAsPyTorch(t.scenario);
