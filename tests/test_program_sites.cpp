@@ -74,6 +74,13 @@ TEST(ProgramSites, TheRangesAroundACallAreFoundThroughTheNesting) {
   // Outside every op of the step; at a range's end it is over.
   EXPECT_EQ(SiteOf(index, 0, 950).function, "<module>");
   EXPECT_TRUE(SiteOf(index, 0, 1000).empty());
+  // A trace file may name any thread: looked up, never allocated for.
+  Trace odd;
+  odd.ranges = {{2147483647, "far", 0, 10}, {-5, "negative", 0, 10}};
+  RangeIndex odd_index(odd);
+  EXPECT_EQ(SiteOf(odd_index, 2147483647, 5).ranges, std::vector<std::string>{"far"});
+  EXPECT_EQ(SiteOf(odd_index, -5, 5).ranges, std::vector<std::string>{"negative"});
+  EXPECT_TRUE(SiteOf(odd_index, 0, 5).empty());
   // NVTX-like ranges only: no frame, the ranges outermost first.
   ProgramSite other = SiteOf(index, 1, 5);
   EXPECT_TRUE(other.file.empty());

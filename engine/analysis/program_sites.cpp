@@ -58,12 +58,8 @@ bool IsPythonRange(const std::string& name) {
 bool IsLibraryFrame(const SourceFrame& frame) { return LibraryPath(frame.file); }
 
 RangeIndex::RangeIndex(const Trace& trace) {
-  for (const HostRange& r : trace.ranges) {
-    if (r.thread < 0) continue;
-    if (static_cast<size_t>(r.thread) >= threads_.size()) threads_.resize(static_cast<size_t>(r.thread) + 1);
-    threads_[static_cast<size_t>(r.thread)].by_begin.push_back(&r);
-  }
-  for (Thread& th : threads_) {
+  for (const HostRange& r : trace.ranges) threads_[r.thread].by_begin.push_back(&r);
+  for (auto& [thread, th] : threads_) {
     std::stable_sort(th.by_begin.begin(), th.by_begin.end(), [](const HostRange* a, const HostRange* b) {
       return a->begin != b->begin ? a->begin < b->begin : a->end > b->end;
     });
@@ -81,8 +77,9 @@ RangeIndex::RangeIndex(const Trace& trace) {
 
 std::vector<const HostRange*> RangeIndex::Enclosing(int thread, TimeNs at) const {
   std::vector<const HostRange*> out;
-  if (thread < 0 || static_cast<size_t>(thread) >= threads_.size()) return out;
-  const Thread& th = threads_[static_cast<size_t>(thread)];
+  auto found = threads_.find(thread);
+  if (found == threads_.end()) return out;
+  const Thread& th = found->second;
   // The last range begun by `at`; every range around `at` is it or one it is nested in.
   auto after = std::upper_bound(th.by_begin.begin(), th.by_begin.end(), at,
                                 [](TimeNs t, const HostRange* r) { return t < r->begin; });

@@ -4,6 +4,7 @@
 // ranges gives no site, and the findings then say nothing about it.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ class RangeIndex {
     std::vector<const HostRange*> by_begin;  // by begin, longer first at one begin
     std::vector<int> parent;                 // the innermost range around each, or -1
   };
-  std::vector<Thread> threads_;
+  std::map<int, Thread> threads_;  // by thread: a trace file may name any thread number
 };
 
 // The site of a call made at `at` on `thread`.
