@@ -120,6 +120,29 @@ TEST(Analyzer, CriticalPathCrossesTheHostThroughItsSync) {
   EXPECT_NE(text.find("-> host, 2.0"), std::string::npos) << text;
 }
 
+// Another thread submitted the last op after the main thread's sync (as PyTorch's autograd
+// thread does): the path goes through that sync, and says the link between threads is inferred.
+TEST(Analyzer, CriticalPathAcrossThreadsSaysTheLinkIsInferred) {
+  ScenarioBuilder b("two threads");
+  Stream s1 = b.CreateStream("s1");
+  Stream s2 = b.CreateStream("s2");
+  s1.Launch("K1", Spin(Us(500)));
+  int sync = b.host().SyncDevice();
+  b.OnThread(1);
+  b.host().Work("autograd", Us(2000));
+  s2.Launch("K2", Spin(Us(100)));
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  EXPECT_EQ(a.figures.critical_path, (std::vector<int>{OpId(t, "K1"), sync, OpId(t, "K2")}));
+  ASSERT_EQ(a.figures.critical_host.size(), 1u);
+  EXPECT_EQ(a.figures.critical_host[0].thread, 1);
+  EXPECT_EQ(a.figures.critical_host[0].from_thread, 0);
+  std::string text = FindingTexts::Load("en").RenderFigures(t, a.figures);
+  EXPECT_NE(text.find("-> host 1, 1.5"), std::string::npos) << text;
+  EXPECT_NE(text.find("after host's call until it submitted the next op"), std::string::npos) << text;
+  EXPECT_NE(text.find("that it waited for host is inferred"), std::string::npos) << text;
+}
+
 // Launched op by op with host work between: the last kernel started on its submission, and the
 // host's pace is nearly the whole path; a GPU-bound chain has no host stretch worth naming.
 TEST(Analyzer, CriticalPathNamesTheHostWhenItSetsThePace) {

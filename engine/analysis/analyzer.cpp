@@ -3,6 +3,7 @@
 #include "engine/analysis/analyzer.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -62,8 +63,10 @@ TimeNs FirstGpuSubmission(const AnalysisContext& ctx) {
 
 // Walks back from the op that ended last along each op's deciding cause. Where that runs out
 // (an op that started as soon as it was submitted, or a host call that waited for no GPU
-// work), its host thread set the pace: the path goes on through the last call on that thread
-// that waited for the GPU, and the host's time in between is a stretch of the path.
+// work), the host set the pace: the path goes on through the last call of the process that
+// waited for the GPU and had returned by then, and the host's time in between is a stretch of
+// the path. That call is most often on the same thread; on another (PyTorch's autograd thread
+// submits the backward pass after the main thread's sync) the link is inferred.
 void FindCriticalPath(const AnalysisContext& ctx, const std::vector<Finding>& findings, Figures& fig) {
   std::map<int, const Finding*> delay_of, block_of;
   std::map<int, int> held_by;  // collective part -> the late rank's part it waited for
@@ -84,6 +87,20 @@ void FindCriticalPath(const AnalysisContext& ctx, const std::vector<Finding>& fi
     auto b = block_of.find(call);
     return b != block_of.end() && !b->second->because.empty();
   };
+  // Calls that waited for the GPU, by the time they returned.
+  std::vector<std::pair<TimeNs, int>> syncs;
+  for (const auto& [call, f] : block_of)
+    if (!f->because.empty()) syncs.push_back({ctx.rec(call).ret, call});
+  std::sort(syncs.begin(), syncs.end());
+  auto last_sync_before = [&](int op, TimeNs at) {
+    int process = ProcessOfThread(ctx.s, ctx.op(op).thread);
+    auto it = std::upper_bound(syncs.begin(), syncs.end(), std::make_pair(at, std::numeric_limits<int>::max()));
+    while (it != syncs.begin()) {
+      --it;
+      if (it->second != op && ProcessOfThread(ctx.s, ctx.op(it->second).thread) == process) return it->second;
+    }
+    return -1;
+  };
   std::vector<int>& path = fig.critical_path;
   std::set<int> seen;
   for (int op = last; op >= 0 && seen.insert(op).second;) {
@@ -99,12 +116,12 @@ void FindCriticalPath(const AnalysisContext& ctx, const std::vector<Finding>& fi
     } else if (waited_for_gpu(op)) {
       next = block_of[op]->because.front();
     } else {
-      // Paced by the host: back to the thread's last call that waited for the GPU.
+      // Paced by the host: back to the process's last call that waited for the GPU.
       TimeNs submitted = ctx.rec(op).submit;
-      int sync = ctx.blocking_before[op];
-      while (sync >= 0 && !waited_for_gpu(sync)) sync = ctx.blocking_before[sync];
+      int sync = last_sync_before(op, submitted);
       TimeNs from = sync >= 0 ? ctx.rec(sync).ret : std::min(origin, submitted);
-      if (submitted - from > ctx.slack) fig.critical_host.push_back({op, ctx.op(op).thread, submitted - from});
+      if (submitted - from > ctx.slack)
+        fig.critical_host.push_back({op, ctx.op(op).thread, submitted - from, sync >= 0 ? ctx.op(sync).thread : -1});
       next = sync;
     }
     op = next;

@@ -132,12 +132,13 @@ struct Figures {
   std::vector<LaneOverlap> overlaps;
   std::vector<int> critical_path;  // ops, first to last
   // Host time on the critical path: an op on it that started as soon as it was submitted was
-  // paced by its host thread, from the host sync before it that waited for the GPU (the path's
+  // paced by the host, from the process's last call that waited for the GPU (the path's
   // previous op) or from the first submission of GPU work. Only stretches longer than the slack.
   struct HostStretch {
     int before = -1;  // the path op the thread then submitted
     int thread = 0;
     TimeNs length = 0;
+    int from_thread = -1;  // the thread of the call it began after (-1: the first submission)
   };
   std::vector<HostStretch> critical_host;
   TimeNs critical_span = 0;  // the first submission of GPU work to the path's last end

@@ -61,7 +61,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "site.frame", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
+      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "site.frame", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.launch_bound.graphs", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
@@ -406,9 +406,13 @@ std::string FindingTexts::RenderFigures(const Trace& t, const Figures& fig) cons
   auto stretch_text = [&](int op) -> std::string {
     auto h = stretch_before.find(op);
     if (h == stretch_before.end()) return "";
-    int thread = h->second->thread;
-    return Fill("critical_path.host",
-                {{"thread", thread >= 0 && thread < static_cast<int>(lanes.size()) ? lanes[thread].name : "host"},
+    auto lane = [&](int thread) { return thread >= 0 && thread < static_cast<int>(lanes.size()) ? lanes[thread].name : "host"; };
+    // After another thread's sync the link is inferred: the trace does not say that one
+    // thread's call made another submit (autograd's thread after the main thread's).
+    bool other = h->second->from_thread >= 0 && h->second->from_thread != h->second->thread;
+    return Fill(other ? "critical_path.host_other" : "critical_path.host",
+                {{"thread", lane(h->second->thread)},
+                 {"from", lane(h->second->from_thread)},
                  {"time", FormatDuration(h->second->length)},
                  {"share", FormatPercent(static_cast<double>(h->second->length) /
                                          static_cast<double>(fig.critical_span))}});
