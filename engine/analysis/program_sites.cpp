@@ -29,12 +29,6 @@ bool LibraryPath(std::string_view file) {
   return false;
 }
 
-SourceFrame FrameOf(const HostRange& range) {
-  SourceFrame frame;
-  ParseSourceFrame(range.name, &frame);
-  return frame;
-}
-
 }  // namespace
 
 bool ParseSourceFrame(const std::string& name, SourceFrame* out) {
