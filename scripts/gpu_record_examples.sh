@@ -81,6 +81,22 @@ for forget in "" --forget-node; do
     --second-instance $forget >"$out/rec/$name.log" 2>&1
   echo "$name: record exit $?" >>"$out/summary.txt"
 done
+# GradScaler.step's read of found_inf, and none with AdamW(fused=True); with Python frames.
+for fused in "" --fused; do
+  name=grad_scaler_step${fused:+_fused}
+  "$cli" record --out "$out/rec/$name.json" -- python3 examples/pytorch/grad_scaler_step.py $fused >"$out/rec/$name.log" 2>&1
+  echo "$name: record exit $?" >>"$out/summary.txt"
+  "$cli" explain "$out/rec/$name.json" >"$out/rec/$name.explain.txt" 2>&1
+done
+STREAMLAB_KINETO_STACK=1 STREAMLAB_KINETO_OUT="$out/kineto/grad_scaler_step_stack.json" \
+  python3 examples/pytorch/grad_scaler_step.py >"$out/kineto/grad_scaler_step_stack.log" 2>&1
+# A training loop whose host makes every batch (--workers 0), small enough for a fixture: its
+# profiler range recorded with every PyTorch op as an NVTX range (emit_nvtx).
+STREAMLAB_STEPS=2 STREAMLAB_PROFILER_RANGE=1 STREAMLAB_EMIT_NVTX=1 "$cli" record --capture-range cudaProfilerApi \
+  --out "$out/rec/training_loop_nvtx.json" -- python3 examples/pytorch/training_loop.py --workers 0 --layers 1 \
+  --batch 32 --log-every 10 >"$out/rec/training_loop_nvtx.log" 2>&1
+echo "training_loop_nvtx: record exit $?" >>"$out/summary.txt"
+"$cli" explain "$out/rec/training_loop_nvtx.json" >"$out/rec/training_loop_nvtx.explain.txt" 2>&1
 "$cli" record --out "$out/rec/nothing.json" -- python3 -c "print('no cuda')" >>"$out/summary.txt" 2>&1
 echo "no-cuda program: record exit $?" >>"$out/summary.txt"
 STREAMLAB_STEPS=5 STREAMLAB_KINETO_OUT="$out/kineto/resnet50_amp.json" python3 examples/pytorch/resnet50_amp.py >"$out/kineto/resnet50_amp.log" 2>&1

@@ -42,10 +42,21 @@ def maybe_profiled():
     """torch.profiler around the body when STREAMLAB_KINETO_OUT names a file, with the
     cuda_sync events (stream waits, syncs) that StreamLab's importer uses; with
     STREAMLAB_KINETO_STACK=1 also the Python call stack (with_stack=True), from which
-    `explain` names the line of the program that made each blocking call."""
+    `explain` names the line of the program that made each blocking call.
+
+    Without STREAMLAB_KINETO_OUT: STREAMLAB_PROFILER_RANGE=1 wraps the body in
+    torch.cuda.profiler.profile() (cudaProfilerStart/Stop), and STREAMLAB_EMIT_NVTX=1 in
+    torch.autograd.profiler.emit_nvtx(), which makes every PyTorch op an NVTX range."""
     out = os.environ.get("STREAMLAB_KINETO_OUT")
     if not out:
-        yield
+        with contextlib.ExitStack() as stack:
+            if os.environ.get("STREAMLAB_PROFILER_RANGE") == "1":
+                # The range `streamlab-cli record --capture-range cudaProfilerApi` records.
+                stack.enter_context(torch.cuda.profiler.profile())
+            if os.environ.get("STREAMLAB_EMIT_NVTX") == "1":
+                # Every PyTorch op and record_function as an NVTX range, which a recording keeps.
+                stack.enter_context(torch.autograd.profiler.emit_nvtx())
+            yield
         return
     from torch.profiler import ProfilerActivity, profile
     config = torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)
