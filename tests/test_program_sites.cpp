@@ -86,7 +86,8 @@ TEST(ProgramSites, TheRangesAroundACallAreFoundThroughTheNesting) {
   EXPECT_TRUE(other.file.empty());
   EXPECT_EQ(other.ranges, std::vector<std::string>{"aten::mm"});
   EXPECT_EQ(FindingTexts::Load("en").RenderSite(site),
-            "Made in step (train.py), called from <module> (train.py), inside aten::item > aten::_local_scalar_dense.");
+            "Made in step (train.py), called from <module> (train.py), by way of _call_impl "
+            "(torch/nn/modules/module.py), inside aten::item > aten::_local_scalar_dense.");
   EXPECT_EQ(FindingTexts::Load("en").RenderSite(other), "Made inside aten::mm.");
 
   // A group says where most of its members were made, when one place made at least half.

@@ -37,6 +37,17 @@ Trace TraceFor(const ExplainCommand& cmd) {
 
 Json IdsToJson(const std::vector<int>& ids) { return Json(ids); }
 
+// `first_line`: the line torch.profiler gave the frame (its first line), not the call's.
+Json SiteJson(const ProgramSite& s) {
+  Json site{{"ranges", s.ranges}};
+  if (!s.file.empty()) site.update({{"file", s.file}, {"first_line", s.line}, {"function", s.function}});
+  if (!s.caller_file.empty()) site["caller"] = {{"file", s.caller_file}, {"first_line", s.caller_line}, {"function", s.caller_function}};
+  if (!s.via_file.empty()) site["via"] = {{"file", s.via_file}, {"function", s.via_function}};
+  if (!s.inner_file.empty()) site["inner"] = {{"file", s.inner_file}, {"function", s.inner_function}};
+  if (!s.caller_via_file.empty()) site["caller_via"] = {{"file", s.caller_via_file}, {"function", s.caller_via_function}};
+  return site;
+}
+
 Json IdleByCause(const Figures& fig) {
   Json out = Json::object();
   for (int c = 0; c < kIdleCauseCount; ++c) out[ToString(static_cast<IdleCause>(c))] = fig.idle_by_cause[c];
@@ -73,14 +84,12 @@ int CmdExplain(const ExplainCommand& cmd) {
         findings.back()["gaps"] = f.count;
         findings.back()["share"] = f.fraction;
       }
-      if (!f.site.empty()) {
-        // `first_line`: the line torch.profiler gave the frame (its first line), not the call's.
-        Json site{{"ranges", f.site.ranges}};
-        if (!f.site.file.empty())
-          site.update({{"file", f.site.file}, {"first_line", f.site.line}, {"function", f.site.function}});
-        if (!f.site.caller_file.empty())
-          site["caller"] = {{"file", f.site.caller_file}, {"first_line", f.site.caller_line}, {"function", f.site.caller_function}};
-        findings.back()["site"] = site;
+      if (!f.site.empty()) findings.back()["site"] = SiteJson(f.site);
+      if (!f.places.empty()) {
+        Json places = Json::array();
+        for (const HostPlace& p : f.places) places.push_back({{"site", SiteJson(p.site)}, {"time_ns", p.time}});
+        findings.back()["host_places"] = places;
+        findings.back()["host_places_of_ns"] = f.places_of;
       }
       if (f.kind == FindingKind::kAddressRace) {
         findings.back()["address"] = FormatAddress(f.address);

@@ -120,8 +120,12 @@ void FindCriticalPath(const AnalysisContext& ctx, const std::vector<Finding>& fi
       TimeNs submitted = ctx.rec(op).submit;
       int sync = last_sync_before(op, submitted);
       TimeNs from = sync >= 0 ? ctx.rec(sync).ret : std::min(origin, submitted);
-      if (submitted - from > ctx.slack)
-        fig.critical_host.push_back({op, ctx.op(op).thread, submitted - from, sync >= 0 ? ctx.op(sync).thread : -1});
+      if (submitted - from > ctx.slack) {
+        Figures::HostStretch stretch;
+        stretch.before = op, stretch.thread = ctx.op(op).thread, stretch.length = submitted - from;
+        stretch.from_thread = sync >= 0 ? ctx.op(sync).thread : -1;
+        fig.critical_host.push_back(stretch);
+      }
       next = sync;
     }
     op = next;
@@ -206,7 +210,7 @@ Analysis Analyze(const Trace& trace) {
     f.fraction = o.fraction;
     a.findings.push_back(f);
   }
-  AttachProgramSites(trace, a.findings);
+  AttachProgramSites(trace, a.figures, a.findings);
   return a;
 }
 

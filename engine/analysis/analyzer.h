@@ -73,7 +73,24 @@ struct ProgramSite {
   int caller_line = 0;
   std::string caller_function;
   std::vector<std::string> ranges;  // outermost first
+  // The library call the program's frame made on the way (torch's GradScaler.step for a read
+  // inside it), and the innermost library function reached when it is another; how many
+  // library frames lay between the two (not counting either).
+  std::string via_file, via_function;
+  std::string inner_file, inner_function;
+  int via_depth = 0;
+  // The library call through which the caller reached the frame, when a library called the
+  // program back (a Dataset's __getitem__ from the DataLoader's __next__, a forward from
+  // nn.Module's _call_impl).
+  std::string caller_via_file, caller_via_function;
   bool empty() const { return file.empty() && ranges.empty(); }
+};
+
+// Where a host thread was for part of a stretch the GPU waited on it (its own work), from the
+// ranges around it, and for how long.
+struct HostPlace {
+  ProgramSite site;
+  TimeNs time = 0;
 };
 
 struct Finding {
@@ -103,6 +120,10 @@ struct Finding {
   int next_to_graphs = 0;  // kGpuIdle: gaps that began or ended at work replayed from a CUDA graph
   uint64_t address = 0;  // kAddressRace: the device address both ops were handed
   ProgramSite site;      // host-call findings: where in the program the call was made
+  // kGpuIdle for the host's own work: where the host was in the gaps (the largest places,
+  // largest first), out of `places_of` of gap time looked at.
+  std::vector<HostPlace> places;
+  TimeNs places_of = 0;
 };
 
 // One interval in which a device ran nothing though work was still to come.
@@ -139,6 +160,10 @@ struct Figures {
     int thread = 0;
     TimeNs length = 0;
     int from_thread = -1;  // the thread of the call it began after (-1: the first submission)
+    // Where the thread was for most of it, from the trace's ranges (program_sites.h), and how
+    // long; for the stretches the path's text names (a tenth of the run or more).
+    ProgramSite place;
+    TimeNs place_time = 0;
   };
   std::vector<HostStretch> critical_host;
   TimeNs critical_span = 0;  // the first submission of GPU work to the path's last end

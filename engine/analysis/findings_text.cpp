@@ -1,6 +1,8 @@
 // Rendering findings from templates: pick the template for the finding, fill its {vars}.
 #include "engine/analysis/findings_text.h"
 
+#include "engine/analysis/program_sites.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -61,7 +63,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "site.frame", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
+      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "critical_path.place", "site.frame", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "site.via", "site.caller_via", "site.at_place", "site.in_only_place", "places", "places.item", "places.separator", "advice.grad_scaler", "advice.dataloader", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.launch_bound.graphs", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
@@ -120,6 +122,9 @@ std::string FindingTexts::RenderNote(const TraceNote& note) const {
 std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
   std::string text = RenderBody(t, f);
   if (!f.site.empty()) text += " " + RenderSite(f.site);
+  // Said once, with the read itself (the sync inside it is a finding of its own).
+  if (f.kind == FindingKind::kHiddenSync && IsGradScalerOverflowRead(f.site)) text += " " + Get("advice.grad_scaler");
+  if (!f.places.empty()) text += " " + RenderPlaces(f);
   if (f.kind == FindingKind::kDataRace || f.kind == FindingKind::kOverlap || f.kind == FindingKind::kWrongResult ||
       f.kind == FindingKind::kGpuIdle || f.kind == FindingKind::kAddressRace)
     return text;
@@ -150,6 +155,11 @@ std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
 }
 
 std::string FindingTexts::RenderSite(const ProgramSite& site, bool within) const {
+  return SiteWords(site, within ? "site.at_within" : "site.at", within ? "site.in_only_within" : "site.in_only") +
+         Get("site.end");
+}
+
+std::string FindingTexts::SiteWords(const ProgramSite& site, const char* at_key, const char* in_only_key) const {
   // No line: torch.profiler gives a frame the line where it first saw it (a function's first
   // line, or where profiling began), not the line that made the call.
   auto frame = [&](const std::string& file, const std::string& function) {
@@ -165,16 +175,41 @@ std::string FindingTexts::RenderSite(const ProgramSite& site, bool within) const
     }
     ranges += (i ? " > " : "") + site.ranges[i];
   }
-  std::string text;
-  if (!site.file.empty()) {
-    text = Fill(within ? "site.at_within" : "site.at", {{"frame", frame(site.file, site.function)}});
-    if (!site.caller_file.empty())
-      text += Fill("site.caller", {{"frame", frame(site.caller_file, site.caller_function)}});
-    if (!ranges.empty()) text += Fill("site.in", {{"ranges", ranges}});
-  } else {
-    text = Fill(within ? "site.in_only_within" : "site.in_only", {{"ranges", ranges}});
+  if (site.file.empty()) return Fill(in_only_key, {{"ranges", ranges}});
+  std::string text = Fill(at_key, {{"frame", frame(site.file, site.function)}});
+  if (!site.caller_file.empty())
+    text += site.caller_via_file.empty()
+                ? Fill("site.caller", {{"frame", frame(site.caller_file, site.caller_function)}})
+                : Fill("site.caller_via", {{"frame", frame(site.caller_file, site.caller_function)},
+                                           {"via", frame(site.caller_via_file, site.caller_via_function)}});
+  if (!site.via_file.empty()) {
+    // "step > _maybe_opt_step (torch/amp/grad_scaler.py)": the call the program made and the
+    // library function it led to, the file said once when both are in it.
+    std::string frames = frame(site.via_file, site.via_function);
+    if (!site.inner_file.empty()) {
+      std::string link = site.via_depth > 0 ? " > ... > " : " > ";
+      frames = site.inner_file == site.via_file
+                   ? frame(site.via_file, site.via_function + link + site.inner_function)
+                   : frames + link + frame(site.inner_file, site.inner_function);
+    }
+    text += Fill("site.via", {{"frames", frames}});
   }
-  return text + Get("site.end");
+  if (!ranges.empty()) text += Fill("site.in", {{"ranges", ranges}});
+  return text;
+}
+
+std::string FindingTexts::RenderPlaces(const Finding& f) const {
+  if (f.places.empty() || f.places_of <= 0) return "";
+  std::string list;
+  for (const HostPlace& p : f.places) {
+    double share = static_cast<double>(p.time) / static_cast<double>(f.places_of);
+    list += (list.empty() ? "" : Get("places.separator")) +
+            Fill("places.item", {{"share", FormatPercent(share)}, {"place", SiteWords(p.site, "site.at_place", "site.in_only_place")}});
+  }
+  std::string text = Fill("places", {{"list", list}});
+  if (std::any_of(f.places.begin(), f.places.end(), [](const HostPlace& p) { return IsDataLoaderPlace(p.site); }))
+    text += " " + Get("advice.dataloader");
+  return text;
 }
 
 std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
@@ -410,12 +445,18 @@ std::string FindingTexts::RenderFigures(const Trace& t, const Figures& fig) cons
     // After another thread's sync the link is inferred: the trace does not say that one
     // thread's call made another submit (autograd's thread after the main thread's).
     bool other = h->second->from_thread >= 0 && h->second->from_thread != h->second->thread;
+    std::string place;
+    if (!h->second->place.empty())
+      place = Fill("critical_path.place",
+                   {{"share", FormatPercent(static_cast<double>(h->second->place_time) / static_cast<double>(h->second->length))},
+                    {"place", SiteWords(h->second->place, "site.at_place", "site.in_only_place")}});
     return Fill(other ? "critical_path.host_other" : "critical_path.host",
                 {{"thread", lane(h->second->thread)},
                  {"from", lane(h->second->from_thread)},
                  {"time", FormatDuration(h->second->length)},
                  {"share", FormatPercent(static_cast<double>(h->second->length) /
-                                         static_cast<double>(fig.critical_span))}});
+                                         static_cast<double>(fig.critical_span))},
+                 {"place", place}});
   };
   // A long path (thousands of ops in a recorded program) is shown by its ends and a count:
   // one line of text must stay readable (and drawable: the GUI draws a text in one go), and

@@ -38,6 +38,10 @@ class FindingTexts {
 
  private:
   std::string RenderBody(const Trace& trace, const Finding& finding) const;
+  // A site's words from the template `at_key` ("Made in {frame}") on, without the full stop.
+  std::string SiteWords(const ProgramSite& site, const char* at_key, const char* in_only_key) const;
+  // "Where the host was in these gaps: 78% in step (train.py), ...; 12% in ...".
+  std::string RenderPlaces(const Finding& finding) const;
   std::string RenderIdle(const Figures& figures) const;
   std::map<std::string, std::string> templates_;
   std::string lang_;

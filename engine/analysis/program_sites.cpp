@@ -51,6 +51,28 @@ bool IsPythonRange(const std::string& name) {
 
 bool IsLibraryFrame(const SourceFrame& frame) { return LibraryPath(frame.file); }
 
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+// torch.amp.GradScaler (torch/amp/grad_scaler.py; torch/cuda/amp/ before torch 2.3).
+bool IsGradScalerOverflowRead(const ProgramSite& site) {
+  bool in_scaler = EndsWith(site.via_file, "amp/grad_scaler.py") || EndsWith(site.inner_file, "amp/grad_scaler.py");
+  return in_scaler && (site.inner_function == "_maybe_opt_step" || site.via_function == "_maybe_opt_step");
+}
+
+bool IsDataLoaderPlace(const ProgramSite& site) {
+  constexpr std::string_view kLoader = "torch/utils/data/";
+  auto in_loader = [&](const std::string& file) { return file.find(kLoader) != std::string::npos; };
+  if (in_loader(site.via_file) || in_loader(site.caller_via_file)) return true;
+  return std::any_of(site.ranges.begin(), site.ranges.end(),
+                     [](const std::string& r) { return StartsWith(r, "enumerate(DataLoader)#"); });
+}
+
 RangeIndex::RangeIndex(const Trace& trace) {
   for (const HostRange& r : trace.ranges) threads_[r.thread].by_begin.push_back(&r);
   for (auto& [thread, th] : threads_) {
@@ -83,16 +105,50 @@ std::vector<const HostRange*> RangeIndex::Enclosing(int thread, TimeNs at) const
   return out;
 }
 
+std::vector<TimeNs> RangeIndex::Boundaries(int thread, TimeNs from, TimeNs to, size_t limit) const {
+  std::vector<TimeNs> out{from, to};
+  auto found = threads_.find(thread);
+  if (found == threads_.end() || to <= from) return out;
+  const Thread& th = found->second;
+  for (const HostRange* r : Enclosing(thread, from))
+    if (r->end < to) out.push_back(r->end);
+  auto begun = std::upper_bound(th.by_begin.begin(), th.by_begin.end(), from,
+                                [](TimeNs t, const HostRange* r) { return t < r->begin; });
+  for (auto it = begun; it != th.by_begin.end() && (*it)->begin < to; ++it) {
+    if (out.size() > limit) return {};
+    out.push_back((*it)->begin);
+    if ((*it)->end < to) out.push_back((*it)->end);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at) {
   ProgramSite site;
   std::vector<std::string> inside;  // innermost first
+  int library_frames = 0, inner_at = 0;  // library frames seen (innermost first); the inner one's count
   for (const HostRange* r : index.Enclosing(thread, at)) {
     if (!IsPythonRange(r->name)) {
       if (site.file.empty()) inside.push_back(r->name);
       continue;
     }
     SourceFrame frame;
-    if (!ParseSourceFrame(r->name, &frame) || IsLibraryFrame(frame)) continue;
+    if (!ParseSourceFrame(r->name, &frame)) continue;
+    if (IsLibraryFrame(frame)) {
+      // Library frames inside the program's own: the outermost is the call the program made;
+      // the innermost with a name of its own (not a <genexpr> or <lambda>) is where it led.
+      // Between the program's frame and its caller: the library that called the program back.
+      if (!site.file.empty()) {
+        site.caller_via_file = frame.file, site.caller_via_function = frame.function;
+        continue;
+      }
+      ++library_frames;
+      site.via_file = frame.file, site.via_function = frame.function;
+      if (site.inner_file.empty() && !StartsWith(frame.function, "<"))
+        site.inner_file = frame.file, site.inner_function = frame.function, inner_at = library_frames;
+      continue;
+    }
     if (site.file.empty()) {
       site.file = frame.file, site.line = frame.line, site.function = frame.function;
       continue;
@@ -100,13 +156,129 @@ ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at) {
     site.caller_file = frame.file, site.caller_line = frame.line, site.caller_function = frame.function;
     break;
   }
+  // Library frames with no program frame around them (a thread of torch's own) are not a call
+  // the program made; with no caller, nothing called the program back.
+  if (site.file.empty()) site.via_file.clear(), site.via_function.clear();
+  if (site.caller_file.empty()) site.caller_via_file.clear(), site.caller_via_function.clear();
+  if (site.via_file.empty() || (site.inner_file == site.via_file && site.inner_function == site.via_function))
+    site.inner_file.clear(), site.inner_function.clear();
+  site.via_depth = site.inner_file.empty() ? 0 : library_frames - inner_at - 1;
   site.ranges.assign(inside.rbegin(), inside.rend());
   return site;
 }
 
-void AttachProgramSites(const Trace& trace, std::vector<Finding>& findings) {
+namespace {
+
+// A range the profiler opens around each step of a schedule (ProfilerStep#12) says nothing
+// about where the host was, and would make every step a place of its own.
+bool IsStepMarker(const std::string& name) {
+  return StartsWith(name, "ProfilerStep#");
+}
+
+// The place the host was at `at`, coarse enough that a stretch of Python adds up: the
+// program's frame and the library call it made; with no frame of the program around, the
+// outermost range without its detail ("autograd::engine::evaluate_function" for each backward
+// op's "autograd::engine::evaluate_function: AddmmBackward0").
+ProgramSite PlaceOf(const RangeIndex& index, int thread, TimeNs at) {
+  ProgramSite site = SiteOf(index, thread, at);
+  site.inner_file.clear(), site.inner_function.clear();
+  site.via_depth = 0;
+  // The caller says who called back into the program; "called from <module>" says nothing.
+  site.line = site.caller_line = 0;
+  if (site.caller_via_file.empty() && site.caller_function == "<module>") site.caller_file.clear(), site.caller_function.clear();
+  auto kept = std::find_if(site.ranges.begin(), site.ranges.end(), [](const std::string& r) { return !IsStepMarker(r); });
+  std::string outermost = kept == site.ranges.end() ? "" : kept->substr(0, kept->find(": "));
+  site.ranges.clear();
+  if (site.file.empty() && !outermost.empty()) site.ranges.push_back(outermost);
+  return site;
+}
+
+std::string PlaceKey(const ProgramSite& s) {
+  std::string key = s.file + '\n' + s.function + '\n' + s.caller_file + '\n' + s.caller_function + '\n' +
+                    s.caller_via_file + '\n' + s.caller_via_function + '\n' + s.via_file + '\n' + s.via_function;
+  for (const std::string& r : s.ranges) key += '\n' + r;
+  return key;
+}
+
+// Sums the time a thread spent at each place over stretches of its time.
+class PlaceTally {
+ public:
+  explicit PlaceTally(const RangeIndex& index) : index_(index) {}
+
+  void Add(int thread, TimeNs from, TimeNs to) {
+    if (to <= from) return;
+    total_ += to - from;
+    // Between two boundaries of the ranges the place is one; a stretch crossing very many
+    // (a Python loop's frames) is looked at in 1 024 even slices instead.
+    constexpr size_t kLimit = 256, kSlices = 1024;
+    std::vector<TimeNs> cuts = index_.Boundaries(thread, from, to, kLimit);
+    if (cuts.empty())
+      for (size_t i = 0; i <= kSlices; ++i)
+        cuts.push_back(from + static_cast<TimeNs>(static_cast<double>(to - from) * static_cast<double>(i) / kSlices));
+    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+      ProgramSite site = PlaceOf(index_, thread, cuts[i] + (cuts[i + 1] - cuts[i]) / 2);
+      if (site.empty()) continue;
+      auto [it, fresh] = by_key_.emplace(PlaceKey(site), places_.size());
+      if (fresh) places_.push_back({site, 0});
+      places_[it->second].time += cuts[i + 1] - cuts[i];
+    }
+  }
+
+  // The places with at least `min_share` of the time, largest first, at most `most`.
+  std::vector<HostPlace> Largest(double min_share, size_t most) const {
+    std::vector<HostPlace> out;
+    for (const HostPlace& p : places_)
+      if (static_cast<double>(p.time) >= min_share * static_cast<double>(total_)) out.push_back(p);
+    std::stable_sort(out.begin(), out.end(), [](const HostPlace& a, const HostPlace& b) { return a.time > b.time; });
+    if (out.size() > most) out.resize(most);
+    return out;
+  }
+  TimeNs total() const { return total_; }
+
+ private:
+  const RangeIndex& index_;
+  std::map<std::string, size_t> by_key_;
+  std::vector<HostPlace> places_;
+  TimeNs total_ = 0;
+};
+
+// The GPU sat idle while the host did its own work: where was the host thread that submitted
+// the work that ended each gap, from the gap's start to that submission?
+void AttachIdlePlaces(const Trace& trace, const Figures& fig, const RangeIndex& index, std::vector<Finding>& findings) {
+  for (Finding& f : findings) {
+    if (f.kind != FindingKind::kGpuIdle || f.idle != IdleCause::kHostWork) continue;
+    PlaceTally tally(index);
+    for (const IdleGap& g : fig.idle_gaps) {
+      if (g.cause != IdleCause::kHostWork || g.next < 0 || g.next >= static_cast<int>(trace.ops.size())) continue;
+      tally.Add(trace.scenario.ops[g.next].thread, g.from, std::min(g.to, trace.ops[g.next].submit));
+    }
+    f.places = tally.Largest(0.1, 3);
+    f.places_of = tally.total();
+  }
+}
+
+// The host's stretches on the critical path that its text names: where the thread was most.
+void AttachStretchPlaces(const Trace& trace, Figures& fig, const RangeIndex& index) {
+  for (Figures::HostStretch& h : fig.critical_host) {
+    if (fig.critical_span <= 0 || h.length * 10 < fig.critical_span) continue;
+    if (h.before < 0 || h.before >= static_cast<int>(trace.ops.size())) continue;
+    PlaceTally tally(index);
+    TimeNs end = trace.ops[h.before].submit;
+    tally.Add(h.thread, end - h.length, end);
+    std::vector<HostPlace> largest = tally.Largest(0.1, 1);
+    if (largest.empty()) continue;
+    h.place = largest.front().site;
+    h.place_time = largest.front().time;
+  }
+}
+
+}  // namespace
+
+void AttachProgramSites(const Trace& trace, Figures& fig, std::vector<Finding>& findings) {
   if (trace.ranges.empty()) return;
   RangeIndex index(trace);
+  AttachIdlePlaces(trace, fig, index, findings);
+  AttachStretchPlaces(trace, fig, index);
   for (Finding& f : findings) {
     int call = -1;
     switch (f.kind) {

@@ -27,12 +27,22 @@ bool IsPythonRange(const std::string& range_name);
 // A frame of a library (torch, its relatives, Python's own modules), not the program's code.
 bool IsLibraryFrame(const SourceFrame& frame);
 
+// Places in PyTorch whose cost has a known remedy, which the findings then name.
+// GradScaler.step reading back whether a gradient overflowed (_maybe_opt_step's .item()).
+bool IsGradScalerOverflowRead(const ProgramSite& site);
+// Getting a DataLoader's next batch (its __next__, its record_function range, or a Dataset's
+// __getitem__ that it called).
+bool IsDataLoaderPlace(const ProgramSite& site);
+
 // The ranges of a trace, per thread, for finding those around a time.
 class RangeIndex {
  public:
   explicit RangeIndex(const Trace& trace);
   // The ranges on `thread` that enclose `at`, innermost first.
   std::vector<const HostRange*> Enclosing(int thread, TimeNs at) const;
+  // `from`, `to` and the begins and ends of `thread`'s ranges between them, sorted; empty when
+  // more than `limit` ranges begin between them.
+  std::vector<TimeNs> Boundaries(int thread, TimeNs from, TimeNs to, size_t limit) const;
 
  private:
   struct Thread {
@@ -46,7 +56,9 @@ class RangeIndex {
 ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at);
 
 // Gives each finding about a host call its site (host blocks, hidden syncs, pageable copies,
-// allocations mid-run, too-wide syncs).
-void AttachProgramSites(const Trace& trace, std::vector<Finding>& findings);
+// allocations mid-run, too-wide syncs); the finding about GPU time idle for the host's own
+// work, the places the host was at in those gaps (fig.idle_gaps); and the host's stretches on
+// the critical path, the place each was at most.
+void AttachProgramSites(const Trace& trace, Figures& fig, std::vector<Finding>& findings);
 
 }  // namespace streamlab

@@ -1,0 +1,191 @@
+// Library calls in a site and where the host was while the GPU waited for it
+// (engine/analysis/program_sites.h): hand-made ranges, then traces taken on an H100 of
+// examples/pytorch/grad_scaler_step.py (torch.profiler with Python frames, and recorded with and
+// without --fused) and of training_loop.py with --workers 0, recorded with emit_nvtx() ranges.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/analysis/analyzer.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/analysis/program_sites.h"
+#include "engine/trace/trace_json.h"
+#include "tests/test_util.h"
+
+namespace streamlab {
+namespace {
+
+Trace Fixture(const std::string& path) { return LoadTraceFile(testing::SourcePath("tests/fixtures/" + path)); }
+
+std::vector<const Finding*> OfKind(const Analysis& a, FindingKind kind) {
+  std::vector<const Finding*> out;
+  for (const Finding& f : a.findings)
+    if (f.kind == kind) out.push_back(&f);
+  return out;
+}
+
+const Finding* HostWorkIdle(const Analysis& a) {
+  for (const Finding& f : a.findings)
+    if (f.kind == FindingKind::kGpuIdle && f.idle == IdleCause::kHostWork) return &f;
+  return nullptr;
+}
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A step that gets a batch (the DataLoader calls the program's __getitem__ back) and steps a
+// GradScaler (whose _maybe_opt_step reads found_inf with .item() in a generator expression).
+Trace HandMade() {
+  Trace t;
+  t.ranges = {{0, "train.py(1): <module>", 0, 1000},
+              {0, "train.py(20): step", 100, 900},
+              {0, "torch/utils/data/dataloader.py(736): __next__", 120, 400},
+              {0, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 121, 399},
+              {0, "torch/utils/data/_utils/fetch.py(50): fetch", 130, 390},
+              {0, "train.py(30): __getitem__", 140, 380},
+              {0, "<built-in method randn of type object at 0x1>", 150, 200},
+              {0, "torch/amp/grad_scaler.py(375): step", 500, 800},
+              {0, "torch/amp/grad_scaler.py(363): _maybe_opt_step", 510, 790},
+              {0, "torch/amp/grad_scaler.py(371): <genexpr>", 520, 780},
+              {0, "aten::item", 530, 770},
+              {0, "aten::_local_scalar_dense", 540, 760}};
+  return t;
+}
+
+TEST(HostPlaces, ASiteNamesTheLibraryCallOnTheWayAndTheLibraryThatCalledBack) {
+  Trace t = HandMade();
+  RangeIndex index(t);
+  FindingTexts en = FindingTexts::Load("en");
+  // The read inside GradScaler.step: the call the program made and where it led (the
+  // generator expression has no name of its own), nothing between the two.
+  ProgramSite read = SiteOf(index, 0, 600);
+  EXPECT_EQ(read.function, "step");
+  EXPECT_EQ(read.via_file, "torch/amp/grad_scaler.py");
+  EXPECT_EQ(read.via_function, "step");
+  EXPECT_EQ(read.inner_function, "_maybe_opt_step");
+  EXPECT_EQ(read.via_depth, 0);
+  EXPECT_TRUE(read.caller_via_file.empty());
+  EXPECT_TRUE(IsGradScalerOverflowRead(read));
+  EXPECT_FALSE(IsDataLoaderPlace(read));
+  EXPECT_EQ(en.RenderSite(read),
+            "Made in step (train.py), called from <module> (train.py), by way of step > _maybe_opt_step "
+            "(torch/amp/grad_scaler.py), inside aten::item > aten::_local_scalar_dense.");
+  // Inside the Dataset: the program's __getitem__, called back from step by way of __next__.
+  ProgramSite item = SiteOf(index, 0, 160);
+  EXPECT_EQ(item.function, "__getitem__");
+  EXPECT_EQ(item.caller_function, "step");
+  EXPECT_EQ(item.caller_via_file, "torch/utils/data/dataloader.py");
+  EXPECT_EQ(item.caller_via_function, "__next__");
+  EXPECT_TRUE(item.via_file.empty());
+  EXPECT_TRUE(IsDataLoaderPlace(item));
+  EXPECT_FALSE(IsGradScalerOverflowRead(item));
+  EXPECT_EQ(en.RenderSite(item),
+            "Made in __getitem__ (train.py), called from step (train.py) by way of __next__ "
+            "(torch/utils/data/dataloader.py).");  // (the loader's range is around __getitem__, not in it)
+  // The loader's own code: a library call the step made.
+  ProgramSite loader = SiteOf(index, 0, 135);
+  EXPECT_EQ(loader.function, "step");
+  EXPECT_EQ(loader.via_function, "__next__");
+  EXPECT_EQ(loader.inner_function, "fetch");
+  EXPECT_TRUE(IsDataLoaderPlace(loader));
+  // Without Python frames the loader is known by its record_function range.
+  ProgramSite range_only;
+  range_only.ranges = {"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"};
+  EXPECT_TRUE(IsDataLoaderPlace(range_only));
+  range_only.ranges = {"aten::item"};
+  EXPECT_FALSE(IsDataLoaderPlace(range_only));
+}
+
+TEST(HostPlaces, BoundariesAreTheRangesEdgesBetweenTwoTimes) {
+  Trace t = HandMade();
+  RangeIndex index(t);
+  EXPECT_EQ(index.Boundaries(0, 100, 200, 64), (std::vector<TimeNs>{100, 120, 121, 130, 140, 150, 200}));
+  // Ranges that began before and end inside count by their end.
+  EXPECT_EQ(index.Boundaries(0, 385, 450, 64), (std::vector<TimeNs>{385, 390, 399, 400, 450}));
+  // Too many: empty, and the caller slices evenly instead.
+  EXPECT_TRUE(index.Boundaries(0, 0, 1000, 3).empty());
+  EXPECT_EQ(index.Boundaries(7, 0, 10, 64), (std::vector<TimeNs>{0, 10}));
+}
+
+// grad_scaler_step.py, 3 steps under torch.profiler with_stack=True: each step's GradScaler.step
+// read found_inf back and waited for the 2 ms spin; the text says why and what avoids it.
+TEST(HostPlaces, GradScalersReadIsNamedWithItsRemedy) {
+  Trace t = Fixture("kineto/grad_scaler_step_stack.json");
+  Analysis a = Analyze(t);
+  std::vector<const Finding*> reads = OfKind(a, FindingKind::kHiddenSync);
+  ASSERT_EQ(reads.size(), 3u);
+  FindingTexts en = FindingTexts::Load("en"), zh = FindingTexts::Load("zh");
+  for (const Finding* f : reads) {
+    EXPECT_GT(f->amount, Us(1000)) << "the read waited for the spin";
+    EXPECT_EQ(f->site.file, "grad_scaler_step.py");
+    EXPECT_EQ(f->site.function, "step");
+    EXPECT_EQ(f->site.via_file, "torch/amp/grad_scaler.py");
+    EXPECT_TRUE(IsGradScalerOverflowRead(f->site));
+    std::string text = en.Render(t, *f);
+    EXPECT_TRUE(Contains(text, "by way of step > _maybe_opt_step (torch/amp/grad_scaler.py)")) << text;
+    EXPECT_TRUE(Contains(text, "fused=True")) << text;
+    EXPECT_TRUE(Contains(zh.Render(t, *f), "fused=True 的 torch.optim.Adam")) << zh.Render(t, *f);
+  }
+  // The sync inside the read is a finding of its own, without the remedy said again.
+  for (const Finding* f : OfKind(a, FindingKind::kHostBlock))
+    EXPECT_FALSE(Contains(en.Render(t, *f), "fused=True"));
+}
+
+// Recorded whole (2 warm-up steps and 3 studied ones): one read a step with a plain AdamW, none
+// with AdamW(fused=True), which takes the overflow flag as a tensor.
+TEST(HostPlaces, AFusedOptimizerTakesTheReadAway) {
+  Trace plain = Fixture("recorded/grad_scaler_step.json");
+  Trace fused = Fixture("recorded/grad_scaler_step_fused.json");
+  Analysis a = Analyze(plain), b = Analyze(fused);
+  EXPECT_EQ(OfKind(a, FindingKind::kHiddenSync).size(), 5u);
+  EXPECT_TRUE(OfKind(b, FindingKind::kHiddenSync).empty());
+}
+
+// training_loop.py --workers 0, 2 steps recorded with emit_nvtx(): the GPU waited while the host
+// made the next batch itself, and the findings say so from the DataLoader's range.
+TEST(HostPlaces, TheHostWasMakingTheNextBatch) {
+  Trace t = Fixture("recorded/training_loop_nvtx.json");
+  ASSERT_FALSE(t.ranges.empty());
+  for (const HostRange& r : t.ranges) {
+    // emit_nvtx()'s ", seq = N, op_id = N" is left out by the recorder.
+    EXPECT_FALSE(Contains(r.name, ", op_id = ") || Contains(r.name, ", seq = ")) << r.name;
+    ASSERT_LE(r.name.size(), 63u);
+  }
+  Analysis a = Analyze(t);
+  const Finding* idle = HostWorkIdle(a);
+  ASSERT_NE(idle, nullptr);
+  EXPECT_GT(idle->fraction, 0.5);
+  ASSERT_FALSE(idle->places.empty());
+  const HostPlace& top = idle->places.front();
+  EXPECT_EQ(top.site.ranges, std::vector<std::string>{"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"});
+  EXPECT_GT(static_cast<double>(top.time), 0.5 * static_cast<double>(idle->places_of));
+  TimeNs listed = 0;
+  for (const HostPlace& p : idle->places) {
+    EXPECT_GE(static_cast<double>(p.time), 0.1 * static_cast<double>(idle->places_of));
+    EXPECT_LE(p.time, top.time);
+    listed += p.time;
+  }
+  EXPECT_LE(listed, idle->places_of);
+  FindingTexts en = FindingTexts::Load("en"), zh = FindingTexts::Load("zh");
+  std::string text = en.Render(t, *idle);
+  EXPECT_TRUE(Contains(text, "Where the host was in these gaps: ")) << text;
+  EXPECT_TRUE(Contains(text, "% inside enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")) << text;
+  EXPECT_TRUE(Contains(text, "More workers (num_workers)")) << text;
+  EXPECT_TRUE(Contains(zh.Render(t, *idle), "这些空闲期间主机所在之处")) << zh.Render(t, *idle);
+  // The critical path is the host's, and most of it was spent there too.
+  ASSERT_FALSE(a.figures.critical_host.empty());
+  const Figures::HostStretch& h = a.figures.critical_host.front();
+  EXPECT_EQ(h.place.ranges, top.site.ranges);
+  std::string figures = en.RenderFigures(t, a.figures);
+  EXPECT_TRUE(Contains(figures, "of it inside enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")) << figures;
+}
+
+// A trace without ranges (a lab's) has no places.
+TEST(HostPlaces, NoRangesNoPlaces) {
+  Trace t = Fixture("recorded/grad_scaler_step.json");
+  EXPECT_TRUE(t.ranges.empty());
+  for (const Finding& f : Analyze(t).findings) EXPECT_TRUE(f.places.empty());
+}
+
+}  // namespace
+}  // namespace streamlab
