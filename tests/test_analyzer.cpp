@@ -171,6 +171,24 @@ TEST(Analyzer, CriticalPathNamesTheHostWhenItSetsThePace) {
   EXPECT_EQ(gpu_text.find("until it submitted"), std::string::npos) << gpu_text;
 }
 
+// A long path shows its ends; "... N more ops ..." counts the ops left out, not the host
+// stretches left out with them.
+TEST(Analyzer, ALongCriticalPathCountsTheOpsItLeavesOut) {
+  ScenarioBuilder b("chain");
+  Stream s = b.CreateStream("s1");
+  for (int i = 0; i < 20; ++i) s.Launch("k" + std::to_string(i), Spin(Us(100)));
+  Trace t = Simulate(b.Build());
+  Analysis a = Analyze(t);
+  ASSERT_EQ(a.figures.critical_path.size(), 20u);
+  FindingTexts en = FindingTexts::Load("en");
+  EXPECT_NE(en.RenderFigures(t, a.figures).find("... 8 more ops ..."), std::string::npos);
+  Figures::HostStretch middle;
+  middle.before = a.figures.critical_path[10], middle.length = a.figures.critical_span / 2;
+  a.figures.critical_host = {middle};
+  std::string text = en.RenderFigures(t, a.figures);
+  EXPECT_NE(text.find("... 8 more ops ..."), std::string::npos) << text;
+}
+
 TEST(Analyzer, LegacyStallOnTheRealGpu) {
   ExpectLegacyStory(LoadTraceFile(testing::SourcePath("tests/fixtures/gpu/w2-legacy-default-stall.legacy.json")));
 }

@@ -466,16 +466,17 @@ std::string FindingTexts::RenderFigures(const Trace& t, const Figures& fig) cons
   const size_t total = ops.size() + stretch_before.size();
   const bool cut = total > 2 * kPathEnds + 1;
   std::vector<std::string> front, back;
+  size_t ops_shown = 0;  // "... N more ops ...": ops only, not the host stretches left out
   for (size_t i = 0; i < ops.size() && (!cut || front.size() < kPathEnds); ++i) {
     if (std::string h = stretch_text(ops[i]); !h.empty()) front.push_back(h);
-    if (!cut || front.size() < kPathEnds) front.push_back(DisplayName(t.scenario, ops[i]));
+    if (!cut || front.size() < kPathEnds) front.push_back(DisplayName(t.scenario, ops[i])), ++ops_shown;
   }
   for (size_t i = ops.size(); cut && i-- > 0 && back.size() < kPathEnds;) {
-    back.push_back(DisplayName(t.scenario, ops[i]));
+    back.push_back(DisplayName(t.scenario, ops[i])), ++ops_shown;
     if (std::string h = stretch_text(ops[i]); !h.empty() && back.size() < kPathEnds) back.push_back(h);
   }
   std::reverse(back.begin(), back.end());
-  if (cut) front.push_back(Fill("critical_path.more", {{"n", std::to_string(total - 2 * kPathEnds)}}));
+  if (cut) front.push_back(Fill("critical_path.more", {{"n", std::to_string(ops.size() - std::min(ops.size(), ops_shown))}}));
   front.insert(front.end(), back.begin(), back.end());
   std::string path;
   for (size_t i = 0; i < front.size(); ++i) path += (i ? " -> " : "") + front[i];
