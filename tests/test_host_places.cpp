@@ -10,6 +10,7 @@
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/program_sites.h"
+#include "engine/scenario/scenario_builder.h"
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 
@@ -180,11 +181,28 @@ TEST(HostPlaces, TheHostWasMakingTheNextBatch) {
   EXPECT_TRUE(Contains(figures, "of it inside enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")) << figures;
 }
 
-// A trace without ranges (a lab's) has no places.
+// A recording without ranges has no places, and its text says where the host was is unknown
+// and how to learn it; a lab's trace (its host work is named ops) says nothing of it.
 TEST(HostPlaces, NoRangesNoPlaces) {
   Trace t = Fixture("recorded/grad_scaler_step.json");
   EXPECT_TRUE(t.ranges.empty());
-  for (const Finding& f : Analyze(t).findings) EXPECT_TRUE(f.places.empty());
+  Analysis a = Analyze(t);
+  for (const Finding& f : a.findings) EXPECT_TRUE(f.places.empty());
+  const Finding* idle = HostWorkIdle(a);
+  ASSERT_NE(idle, nullptr);
+  std::string text = FindingTexts::Load("en").Render(t, *idle);
+  EXPECT_TRUE(Contains(text, "Where the host was in these gaps is unknown")) << text;
+  EXPECT_TRUE(Contains(text, "emit_nvtx()")) << text;
+
+  ScenarioBuilder b("host work between launches");
+  Stream s = b.CreateStream("s1");
+  s.Launch("K1", Spin(Us(100)));
+  b.host().Work("prepare", Us(2000));
+  s.Launch("K2", Spin(Us(100)));
+  Trace lab = testing::Simulate(b.Build());
+  ASSERT_NE(HostWorkIdle(Analyze(lab)), nullptr);
+  for (const Finding& f : Analyze(lab).findings)
+    EXPECT_FALSE(Contains(FindingTexts::Load("en").Render(lab, f), "Where the host was")) << FindingTexts::Load("en").Render(lab, f);
 }
 
 }  // namespace

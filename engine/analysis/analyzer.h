@@ -124,6 +124,7 @@ struct Finding {
   // largest first), out of `places_of` of gap time looked at.
   std::vector<HostPlace> places;
   TimeNs places_of = 0;
+  TimeNs places_known = 0;  // of that, the time some range said where the host was
 };
 
 // One interval in which a device ran nothing though work was still to come.

@@ -218,6 +218,7 @@ class PlaceTally {
     for (size_t i = 0; i + 1 < cuts.size(); ++i) {
       ProgramSite site = PlaceOf(index_, thread, cuts[i] + (cuts[i + 1] - cuts[i]) / 2);
       if (site.empty()) continue;
+      known_ += cuts[i + 1] - cuts[i];
       auto [it, fresh] = by_key_.emplace(PlaceKey(site), places_.size());
       if (fresh) places_.push_back({site, 0});
       places_[it->second].time += cuts[i + 1] - cuts[i];
@@ -234,12 +235,14 @@ class PlaceTally {
     return out;
   }
   TimeNs total() const { return total_; }
+  TimeNs known() const { return known_; }
 
  private:
   const RangeIndex& index_;
   std::map<std::string, size_t> by_key_;
   std::vector<HostPlace> places_;
   TimeNs total_ = 0;
+  TimeNs known_ = 0;
 };
 
 // The GPU sat idle while the host did its own work: where was the host thread that submitted
@@ -254,6 +257,7 @@ void AttachIdlePlaces(const Trace& trace, const Figures& fig, const RangeIndex& 
     }
     f.places = tally.Largest(0.1, 3);
     f.places_of = tally.total();
+    f.places_known = tally.known();
   }
 }
 
