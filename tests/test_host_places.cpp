@@ -1,7 +1,8 @@
-// Library calls in a site and where the host was while the GPU waited for it
-// (engine/analysis/program_sites.h): hand-made ranges, then traces taken on an H100 of
-// examples/pytorch/grad_scaler_step.py (torch.profiler with Python frames, and recorded with and
-// without --fused) and of training_loop.py with --workers 0, recorded with emit_nvtx() ranges.
+// Library calls in a site, where the host was while the GPU waited for it, and the remedies named
+// for known causes (engine/analysis/program_sites.h): hand-made ranges, then traces taken on an
+// H100 of examples/pytorch/grad_scaler_step.py and data_dependent_shape.py (torch.profiler with
+// Python frames, and recorded with and without the fix) and of training_loop.py with --workers 0,
+// recorded with emit_nvtx() ranges.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -140,6 +141,32 @@ TEST(HostPlaces, AFusedOptimizerTakesTheReadAway) {
   Analysis a = Analyze(plain), b = Analyze(fused);
   EXPECT_EQ(OfKind(a, FindingKind::kHiddenSync).size(), 5u);
   EXPECT_TRUE(OfKind(b, FindingKind::kHiddenSync).empty());
+}
+
+// data_dependent_shape.py: x[x > 0] after a 2 ms spin, 3 steps under torch.profiler with Python
+// frames: each step reads the count of selected elements back and waits; the text says why and
+// which forms keep the shape. Recorded whole: 6 reads (2 warm-up steps, 3 steps and the final
+// .item()), and with --where (torch.where(x > 0, x, 0)) only the final .item().
+TEST(HostPlaces, ADataDependentShapeReadIsNamedWithItsRemedy) {
+  Trace t = Fixture("kineto/data_dependent_shape_stack.json");
+  Analysis a = Analyze(t);
+  std::vector<const Finding*> reads = OfKind(a, FindingKind::kHiddenSync);
+  ASSERT_EQ(reads.size(), 3u);
+  for (const Finding* f : reads) {
+    EXPECT_GT(f->amount, Us(1000)) << "the read waited for the spin";
+    EXPECT_EQ(f->site.function, "step");
+    EXPECT_EQ(f->site.ranges, (std::vector<std::string>{"aten::index", "aten::nonzero"}));
+    EXPECT_TRUE(IsDataDependentShapeRead(f->site));
+    EXPECT_FALSE(IsGradScalerOverflowRead(f->site));
+    std::string text = FindingTexts::Load("en").Render(t, *f);
+    EXPECT_TRUE(Contains(text, "torch.where(mask, x, 0)")) << text;
+  }
+  EXPECT_EQ(OfKind(Analyze(Fixture("recorded/data_dependent_shape.json")), FindingKind::kHiddenSync).size(), 6u);
+  EXPECT_EQ(OfKind(Analyze(Fixture("recorded/data_dependent_shape_where.json")), FindingKind::kHiddenSync).size(), 1u);
+  // An .item() is not such a read.
+  ProgramSite item;
+  item.ranges = {"aten::item", "aten::_local_scalar_dense"};
+  EXPECT_FALSE(IsDataDependentShapeRead(item));
 }
 
 // training_loop.py --workers 0, 2 steps recorded with emit_nvtx(): the GPU waited while the host

@@ -63,7 +63,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "critical_path.place", "site.frame", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "site.via", "site.caller_via", "site.at_place", "site.in_only_place", "places", "places.item", "places.separator", "places.spread", "places.unknown", "advice.grad_scaler", "advice.dataloader", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
+      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "critical_path.place", "site.frame", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "site.via", "site.caller_via", "site.at_place", "site.in_only_place", "places", "places.item", "places.separator", "places.spread", "places.unknown", "advice.grad_scaler", "advice.data_dependent_shape", "advice.dataloader", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.launch_bound.graphs", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
@@ -124,6 +124,7 @@ std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
   if (!f.site.empty()) text += " " + RenderSite(f.site);
   // Said once, with the read itself (the sync inside it is a finding of its own).
   if (f.kind == FindingKind::kHiddenSync && IsGradScalerOverflowRead(f.site)) text += " " + Get("advice.grad_scaler");
+  if (f.kind == FindingKind::kHiddenSync && IsDataDependentShapeRead(f.site)) text += " " + Get("advice.data_dependent_shape");
   if (!f.places.empty()) {
     text += " " + RenderPlaces(f);
   } else if (f.kind == FindingKind::kGpuIdle && f.idle == IdleCause::kHostWork && t.scenario.recorded) {

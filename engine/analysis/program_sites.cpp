@@ -65,6 +65,19 @@ bool IsGradScalerOverflowRead(const ProgramSite& site) {
   return in_scaler && (site.inner_function == "_maybe_opt_step" || site.via_function == "_maybe_opt_step");
 }
 
+// The ops that size their result by a count read from the GPU (torch 2.11 on an H100: each
+// makes a cudaMemcpyAsync of the count and a cudaStreamSynchronize). x[mask], masked_select and
+// the one-argument torch.where reach aten::nonzero.
+bool IsDataDependentShapeRead(const ProgramSite& site) {
+  static constexpr std::string_view kOps[] = {"aten::nonzero", "aten::_unique2", "aten::unique_dim",
+                                              "aten::unique_consecutive", "aten::unique_dim_consecutive",
+                                              "aten::repeat_interleave"};
+  for (const std::string& r : site.ranges)
+    for (std::string_view op : kOps)
+      if (r == op) return true;
+  return false;
+}
+
 bool IsDataLoaderPlace(const ProgramSite& site) {
   constexpr std::string_view kLoader = "torch/utils/data/";
   auto in_loader = [&](const std::string& file) { return file.find(kLoader) != std::string::npos; };

@@ -30,6 +30,9 @@ bool IsLibraryFrame(const SourceFrame& frame);
 // Places in PyTorch whose cost has a known remedy, which the findings then name.
 // GradScaler.step reading back whether a gradient overflowed (_maybe_opt_step's .item()).
 bool IsGradScalerOverflowRead(const ProgramSite& site);
+// A read of how many elements a result will hold, which depends on the data (torch.nonzero and
+// boolean-mask indexing, masked_select, unique, repeat_interleave): the ops around the call say.
+bool IsDataDependentShapeRead(const ProgramSite& site);
 // Getting a DataLoader's next batch (its __next__, its record_function range, or a Dataset's
 // __getitem__ that it called).
 bool IsDataLoaderPlace(const ProgramSite& site);
