@@ -200,6 +200,14 @@ TEST(HostPlaces, TheHostWasMakingTheNextBatch) {
   EXPECT_TRUE(Contains(text, "% inside enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")) << text;
   EXPECT_TRUE(Contains(text, "More workers (num_workers)")) << text;
   EXPECT_TRUE(Contains(zh.Render(t, *idle), "这些空闲期间主机所在之处")) << zh.Render(t, *idle);
+  // Launched op by op: those gaps have places of their own (the optimizer's step, the backward).
+  const Finding* launch_bound = nullptr;
+  for (const Finding& f : a.findings)
+    if (f.kind == FindingKind::kGpuIdle && f.idle == IdleCause::kLaunchBound) launch_bound = &f;
+  ASSERT_NE(launch_bound, nullptr);
+  ASSERT_FALSE(launch_bound->places.empty());
+  EXPECT_EQ(launch_bound->places.front().site.ranges, std::vector<std::string>{"Optimizer.step#AdamW.step"});
+  EXPECT_FALSE(Contains(en.Render(t, *launch_bound), "More workers")) << en.Render(t, *launch_bound);
   // The critical path is the host's, and most of it was spent there too.
   ASSERT_FALSE(a.figures.critical_host.empty());
   const Figures::HostStretch& h = a.figures.critical_host.front();

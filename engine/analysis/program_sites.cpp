@@ -258,14 +258,15 @@ class PlaceTally {
   TimeNs known_ = 0;
 };
 
-// The GPU sat idle while the host did its own work: where was the host thread that submitted
-// the work that ended each gap, from the gap's start to that submission?
+// The GPU sat idle while the host did its own work, or launched op by op: where was the host
+// thread that submitted the work that ended each gap, from the gap's start to that submission?
+// (Launch-bound gaps in the optimizer and in the model's forward call for different remedies.)
 void AttachIdlePlaces(const Trace& trace, const Figures& fig, const RangeIndex& index, std::vector<Finding>& findings) {
   for (Finding& f : findings) {
-    if (f.kind != FindingKind::kGpuIdle || f.idle != IdleCause::kHostWork) continue;
+    if (f.kind != FindingKind::kGpuIdle || (f.idle != IdleCause::kHostWork && f.idle != IdleCause::kLaunchBound)) continue;
     PlaceTally tally(index);
     for (const IdleGap& g : fig.idle_gaps) {
-      if (g.cause != IdleCause::kHostWork || g.next < 0 || g.next >= static_cast<int>(trace.ops.size())) continue;
+      if (g.cause != f.idle || g.next < 0 || g.next >= static_cast<int>(trace.ops.size())) continue;
       tally.Add(trace.scenario.ops[g.next].thread, g.from, std::min(g.to, trace.ops[g.next].submit));
     }
     f.places = tally.Largest(0.1, 3);
