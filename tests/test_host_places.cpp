@@ -98,6 +98,18 @@ TEST(HostPlaces, ASiteNamesTheLibraryCallOnTheWayAndTheLibraryThatCalledBack) {
   EXPECT_FALSE(IsDataLoaderPlace(range_only));
 }
 
+// A malformed file nesting 100 000 ranges: every lookup walks at most kMaxNesting of them, so
+// the places of many gaps in it stay quick.
+TEST(HostPlaces, DeepNestingIsWalkedOnlySoFar) {
+  Trace t;
+  constexpr int kDepth = 100000;
+  for (int i = 0; i < kDepth; ++i) t.ranges.push_back({0, "train.py(" + std::to_string(i) + "): f", i, 2 * kDepth - i});
+  RangeIndex index(t);
+  EXPECT_EQ(index.Enclosing(0, kDepth).size(), RangeIndex::kMaxNesting);
+  EXPECT_EQ(index.Enclosing(0, kDepth).front()->begin, kDepth - 1);  // the innermost kept
+  for (int i = 0; i < 2000; ++i) EXPECT_EQ(SiteOf(index, 0, kDepth + i % 7).function, "f");
+}
+
 TEST(HostPlaces, BoundariesAreTheRangesEdgesBetweenTwoTimes) {
   Trace t = HandMade();
   RangeIndex index(t);

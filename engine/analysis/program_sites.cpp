@@ -112,7 +112,11 @@ std::vector<const HostRange*> RangeIndex::Enclosing(int thread, TimeNs at) const
   // The last range begun by `at`; every range around `at` is it or one it is nested in.
   auto after = std::upper_bound(th.by_begin.begin(), th.by_begin.end(), at,
                                 [](TimeNs t, const HostRange* r) { return t < r->begin; });
-  for (int j = static_cast<int>(after - th.by_begin.begin()) - 1; j >= 0; j = th.parent[static_cast<size_t>(j)])
+  // A walk of at most kMaxNesting ranges: a Python stack is a few hundred frames at most, and a
+  // malformed file nesting 100 000 ranges must not make every lookup walk them all.
+  size_t walked = 0;
+  for (int j = static_cast<int>(after - th.by_begin.begin()) - 1; j >= 0 && walked < kMaxNesting;
+       j = th.parent[static_cast<size_t>(j)], ++walked)
     if (th.by_begin[static_cast<size_t>(j)]->begin <= at && at < th.by_begin[static_cast<size_t>(j)]->end)
       out.push_back(th.by_begin[static_cast<size_t>(j)]);
   return out;

@@ -41,8 +41,10 @@ bool IsDataLoaderPlace(const ProgramSite& site);
 class RangeIndex {
  public:
   explicit RangeIndex(const Trace& trace);
-  // The ranges on `thread` that enclose `at`, innermost first.
+  // The ranges on `thread` that enclose `at`, innermost first (at most the kMaxNesting
+  // innermost levels).
   std::vector<const HostRange*> Enclosing(int thread, TimeNs at) const;
+  static constexpr size_t kMaxNesting = 1024;
   // `from`, `to` and the begins and ends of `thread`'s ranges between them, sorted; empty when
   // more than `limit` ranges begin between them.
   std::vector<TimeNs> Boundaries(int thread, TimeNs from, TimeNs to, size_t limit) const;
