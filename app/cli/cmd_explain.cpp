@@ -106,8 +106,10 @@ int CmdExplain(const ExplainCommand& cmd) {
                         {"findings", IdsToJson(g.members)}});
     const Figures& fig = analysis.figures;
     Json host_stretches = Json::array();
-    for (const Figures::HostStretch& h : fig.critical_host)
+    for (const Figures::HostStretch& h : fig.critical_host) {
       host_stretches.push_back({{"before", h.before}, {"thread", h.thread}, {"length_ns", h.length}});
+      if (!h.place.empty()) host_stretches.back()["place"] = {{"site", SiteJson(h.place)}, {"time_ns", h.place_time}};
+    }
     Json overlaps = Json::array();
     for (const LaneOverlap& o : fig.overlaps)
       overlaps.push_back({{"lane_a", o.lane_a}, {"lane_b", o.lane_b}, {"overlap_ns", o.overlap}, {"fraction", o.fraction}});
