@@ -13,10 +13,13 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 
+#include "app/gui/gantt_tooltip.h"
 #include "app/gui/ui_text.h"
 #include "engine/scenario/dependencies.h"
 #include "engine/analysis/findings_text.h"
+#include "engine/analysis/program_sites.h"
 #include "engine/util/format.h"
 #include "engine/trace/trace_query.h"
 
@@ -71,12 +74,6 @@ TimeNs TickStep(TimeNs span, float width, float spacing) {
 }
 
 std::string Rel(TimeNs t, TimeNs origin) { return FormatDuration(t - origin); }
-
-const Finding* DelayFinding(const Analysis& a, int op) {
-  for (const Finding& f : a.findings)
-    if (f.kind == FindingKind::kStartDelay && f.op == op) return &f;
-  return nullptr;
-}
 
 bool IsWork(const Op& op) {
   return op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset ||
@@ -137,6 +134,7 @@ const GanttIndex& GanttIndexOf(GanttViewState& view, const Trace& t) {
   }
   x.begin = TraceBegin(t);
   x.end = std::max(TraceEnd(t), x.begin + 1);
+  if (!t.ranges.empty()) x.ranges = std::make_shared<const RangeIndex>(t);
   for (size_t i = 0; i < t.ops.size(); ++i) {
     OpKind k = s.ops[i].kind;
     if (k == OpKind::kSyncDevice || k == OpKind::kSyncStream || k == OpKind::kSyncEvent) x.syncs.push_back(static_cast<int>(i));
@@ -551,40 +549,17 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
     for (const SpanRect& r : drawn)
       if (io.MousePos.x >= r.x0 - 1 && io.MousePos.x <= r.x1 + 1 && io.MousePos.y >= r.y0 && io.MousePos.y <= r.y1) under = &r;
   if (under && ImGui::IsItemClicked(ImGuiMouseButton_Left)) clicked = under->op;
-  if (!under && idle_under) {
-    ImGui::BeginTooltip();
-    ImGui::Text("%s", in.texts->Fill(std::string("idle.part.") + ToString(idle_under->cause),
-                                     {{"share", FormatDuration(idle_under->to - idle_under->from)},
-                                      {"each", FormatDuration(analysis.figures.launch_interval)}})
-                          .c_str());
-    if (idle_under->call >= 0) ImGui::Text("%s", DisplayName(s, idle_under->call).c_str());
-    ImGui::EndTooltip();
-  }
-  if (under) {
-    const OpRecord& r = t.ops[under->op];
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
-    ImGui::Text("%s  (%s)", DisplayName(s, under->op).c_str(), ToString(s.ops[under->op].kind));
-    ImGui::Text("%s %s  %s %s", ui("submitted"), Rel(r.submit, trace_begin).c_str(), ui("returned"), Rel(r.ret, trace_begin).c_str());
-    if (r.gpu && lanes[under->lane].kind == LaneKind::kStream) {
-      ImGui::Text("%s %s  %s %s  %s %s", ui("ready"), Rel(r.ready, trace_begin).c_str(), ui("start"),
-                  Rel(r.start, trace_begin).c_str(), ui("end"), Rel(r.end, trace_begin).c_str());
-      ImGui::Text("%s %s", ui("duration"), FormatDuration(r.end - r.start).c_str());
-      if (TimeNs q = QueuedTime(t, r)) ImGui::Text("%s %s", ui("queued"), FormatDuration(q).c_str());
-      if (const Finding* f = DelayFinding(analysis, under->op)) {
-        ImGui::Separator();
-        ImGui::TextUnformatted(in.texts->Render(t, *f).c_str());
-      }
-    } else {
-      ImGui::Text("%s %s", ui("blocked"), FormatDuration(HostCallTime(r)).c_str());
-      for (const Finding& f : analysis.findings)
-        if (f.kind == FindingKind::kHostBlock && f.op == under->op) {
-          ImGui::Separator();
-          ImGui::TextUnformatted(in.texts->Render(t, f).c_str());
-        }
-    }
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
+  view.tooltip.clear();
+  if (hovered) {
+    GanttHover hover;
+    hover.span = under;
+    hover.idle = under ? nullptr : idle_under;
+    hover.at = g.T(io.MousePos.x);
+    int lane = static_cast<int>((io.MousePos.y - g.LaneY(0)) / g.lane_h);
+    if (io.MousePos.y >= g.LaneY(0) && lane < static_cast<int>(lanes.size()) && lanes[lane].kind == LaneKind::kHost &&
+        io.MousePos.x >= g.ChartX0())
+      hover.host_thread = lanes[lane].thread;
+    view.tooltip = DrawGanttTooltip(in, index, hover);
   }
   // The axis labels last, on a band pinned to the top of what is visible, so they stay in
   // view when many lanes scroll.

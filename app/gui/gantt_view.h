@@ -6,7 +6,9 @@
 
 #include <imgui.h>
 
+#include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "engine/analysis/analyzer.h"
@@ -15,6 +17,7 @@
 namespace streamlab {
 
 class FindingTexts;
+class RangeIndex;
 class UiText;
 
 // Per-trace indexes the chart needs every frame, built once: each lane's ops in time
@@ -36,6 +39,8 @@ struct GanttIndex {
   size_t findings = 0;
   std::vector<int> delays;
   std::vector<TimeNs> delay_starts;
+  // The trace's ranges (Python frames, ops, NVTX), for where the host was under the mouse.
+  std::shared_ptr<const RangeIndex> ranges;
 };
 
 struct GanttViewState {
@@ -47,6 +52,7 @@ struct GanttViewState {
   bool show_arrows = true;
   bool show_idle = true;  // shade the intervals a GPU ran no kernel, by cause
   bool measuring = false;
+  std::string tooltip;  // the text of the tooltip drawn this frame ("" for none)
   TimeNs measure_from = 0;
   TimeNs measure_to = 0;
   // Pending: fit the view to the whole trace, or to these ops, on the next frame.

@@ -541,7 +541,8 @@ void GuiApp::DrawTimeline() {
   ImGui::BeginChild("chart", visible, false, ImGuiWindowFlags_NoScrollWithMouse);
   auto [begin, end] = GanttExtent(view_, *trace_);
   view_.replay_until = replay_pos_ < 1.0 ? begin + static_cast<TimeNs>(replay_pos_ * static_cast<double>(end - begin)) : -1;
-  GanttInputs in{&*trace_, &analysis_, &texts_, &ui_, presenting_ ? 1.4f : 1.0f, !options_.headless, presenting_};
+  bool hover = !options_.headless || options_.hover_x >= 0;  // (a screenshot of a tooltip)
+  GanttInputs in{&*trace_, &analysis_, &texts_, &ui_, presenting_ ? 1.4f : 1.0f, hover, presenting_};
   int clicked = DrawGantt(in, view_, chart, &layout_);
   ImGui::EndChild();
   if (clicked >= 0) {

@@ -40,6 +40,7 @@ struct GuiOptions {
   std::string compare;           // run this variant too (or "sim"/"cuda": the same variant there)
   bool present = false;          // start in presentation mode
   double replay_at = -1;         // freeze a replay at this fraction of the run (screenshots)
+  float hover_x = -1, hover_y = -1;  // a screenshot with the mouse here: the chart's tooltip shown
   bool chart_only = false;       // draw only the chart (slide export)
   std::string sandbox_script;    // open the sandbox and apply these edits (one per line)
   bool predict = false;          // start with predict-then-reveal on (no automatic run)
@@ -60,6 +61,7 @@ class GuiApp {
   bool HasError() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
   const std::vector<SpanRect>& layout() const { return layout_; }
+  const std::string& tooltip() const { return view_.tooltip; }
   const Trace* trace() const { return trace_ ? &*trace_ : nullptr; }
   // The verdict on a number or choice prediction and the analyzer's reason ("" if none).
   std::string PredictionReport() const;

@@ -44,7 +44,7 @@ struct Args {
                        "                 [--show-sms] [--bench-spans N[,M...]] [--bench-max-ratio R] [--compare VARIANT|cuda|torch] [--present]\n"
                        "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--predict-answer X] [--sandbox-script FILE]\n"
                        "                 [--exercise LAB [--sandbox-script FILE]]\n"
-                       "                 [--chart-only] [--bench-frames]\n",
+                       "                 [--chart-only] [--bench-frames] [--hover X,Y (with --screenshot)]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -85,6 +85,12 @@ Args Parse(int argc, char** argv) {
       }
     }
     else if (k == "--chart-only") a.options.chart_only = true;
+    else if (k == "--hover") {
+      std::string xy = value();
+      if (std::sscanf(xy.c_str(), "%f,%f", &a.options.hover_x, &a.options.hover_y) != 2 || a.options.hover_x < 0 ||
+          a.options.hover_y < 0)
+        Usage("--hover expects X,Y in pixels, e.g. 700,400");
+    }
     else if (k == "--sandbox-script") a.options.sandbox_script = value();
     else if (k == "--replay-at") {
       a.options.replay_at = std::atof(value().c_str());
@@ -185,6 +191,7 @@ int main(int argc, char** argv) {
       auto frame_start = std::chrono::steady_clock::now();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
+      if (args.options.hover_x >= 0) ImGui::GetIO().MousePos = ImVec2(args.options.hover_x, args.options.hover_y);
       ImGui::NewFrame();
       int w = 0, h = 0;
       glfwGetFramebufferSize(window, &w, &h);
@@ -247,6 +254,7 @@ int main(int argc, char** argv) {
           } else if (app.trace()) {
             WriteLayout(args.screenshot + ".layout.json", *app.trace(), app.layout(), w, h);
             std::printf("run to chart: %.1f ms\n", app.run_seconds() * 1e3);
+            if (!app.tooltip().empty()) std::printf("tooltip: %s\n", app.tooltip().c_str());
             std::string report = app.PredictionReport();
             if (!report.empty()) std::printf("prediction: %s\n", report.c_str());
             report = app.ExerciseReport();

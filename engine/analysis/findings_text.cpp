@@ -165,6 +165,10 @@ std::string FindingTexts::RenderSite(const ProgramSite& site, bool within) const
          Get("site.end");
 }
 
+std::string FindingTexts::RenderPlace(const ProgramSite& site) const {
+  return SiteWords(site, "site.at_place", "site.in_only_place");
+}
+
 std::string FindingTexts::SiteWords(const ProgramSite& site, const char* at_key, const char* in_only_key) const {
   // No line: torch.profiler gives a frame the line where it first saw it (a function's first
   // line, or where profiling began), not the line that made the call.

@@ -23,6 +23,8 @@ class FindingTexts {
   // Where in the program a host call was made ("Made in step (train.py), inside aten::item.").
   // `within`: the words to go on a sentence ("made in ...", for a group's header).
   std::string RenderSite(const ProgramSite& site, bool within = false) const;
+  // Where a host thread was, as a place ("in step (train.py), by way of __next__ (...)").
+  std::string RenderPlace(const ProgramSite& site) const;
   // One-line summary of the figures.
   std::string RenderFigures(const Trace& trace, const Figures& figures) const;
   // The note shown when an analysis only has figures (a very large run).

@@ -1,0 +1,105 @@
+// The chart's tooltips (gantt_tooltip.h), built as lines first so the text can be checked
+// (a headless screenshot with --hover prints it). Where the host was is looked up in the
+// trace's range index (built once per trace with the chart's index) for the one moment hovered.
+#include "app/gui/gantt_tooltip.h"
+
+#include "app/gui/ui_text.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/analysis/program_sites.h"
+#include "engine/trace/trace_query.h"
+#include "engine/util/format.h"
+
+namespace streamlab {
+namespace {
+
+constexpr const char* kSeparator = "---";
+
+const Finding* DelayFinding(const Analysis& a, int op) {
+  for (const Finding& f : a.findings)
+    if (f.kind == FindingKind::kStartDelay && f.op == op) return &f;
+  return nullptr;
+}
+
+// "Where the host was: in step (train.py), by way of __next__ (...)", or nothing when the
+// trace's ranges say nothing of that moment.
+void HostPlaceLines(const GanttInputs& in, const GanttIndex& index, int thread, TimeNs at, std::vector<std::string>& out) {
+  if (!index.ranges || thread < 0) return;
+  ProgramSite site = SiteOf(*index.ranges, thread, at);
+  if (site.empty()) return;
+  out.push_back(kSeparator);
+  out.push_back(std::string((*in.ui)("host_was")) + ": " + in.texts->RenderPlace(site));
+}
+
+void SpanLines(const GanttInputs& in, const GanttIndex& index, const SpanRect& span, std::vector<std::string>& out) {
+  const Trace& t = *in.trace;
+  const Scenario& s = t.scenario;
+  const UiText& ui = *in.ui;
+  const OpRecord& r = t.ops[span.op];
+  auto rel = [&](TimeNs x) { return FormatDuration(x - index.begin); };
+  auto pair = [&](const char* key, const std::string& value) { return std::string(ui(key)) + " " + value; };
+  out.push_back(DisplayName(s, span.op) + "  (" + ToString(s.ops[span.op].kind) + ")");
+  out.push_back(pair("submitted", rel(r.submit)) + "  " + pair("returned", rel(r.ret)));
+  if (r.gpu && index.lanes[span.lane].kind == LaneKind::kStream) {
+    out.push_back(pair("ready", rel(r.ready)) + "  " + pair("start", rel(r.start)) + "  " + pair("end", rel(r.end)));
+    out.push_back(pair("duration", FormatDuration(r.end - r.start)));
+    if (TimeNs q = QueuedTime(t, r)) out.push_back(pair("queued", FormatDuration(q)));
+    if (const Finding* f = DelayFinding(*in.analysis, span.op)) {
+      out.push_back(kSeparator);
+      out.push_back(in.texts->Render(t, *f));
+    }
+    return;
+  }
+  out.push_back(pair("blocked", FormatDuration(HostCallTime(r))));
+  for (const Finding& f : in.analysis->findings)
+    if (f.kind == FindingKind::kHostBlock && f.op == span.op) {
+      out.push_back(kSeparator);
+      out.push_back(in.texts->Render(t, f));
+    }
+  // The call's own site: where in the program it was made.
+  HostPlaceLines(in, index, s.ops[span.op].thread, r.submit, out);
+}
+
+std::vector<std::string> TooltipLines(const GanttInputs& in, const GanttIndex& index, const GanttHover& hover) {
+  std::vector<std::string> out;
+  const Scenario& s = in.trace->scenario;
+  if (hover.span) {
+    SpanLines(in, index, *hover.span, out);
+  } else if (hover.idle) {
+    const IdleGap& g = *hover.idle;
+    out.push_back(in.texts->Fill(std::string("idle.part.") + ToString(g.cause),
+                                 {{"share", FormatDuration(g.to - g.from)},
+                                  {"each", FormatDuration(in.analysis->figures.launch_interval)}}));
+    if (g.call >= 0) out.push_back(DisplayName(s, g.call));
+    // While the GPU waited for the host: where the thread that submitted next was then.
+    if (g.next >= 0 && (g.cause == IdleCause::kHostWork || g.cause == IdleCause::kLaunchBound))
+      HostPlaceLines(in, index, s.ops[g.next].thread, hover.at, out);
+  } else if (hover.host_thread >= 0) {
+    // An empty stretch of a host lane says something only where the trace has ranges.
+    HostPlaceLines(in, index, hover.host_thread, hover.at, out);
+    if (!out.empty()) out.erase(out.begin());  // no separator before the only line
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string DrawGanttTooltip(const GanttInputs& in, const GanttIndex& index, const GanttHover& hover) {
+  std::vector<std::string> lines = TooltipLines(in, index, hover);
+  if (lines.empty()) return "";
+  std::string text;
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
+  for (const std::string& line : lines) {
+    if (line == kSeparator) {
+      ImGui::Separator();
+    } else {
+      ImGui::TextUnformatted(line.c_str());
+      text += (text.empty() ? "" : "\n") + line;
+    }
+  }
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+  return text;
+}
+
+}  // namespace streamlab
