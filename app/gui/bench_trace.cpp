@@ -1,4 +1,5 @@
-// Synthetic bench trace: back-to-back 10 us kernels, 2 us apart, on 32 streams.
+// Synthetic bench trace: back-to-back 10 us kernels, 2 us apart, on 32 streams; the host's
+// ranges as many as the spans, two deep (a "step" around each 32 launches, one range per launch).
 #include "app/gui/bench_trace.h"
 
 namespace streamlab {
@@ -28,6 +29,8 @@ Trace MakeBenchTrace(long spans) {
     r.ready = r.start = slot + 1000;
     r.end = r.start + Us(10);
     t.ops.push_back(std::move(r));
+    if (i % kStreams == 0) t.ranges.push_back({0, "step", slot, slot + Us(11)});
+    else t.ranges.push_back({0, "launch", slot - 50, slot + 250});
   }
   return t;
 }

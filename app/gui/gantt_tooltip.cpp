@@ -73,6 +73,22 @@ std::vector<std::string> TooltipLines(const GanttInputs& in, const GanttIndex& i
     // While the GPU waited for the host: where the thread that submitted next was then.
     if (g.next >= 0 && (g.cause == IdleCause::kHostWork || g.cause == IdleCause::kLaunchBound))
       HostPlaceLines(in, index, s.ops[g.next].thread, hover.at, out);
+  } else if (hover.range) {
+    // A range: its name and times, then the ranges around it, outermost first.
+    const HostRange& r = *hover.range;
+    const UiText& ui = *in.ui;
+    out.push_back(r.name);
+    out.push_back(std::string(ui("start")) + " " + FormatDuration(r.begin - index.begin) + "  " + ui("end") + " " +
+                  FormatDuration(r.end - index.begin) + "  " + ui("duration") + " " + FormatDuration(r.end - r.begin));
+    if (index.ranges) {
+      std::vector<const HostRange*> around;  // innermost first
+      for (const HostRange* e : index.ranges->Enclosing(r.thread, r.begin))
+        if (e != &r && e->begin <= r.begin && e->end >= r.end) around.push_back(e);
+      constexpr size_t kShown = 6;
+      std::string chain = around.size() > kShown ? "... > " : "";
+      for (size_t i = std::min(around.size(), kShown); i-- > 0;) chain += around[i]->name + (i ? " > " : "");
+      if (!around.empty()) out.push_back(std::string(ui("inside")) + ": " + chain);
+    }
   } else if (hover.host_thread >= 0) {
     // An empty stretch of a host lane says something only where the trace has ranges.
     HostPlaceLines(in, index, hover.host_thread, hover.at, out);

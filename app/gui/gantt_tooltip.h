@@ -12,6 +12,7 @@ namespace streamlab {
 struct GanttHover {
   const SpanRect* span = nullptr;  // the span under the mouse
   const IdleGap* idle = nullptr;   // else the idle interval under it
+  const HostRange* range = nullptr;  // else the range under it (in a host lane's range rows)
   int host_thread = -1;            // else the host lane's thread under it
   TimeNs at = 0;                   // the time under the mouse
 };

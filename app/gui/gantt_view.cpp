@@ -15,9 +15,11 @@
 #include <map>
 #include <memory>
 
+#include "app/gui/gallop.h"
+#include "app/gui/gantt_ranges.h"
 #include "app/gui/gantt_tooltip.h"
 #include "app/gui/ui_text.h"
-#include "engine/scenario/dependencies.h"
+#include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/program_sites.h"
 #include "engine/util/format.h"
@@ -50,6 +52,8 @@ struct Geometry {
   ImVec2 origin;
   ImVec2 size;
   float label_w, axis_h, lane_h, sm_h;
+  float range_h;            // one row of the host's ranges
+  std::vector<float> tops;  // each lane's top, then the bottom of the last (lanes + 1)
   TimeNs begin, end;
   float ChartX0() const { return origin.x + label_w; }
   float ChartW() const { return std::max(1.0f, size.x - label_w); }
@@ -59,8 +63,25 @@ struct Geometry {
   TimeNs T(float x) const {
     return begin + static_cast<TimeNs>(static_cast<double>(x - ChartX0()) * static_cast<double>(end - begin) / ChartW());
   }
-  float LaneY(int lane) const { return origin.y + axis_h + static_cast<float>(lane) * lane_h; }
+  // A lane's top; a host lane with ranges shown has their rows below its own row.
+  float LaneY(int lane) const { return tops[static_cast<size_t>(lane)]; }
+  // The lane whose own row (not its range rows) is at `y`, or -1.
+  int LaneAt(float y) const {
+    auto above = std::upper_bound(tops.begin(), tops.end(), y);
+    if (above == tops.begin() || above == tops.end()) return -1;
+    int lane = static_cast<int>(above - tops.begin()) - 1;
+    return y < tops[static_cast<size_t>(lane)] + lane_h ? lane : -1;
+  }
 };
+
+// The height of one row of ranges: room for their names at three quarters of the font.
+float RangeRowHeight(float scale) { return std::max(12.0f * scale, ImGui::GetFontSize() * 0.75f + 2.0f); }
+
+// The height of the rows of ranges under `lane` (0 when none are shown).
+float RangeBlockHeight(const GanttIndex& x, const GanttViewState& view, size_t lane, float row_h) {
+  if (!view.show_ranges || lane >= x.range_rows.size() || x.range_rows[lane].rows.empty()) return 0.0f;
+  return static_cast<float>(x.range_rows[lane].rows.size()) * row_h + 3.0f;
+}
 
 // A tick step of 1, 2 or 5 x 10^k ns giving at least `spacing` px between ticks.
 TimeNs TickStep(TimeNs span, float width, float spacing) {
@@ -75,103 +96,17 @@ TimeNs TickStep(TimeNs span, float width, float spacing) {
 
 std::string Rel(TimeNs t, TimeNs origin) { return FormatDuration(t - origin); }
 
-bool IsWork(const Op& op) {
-  return op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset ||
-         op.kind == OpKind::kPeerCopy || op.kind == OpKind::kCollective;
-}
-
-// The first position at or after `from` whose value is not below `value`, searched by
-// doubling steps from `from`: the answer is usually a few spans away, and a plain binary
-// search over the rest of a lane of a million spans would touch memory all over it, which
-// made a frame's cost grow with the trace.
-size_t GallopLowerBound(const std::vector<TimeNs>& v, size_t from, TimeNs value) {
-  size_t lo = from, step = 1, hi = from;
-  while (hi < v.size() && v[hi] < value) {
-    lo = hi + 1;
-    hi = from + step;
-    step *= 2;
-  }
-  hi = std::min(hi, v.size());
-  return static_cast<size_t>(std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(std::min(lo, hi)),
-                                              v.begin() + static_cast<std::ptrdiff_t>(hi), value) - v.begin());
-}
-
-// The start delays worth drawing (not prompt starts) of `analysis`, by start time.
-void IndexDelays(GanttIndex& x, const Trace& t, const Analysis& analysis) {
-  if (x.analysis == &analysis && x.findings == analysis.findings.size()) return;
-  x.analysis = &analysis;
-  x.findings = analysis.findings.size();
-  x.delays.clear();
-  x.delay_starts.clear();
-  for (size_t i = 0; i < analysis.findings.size(); ++i) {
-    const Finding& f = analysis.findings[i];
-    if (f.kind == FindingKind::kStartDelay && f.cause != Cause::kPrompt) x.delays.push_back(static_cast<int>(i));
-  }
-  auto start = [&](int i) { return t.ops[analysis.findings[i].op].start; };
-  std::stable_sort(x.delays.begin(), x.delays.end(), [&](int a, int b) { return start(a) < start(b); });
-  for (int i : x.delays) x.delay_starts.push_back(start(i));
-}
 
 }  // namespace
 
-// Builds (once per trace) the per-lane op lists the chart walks every frame.
-const GanttIndex& GanttIndexOf(GanttViewState& view, const Trace& t) {
-  GanttIndex& x = view.index;
-  if (x.trace == &t && x.ops == t.ops.size()) return x;
-  x = GanttIndex{};
-  x.trace = &t;
-  x.ops = t.ops.size();
-  const Scenario& s = t.scenario;
-  x.lanes = LanesOf(s);
-  const std::vector<Lane>& lanes = x.lanes;
-  x.lane_ops.resize(lanes.size());
-  std::vector<int> lane_of_stream(s.streams.size(), 0);
-  for (size_t l = 0; l < lanes.size(); ++l)
-    if (lanes[l].kind == LaneKind::kStream) lane_of_stream[lanes[l].stream] = static_cast<int>(l);
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    if (s.ops[i].graph < 0) x.lane_ops[HostLaneOf(s.ops[i])].push_back(static_cast<int>(i));
-    if (t.ops[i].gpu && s.ops[i].stream >= 0) x.lane_ops[lane_of_stream[s.ops[i].stream]].push_back(static_cast<int>(i));
-  }
-  x.begin = TraceBegin(t);
-  x.end = std::max(TraceEnd(t), x.begin + 1);
-  if (!t.ranges.empty()) x.ranges = std::make_shared<const RangeIndex>(t);
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    OpKind k = s.ops[i].kind;
-    if (k == OpKind::kSyncDevice || k == OpKind::kSyncStream || k == OpKind::kSyncEvent) x.syncs.push_back(static_cast<int>(i));
-  }
-  StreamDependencies deps = ComputeDependencies(s);
-  for (size_t i = 0; i < s.ops.size(); ++i)
-    for (const DepEdge& e : deps.into[i])
-      if (e.kind == EdgeKind::kEvent || e.kind == EdgeKind::kWaitStream) x.record_to_wait.push_back({e.from, e.to});
-  x.lane_starts.resize(lanes.size());
-  x.lane_ends.resize(lanes.size());
-  x.gap_from.assign(t.ops.size(), 0);
-  for (size_t l = 0; l < lanes.size(); ++l) {
-    std::vector<int>& ops = x.lane_ops[l];
-    bool host = lanes[l].kind == LaneKind::kHost;
-    auto start = [&](int op) { return host ? t.ops[op].submit : t.ops[op].start; };
-    auto end = [&](int op) { return host ? t.ops[op].ret : t.ops[op].end; };
-    std::stable_sort(ops.begin(), ops.end(), [&](int a, int b) { return start(a) < start(b); });
-    TimeNs running_end = 0;
-    TimeNs work_end = -1;
-    for (int op : ops) {
-      x.lane_starts[l].push_back(start(op));
-      // Keep ends ascending even where markers or clock error make spans touch.
-      running_end = std::max(running_end, end(op));
-      x.lane_ends[l].push_back(running_end);
-      if (!host) {
-        x.gap_from[op] = std::max(t.ops[op].submit, work_end);
-        if (IsWork(s.ops[op])) work_end = std::max(work_end, t.ops[op].end);
-      }
-    }
-  }
-  return x;
-}
 
 float GanttContentHeight(const Trace& t, GanttViewState& view, float scale) {
-  float lanes = static_cast<float>(GanttIndexOf(view, t).lanes.size()) + (view.show_sms ? 6.0f : 0.0f);
+  const GanttIndex& x = GanttIndexOf(view, t);
+  float lanes = static_cast<float>(x.lanes.size()) + (view.show_sms ? 6.0f : 0.0f);
   float sm_rows = view.show_sms ? static_cast<float>(std::max(t.sm_count, 132)) * 3.0f * scale + 24 : 0.0f;
-  return 24.0f * scale + lanes * 26.0f * scale + sm_rows + 8;
+  float range_rows = 0;
+  for (size_t l = 0; l < x.lanes.size(); ++l) range_rows += RangeBlockHeight(x, view, l, RangeRowHeight(scale));
+  return 24.0f * scale + lanes * 26.0f * scale + range_rows + sm_rows + 8;
 }
 
 ImU32 OpColor(const Scenario& s, int index) {
@@ -213,10 +148,6 @@ std::string TranslateFlags(const UiText& ui, const std::string& flags) {
 
 std::pair<TimeNs, TimeNs> GanttExtent(const Trace& trace) { return {TraceBegin(trace), TraceEnd(trace)}; }
 
-std::pair<TimeNs, TimeNs> GanttExtent(GanttViewState& view, const Trace& trace) {
-  const GanttIndex& index = GanttIndexOf(view, trace);
-  return {index.begin, index.end};
-}
 
 namespace {
 
@@ -242,7 +173,7 @@ const IdleGap* DrawIdleBands(ImDrawList* dl, const Geometry& g, const Figures& f
         last = static_cast<int>(i);
       }
     if (first < 0) continue;
-    ImVec2 a(x0, g.LaneY(first)), b(x1, g.LaneY(last + 1));
+    ImVec2 a(x0, g.LaneY(first)), b(x1, g.LaneY(last) + g.lane_h);
     dl->AddRectFilled(a, b, kIdleColor[static_cast<int>(gap.cause)]);
     if (hovered && mouse.x >= a.x && mouse.x <= b.x && mouse.y >= a.y && mouse.y <= b.y) under = &gap;
   }
@@ -292,8 +223,13 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   g.axis_h = 24.0f * in.scale;
   // Rows grow to use the height they are given (a few lanes read better tall), within limits.
   float rows = static_cast<float>(lanes.size()) + (view.show_sms ? 6.0f : 0.0f);
-  g.lane_h = std::clamp((size.y - g.axis_h - 8) / rows, 26.0f * in.scale, 46.0f * in.scale);
+  g.range_h = RangeRowHeight(in.scale);
+  float range_rows = 0;
+  for (size_t l = 0; l < lanes.size(); ++l) range_rows += RangeBlockHeight(index, view, l, g.range_h);
+  g.lane_h = std::clamp((size.y - g.axis_h - 8 - range_rows) / rows, 26.0f * in.scale, 46.0f * in.scale);
   g.sm_h = 3.0f * in.scale;
+  g.tops.push_back(g.origin.y + g.axis_h);
+  for (size_t l = 0; l < lanes.size(); ++l) g.tops.push_back(g.tops.back() + g.lane_h + RangeBlockHeight(index, view, l, g.range_h));
   g.begin = view.begin;
   g.end = view.end;
 
@@ -315,7 +251,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   }
   for (size_t i = 0; i < lanes.size(); ++i) {
     float y = g.LaneY(static_cast<int>(i));
-    if (i % 2) dl->AddRectFilled(ImVec2(g.origin.x, y), ImVec2(br.x, y + g.lane_h), pal.stripe);
+    if (i % 2) dl->AddRectFilled(ImVec2(g.origin.x, y), ImVec2(br.x, g.LaneY(static_cast<int>(i) + 1)), pal.stripe);
     std::string label = lanes[i].name;
     if (lanes[i].kind == LaneKind::kHost)
       label = std::string(ui("host")) + (lanes[i].thread == 0 ? "" : " " + std::to_string(lanes[i].thread));
@@ -324,6 +260,13 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
     dl->AddText(ImVec2(g.origin.x + 6, y + 2), pal.text, label.c_str());
     dl->AddText(ImGui::GetFont(), ImGui::GetFontSize() * 0.75f, ImVec2(g.origin.x + 6, y + g.lane_h * 0.55f), pal.dim_text,
                 TranslateFlags(ui, lanes[i].flags).c_str());
+    if (RangeBlockHeight(index, view, i, g.range_h) > 0) {
+      const RangeRows& rr = index.range_rows[i];
+      std::string what = rr.deeper ? ui.Fill("ranges.deeper", {{"n", std::to_string(rr.deeper)}}) : std::string(ui("ranges"));
+      // Below the flags line, which reaches past the lane's row when rows are short.
+      float label_y = std::max(y + g.lane_h, y + g.lane_h * 0.55f + ImGui::GetFontSize() * 0.75f + 1);
+      dl->AddText(ImGui::GetFont(), ImGui::GetFontSize() * 0.75f, ImVec2(g.origin.x + 6, label_y), pal.dim_text, what.c_str());
+    }
   }
   float sm_top = g.LaneY(static_cast<int>(lanes.size())) + 4;
   if (sm_count > 0)
@@ -344,6 +287,24 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   const IdleGap* idle_under = view.show_idle ? DrawIdleBands(dl, g, analysis.figures, lanes, cutoff, hovered) : nullptr;
 
   // [SECTION] lanes ------------------------------------------------------------------------
+  const HostRange* range_under = nullptr;
+  int range_lane = -1;  // the host lane whose range rows the mouse is over
+  for (size_t lane = 0; lane < lanes.size(); ++lane) {
+    if (RangeBlockHeight(index, view, lane, g.range_h) <= 0) continue;
+    RangeRowsView rv;
+    rv.chart_x0 = g.ChartX0();
+    rv.chart_w = g.ChartW();
+    rv.begin = g.begin;
+    rv.end = g.end;
+    rv.top = g.LaneY(static_cast<int>(lane)) + g.lane_h;
+    rv.row_h = g.range_h;
+    rv.cutoff = cutoff;
+    rv.font_size = ImGui::GetFontSize() * 0.75f;
+    rv.mouse = ImGui::GetIO().MousePos;
+    rv.hovered = hovered;
+    if (const HostRange* r = DrawRangeRows(dl, index.range_rows[lane], rv)) range_under = r;
+    if (hovered && rv.mouse.y >= rv.top && rv.mouse.y < g.LaneY(static_cast<int>(lane) + 1)) range_lane = static_cast<int>(lane);
+  }
   for (size_t lane = 0; lane < lanes.size(); ++lane) {
     float y0 = g.LaneY(static_cast<int>(lane)) + 4, y1 = g.LaneY(static_cast<int>(lane)) + g.lane_h - 4;
     const std::vector<int>& ops = index.lane_ops[lane];
@@ -357,7 +318,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
       const Op& o = s.ops[op];
       float x0 = g.X(starts[i]), x1 = g.X(std::min(ends[i], cutoff));
       bool host_lane = lanes[lane].kind == LaneKind::kHost;
-      if (!host_lane && !IsWork(o)) {  // record / wait: a triangle
+      if (!host_lane && !IsGpuWork(o)) {  // record / wait: a triangle
         float x = g.X(r.end);
         if (r.end > cutoff) {
           ++i;
@@ -555,10 +516,11 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
     hover.span = under;
     hover.idle = under ? nullptr : idle_under;
     hover.at = g.T(io.MousePos.x);
-    int lane = static_cast<int>((io.MousePos.y - g.LaneY(0)) / g.lane_h);
-    if (io.MousePos.y >= g.LaneY(0) && lane < static_cast<int>(lanes.size()) && lanes[lane].kind == LaneKind::kHost &&
-        io.MousePos.x >= g.ChartX0())
-      hover.host_thread = lanes[lane].thread;
+    hover.range = under ? nullptr : range_under;
+    // Over a host lane's own row or its range rows (where no range is, or one too small to
+    // name): where the host was then.
+    int lane = range_lane >= 0 ? range_lane : g.LaneAt(io.MousePos.y);
+    if (lane >= 0 && lanes[lane].kind == LaneKind::kHost && io.MousePos.x >= g.ChartX0()) hover.host_thread = lanes[lane].thread;
     view.tooltip = DrawGanttTooltip(in, index, hover);
   }
   // The axis labels last, on a band pinned to the top of what is visible, so they stay in

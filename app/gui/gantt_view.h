@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/gantt_ranges.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/trace/trace.h"
 
@@ -41,6 +42,7 @@ struct GanttIndex {
   std::vector<TimeNs> delay_starts;
   // The trace's ranges (Python frames, ops, NVTX), for where the host was under the mouse.
   std::shared_ptr<const RangeIndex> ranges;
+  std::vector<RangeRows> range_rows;  // per lane: its ranges in rows by nesting (host lanes)
 };
 
 struct GanttViewState {
@@ -51,6 +53,7 @@ struct GanttViewState {
   bool show_sms = false;
   bool show_arrows = true;
   bool show_idle = true;  // shade the intervals a GPU ran no kernel, by cause
+  bool show_ranges = true;  // the host's ranges in rows under each host lane
   bool measuring = false;
   std::string tooltip;  // the text of the tooltip drawn this frame ("" for none)
   TimeNs measure_from = 0;
@@ -88,6 +91,8 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
 // The chart's per-trace index, built on first use and kept in the view state (a frame
 // then costs about the number of pixels, not the number of spans).
 const GanttIndex& GanttIndexOf(GanttViewState& view, const Trace& trace);
+// The index's start delays worth a label, of `analysis` (rebuilt when the analysis changes).
+void IndexDelays(GanttIndex& index, const Trace& trace, const Analysis& analysis);
 
 // The height the chart needs to show every lane at its smallest row height.
 float GanttContentHeight(const Trace& trace, GanttViewState& view, float scale);

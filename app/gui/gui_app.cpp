@@ -233,6 +233,17 @@ void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis) {
   rendered_notes_.reset();
   view_ = GanttViewState{};
   view_.show_sms = options_.show_sms;
+  // A Python stack (with_stack=True) is 20 or more ranges deep: drawn, it would push the
+  // streams out of view, so such a trace opens with its ranges hidden (one tick shows them).
+  size_t range_depth = 0;
+  for (const RangeRows& rows : GanttIndexOf(view_, *trace_).range_rows) range_depth = std::max(range_depth, rows.rows.size());
+  view_.show_ranges = range_depth <= kRangeRowsShownAtOpen;
+  if (options_.view_to_ms > options_.view_from_ms && options_.view_from_ms >= 0) {
+    TimeNs origin = GanttExtent(*trace_).first;
+    view_.begin = origin + static_cast<TimeNs>(options_.view_from_ms * 1e6);
+    view_.end = origin + static_cast<TimeNs>(options_.view_to_ms * 1e6);
+    view_.fit_requested = false;
+  }
   selected_finding_ = -1;
   if (!trace_->lab.empty() && lab_id_ != trace_->lab) {
     try {
@@ -528,6 +539,10 @@ void GuiApp::DrawTimeline() {
   ImGui::Checkbox(ui_("show_arrows"), &view_.show_arrows);
   ImGui::SameLine();
   ImGui::Checkbox(ui_("show_idle"), &view_.show_idle);
+  if (!trace_->ranges.empty()) {
+    ImGui::SameLine();
+    ImGui::Checkbox(ui_("show_ranges"), &view_.show_ranges);
+  }
   ImGui::SameLine();
   DrawReplayControls();
   if (!presenting_) {

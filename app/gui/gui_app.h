@@ -41,6 +41,7 @@ struct GuiOptions {
   bool present = false;          // start in presentation mode
   double replay_at = -1;         // freeze a replay at this fraction of the run (screenshots)
   float hover_x = -1, hover_y = -1;  // a screenshot with the mouse here: the chart's tooltip shown
+  double view_from_ms = -1, view_to_ms = -1;  // open the chart on this window (ms from the trace's start)
   bool chart_only = false;       // draw only the chart (slide export)
   std::string sandbox_script;    // open the sandbox and apply these edits (one per line)
   bool predict = false;          // start with predict-then-reveal on (no automatic run)

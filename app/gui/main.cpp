@@ -44,7 +44,7 @@ struct Args {
                        "                 [--show-sms] [--bench-spans N[,M...]] [--bench-max-ratio R] [--compare VARIANT|cuda|torch] [--present]\n"
                        "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--predict-answer X] [--sandbox-script FILE]\n"
                        "                 [--exercise LAB [--sandbox-script FILE]]\n"
-                       "                 [--chart-only] [--bench-frames] [--hover X,Y (with --screenshot)]\n",
+                       "                 [--chart-only] [--bench-frames] [--hover X,Y (with --screenshot)] [--view FROM,TO (ms)]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -90,6 +90,12 @@ Args Parse(int argc, char** argv) {
       if (std::sscanf(xy.c_str(), "%f,%f", &a.options.hover_x, &a.options.hover_y) != 2 || a.options.hover_x < 0 ||
           a.options.hover_y < 0)
         Usage("--hover expects X,Y in pixels, e.g. 700,400");
+    }
+    else if (k == "--view") {
+      std::string range = value();
+      if (std::sscanf(range.c_str(), "%lf,%lf", &a.options.view_from_ms, &a.options.view_to_ms) != 2 ||
+          a.options.view_from_ms < 0 || a.options.view_to_ms <= a.options.view_from_ms)
+        Usage("--view expects FROM,TO in milliseconds from the trace's start, FROM < TO, e.g. 20,30");
     }
     else if (k == "--sandbox-script") a.options.sandbox_script = value();
     else if (k == "--replay-at") {

@@ -2,10 +2,11 @@
 # The chart's tooltip, shown in a headless screenshot with the mouse put at X,Y (--hover), and
 # its text checked: where the host was, from the trace's ranges, in an empty stretch of a host
 # lane and over an idle interval of the GPU.
-# Usage: tooltip.sh GUI TRACE OUTDIR X,Y PATTERN
+# Usage: tooltip.sh GUI TRACE OUTDIR X,Y PATTERN [more options for the GUI, e.g. --view 23,32]
 set -u
 gui=$1 trace=$2 outdir=$3 at=$4 pattern=$5
-out=$(XDG_CONFIG_HOME="$outdir/cfg" "$gui" --open "$trace" --lang en --size 1600x1000 --hover "$at" \
+shift 5
+out=$(XDG_CONFIG_HOME="$outdir/cfg" "$gui" --open "$trace" --lang en --size 1600x1000 --hover "$at" "$@" \
   --screenshot "$outdir/tooltip.png" 2>&1)
 rc=$?
 echo "$out"
