@@ -20,13 +20,6 @@ namespace {
 
 Trace Fixture(const std::string& path) { return LoadTraceFile(testing::SourcePath("tests/fixtures/" + path)); }
 
-std::vector<const Finding*> OfKind(const Analysis& a, FindingKind kind) {
-  std::vector<const Finding*> out;
-  for (const Finding& f : a.findings)
-    if (f.kind == kind) out.push_back(&f);
-  return out;
-}
-
 const Finding* HostWorkIdle(const Analysis& a) {
   for (const Finding& f : a.findings)
     if (f.kind == FindingKind::kGpuIdle && f.idle == IdleCause::kHostWork) return &f;
@@ -126,7 +119,7 @@ TEST(HostPlaces, BoundariesAreTheRangesEdgesBetweenTwoTimes) {
 TEST(HostPlaces, GradScalersReadIsNamedWithItsRemedy) {
   Trace t = Fixture("kineto/grad_scaler_step_stack.json");
   Analysis a = Analyze(t);
-  std::vector<const Finding*> reads = OfKind(a, FindingKind::kHiddenSync);
+  std::vector<const Finding*> reads = testing::FindingsOfKind(a, FindingKind::kHiddenSync);
   ASSERT_EQ(reads.size(), 3u);
   FindingTexts en = FindingTexts::Load("en"), zh = FindingTexts::Load("zh");
   for (const Finding* f : reads) {
@@ -141,7 +134,7 @@ TEST(HostPlaces, GradScalersReadIsNamedWithItsRemedy) {
     EXPECT_TRUE(Contains(zh.Render(t, *f), "fused=True 的 torch.optim.Adam")) << zh.Render(t, *f);
   }
   // The sync inside the read is a finding of its own, without the remedy said again.
-  for (const Finding* f : OfKind(a, FindingKind::kHostBlock))
+  for (const Finding* f : testing::FindingsOfKind(a, FindingKind::kHostBlock))
     EXPECT_FALSE(Contains(en.Render(t, *f), "fused=True"));
 }
 
@@ -151,8 +144,8 @@ TEST(HostPlaces, AFusedOptimizerTakesTheReadAway) {
   Trace plain = Fixture("recorded/grad_scaler_step.json");
   Trace fused = Fixture("recorded/grad_scaler_step_fused.json");
   Analysis a = Analyze(plain), b = Analyze(fused);
-  EXPECT_EQ(OfKind(a, FindingKind::kHiddenSync).size(), 5u);
-  EXPECT_TRUE(OfKind(b, FindingKind::kHiddenSync).empty());
+  EXPECT_EQ(testing::FindingsOfKind(a, FindingKind::kHiddenSync).size(), 5u);
+  EXPECT_TRUE(testing::FindingsOfKind(b, FindingKind::kHiddenSync).empty());
 }
 
 // data_dependent_shape.py: x[x > 0] after a 2 ms spin, 3 steps under torch.profiler with Python
@@ -162,7 +155,7 @@ TEST(HostPlaces, AFusedOptimizerTakesTheReadAway) {
 TEST(HostPlaces, ADataDependentShapeReadIsNamedWithItsRemedy) {
   Trace t = Fixture("kineto/data_dependent_shape_stack.json");
   Analysis a = Analyze(t);
-  std::vector<const Finding*> reads = OfKind(a, FindingKind::kHiddenSync);
+  std::vector<const Finding*> reads = testing::FindingsOfKind(a, FindingKind::kHiddenSync);
   ASSERT_EQ(reads.size(), 3u);
   for (const Finding* f : reads) {
     EXPECT_GT(f->amount, Us(1000)) << "the read waited for the spin";
@@ -173,8 +166,8 @@ TEST(HostPlaces, ADataDependentShapeReadIsNamedWithItsRemedy) {
     std::string text = FindingTexts::Load("en").Render(t, *f);
     EXPECT_TRUE(Contains(text, "torch.where(mask, x, 0)")) << text;
   }
-  EXPECT_EQ(OfKind(Analyze(Fixture("recorded/data_dependent_shape.json")), FindingKind::kHiddenSync).size(), 6u);
-  EXPECT_EQ(OfKind(Analyze(Fixture("recorded/data_dependent_shape_where.json")), FindingKind::kHiddenSync).size(), 1u);
+  EXPECT_EQ(testing::FindingsOfKind(Analyze(Fixture("recorded/data_dependent_shape.json")), FindingKind::kHiddenSync).size(), 6u);
+  EXPECT_EQ(testing::FindingsOfKind(Analyze(Fixture("recorded/data_dependent_shape_where.json")), FindingKind::kHiddenSync).size(), 1u);
   // An .item() is not such a read.
   ProgramSite item;
   item.ranges = {"aten::item", "aten::_local_scalar_dense"};

@@ -22,13 +22,6 @@ using testing::HasNote;
 
 Trace Kineto(const std::string& name) { return LoadTraceFile(testing::SourcePath("tests/fixtures/kineto/" + name)); }
 
-std::vector<const Finding*> OfKind(const Analysis& a, FindingKind kind) {
-  std::vector<const Finding*> out;
-  for (const Finding& f : a.findings)
-    if (f.kind == kind) out.push_back(&f);
-  return out;
-}
-
 TEST(ProgramSites, PythonFramesAreToldFromOtherRanges) {
   SourceFrame frame;
   ASSERT_TRUE(ParseSourceFrame("examples/train.py(42): step", &frame));
@@ -108,7 +101,7 @@ TEST(ProgramSites, EachItemIsLedBackToTheFunctionThatCalledIt) {
   Trace t = Kineto("item_every_step_stack.json");
   EXPECT_TRUE(HasNote(t, "kineto_stack"));
   Analysis a = Analyze(t);
-  std::vector<const Finding*> syncs = OfKind(a, FindingKind::kHiddenSync);
+  std::vector<const Finding*> syncs = testing::FindingsOfKind(a, FindingKind::kHiddenSync);
   ASSERT_EQ(syncs.size(), 5u);  // 5 steps
   for (const Finding* f : syncs) {
     EXPECT_EQ(f->site.file, "item_every_step.py");
@@ -131,7 +124,7 @@ TEST(ProgramSites, EachItemIsLedBackToTheFunctionThatCalledIt) {
   EXPECT_TRUE(said);
   // The backward pass's calls come from autograd's own thread: no Python frame, its ops only.
   bool autograd = false;
-  for (const Finding* f : OfKind(a, FindingKind::kHostBlock))
+  for (const Finding* f : testing::FindingsOfKind(a, FindingKind::kHostBlock))
     autograd |= f->site.file.empty() && !f->site.ranges.empty() &&
                 f->site.ranges.front().rfind("autograd::engine::evaluate_function", 0) == 0;
   EXPECT_TRUE(autograd);
@@ -139,7 +132,7 @@ TEST(ProgramSites, EachItemIsLedBackToTheFunctionThatCalledIt) {
   Trace plain = Kineto("item_every_step.json");
   EXPECT_TRUE(HasNote(plain, "kineto_no_stack"));
   Analysis b = Analyze(plain);
-  std::vector<const Finding*> plain_syncs = OfKind(b, FindingKind::kHiddenSync);
+  std::vector<const Finding*> plain_syncs = testing::FindingsOfKind(b, FindingKind::kHiddenSync);
   ASSERT_FALSE(plain_syncs.empty());
   for (const Finding* f : plain_syncs) {
     EXPECT_TRUE(f->site.file.empty());
@@ -150,7 +143,7 @@ TEST(ProgramSites, EachItemIsLedBackToTheFunctionThatCalledIt) {
 TEST(ProgramSites, ThePageableCopyIsTheModulesCopy) {
   Trace t = Kineto("pageable_vs_pinned_stack.json");
   Analysis a = Analyze(t);
-  std::vector<const Finding*> pageable = OfKind(a, FindingKind::kPageableAsyncCopy);
+  std::vector<const Finding*> pageable = testing::FindingsOfKind(a, FindingKind::kPageableAsyncCopy);
   ASSERT_EQ(pageable.size(), 1u);
   EXPECT_EQ(pageable[0]->site.file, "pageable_vs_pinned.py");
   EXPECT_EQ(pageable[0]->site.function, "<module>");
@@ -165,7 +158,7 @@ TEST(ProgramSites, ARecordingNamesTheProgramsNvtxRanges) {
   Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/nvtx_ranges.json"));
   EXPECT_EQ(t.backend, "record");
   Analysis a = Analyze(t);
-  std::vector<const Finding*> syncs = OfKind(a, FindingKind::kHiddenSync);
+  std::vector<const Finding*> syncs = testing::FindingsOfKind(a, FindingKind::kHiddenSync);
   ASSERT_FALSE(syncs.empty());
   for (const Finding* f : syncs) {
     EXPECT_TRUE(f->site.file.empty());
