@@ -88,16 +88,22 @@ for fused in "" --fused; do
   echo "$name: record exit $?" >>"$out/summary.txt"
   "$cli" explain "$out/rec/$name.json" >"$out/rec/$name.explain.txt" 2>&1
 done
-STREAMLAB_KINETO_STACK=1 STREAMLAB_KINETO_OUT="$out/kineto/grad_scaler_step_stack.json" \
-  python3 examples/pytorch/grad_scaler_step.py >"$out/kineto/grad_scaler_step_stack.log" 2>&1
+for fused in "" --fused; do
+  name=grad_scaler_step${fused:+_fused}_stack
+  STREAMLAB_KINETO_STACK=1 STREAMLAB_KINETO_OUT="$out/kineto/$name.json" \
+    python3 examples/pytorch/grad_scaler_step.py $fused >"$out/kineto/$name.log" 2>&1
+done
 # x[x > 0] reads the count of selected elements back each step; torch.where keeps the shape.
 for where in "" --where; do
   name=data_dependent_shape${where:+_where}
   "$cli" record --out "$out/rec/$name.json" -- python3 examples/pytorch/data_dependent_shape.py $where >"$out/rec/$name.log" 2>&1
   echo "$name: record exit $?" >>"$out/summary.txt"
 done
-STREAMLAB_KINETO_STACK=1 STREAMLAB_KINETO_OUT="$out/kineto/data_dependent_shape_stack.json" \
-  python3 examples/pytorch/data_dependent_shape.py >"$out/kineto/data_dependent_shape_stack.log" 2>&1
+for where in "" --where; do
+  name=data_dependent_shape${where:+_where}_stack
+  STREAMLAB_KINETO_STACK=1 STREAMLAB_KINETO_OUT="$out/kineto/$name.json" \
+    python3 examples/pytorch/data_dependent_shape.py $where >"$out/kineto/$name.log" 2>&1
+done
 # A training loop whose host makes every batch (--workers 0), small enough for a fixture: its
 # profiler range recorded with every PyTorch op as an NVTX range (emit_nvtx).
 STREAMLAB_STEPS=2 STREAMLAB_PROFILER_RANGE=1 STREAMLAB_EMIT_NVTX=1 "$cli" record --capture-range cudaProfilerApi \

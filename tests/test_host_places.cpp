@@ -150,8 +150,8 @@ TEST(HostPlaces, AFusedOptimizerTakesTheReadAway) {
 
 // data_dependent_shape.py: x[x > 0] after a 2 ms spin, 3 steps under torch.profiler with Python
 // frames: each step reads the count of selected elements back and waits; the text says why and
-// which forms keep the shape. Recorded whole: 6 reads (2 warm-up steps, 3 steps and the final
-// .item()), and with --where (torch.where(x > 0, x, 0)) only the final .item().
+// which forms keep the shape. Recorded whole: 5 reads (2 warm-up steps and the 3 studied
+// ones), and with --where (torch.where(x > 0, x, 0)) one, outside the steps.
 TEST(HostPlaces, ADataDependentShapeReadIsNamedWithItsRemedy) {
   Trace t = Fixture("kineto/data_dependent_shape_stack.json");
   Analysis a = Analyze(t);
@@ -166,7 +166,7 @@ TEST(HostPlaces, ADataDependentShapeReadIsNamedWithItsRemedy) {
     std::string text = FindingTexts::Load("en").Render(t, *f);
     EXPECT_TRUE(Contains(text, "torch.where(mask, x, 0)")) << text;
   }
-  EXPECT_EQ(testing::FindingsOfKind(Analyze(Fixture("recorded/data_dependent_shape.json")), FindingKind::kHiddenSync).size(), 6u);
+  EXPECT_EQ(testing::FindingsOfKind(Analyze(Fixture("recorded/data_dependent_shape.json")), FindingKind::kHiddenSync).size(), 5u);
   EXPECT_EQ(testing::FindingsOfKind(Analyze(Fixture("recorded/data_dependent_shape_where.json")), FindingKind::kHiddenSync).size(), 1u);
   // An .item() is not such a read.
   ProgramSite item;
@@ -224,7 +224,7 @@ TEST(HostPlaces, TheHostWasMakingTheNextBatch) {
 // A recording without ranges has no places, and its text says where the host was is unknown
 // and how to learn it; a lab's trace (its host work is named ops) says nothing of it.
 TEST(HostPlaces, NoRangesNoPlaces) {
-  Trace t = Fixture("recorded/grad_scaler_step.json");
+  Trace t = Fixture("recorded/item_every_step.json");
   EXPECT_TRUE(t.ranges.empty());
   Analysis a = Analyze(t);
   for (const Finding& f : a.findings) EXPECT_TRUE(f.places.empty());

@@ -53,7 +53,7 @@ TEST(Kineto, EveryFixtureLoadsAsAKinetoTrace) {
     EXPECT_NO_THROW(Analyze(t)) << e.path();
     ++n;
   }
-  EXPECT_EQ(n, 15);
+  EXPECT_EQ(n, 17);
 }
 
 // one_tensor_two_streams.json holds 7 cuda_runtime events and 2 PyTorch ops (cpu_op): the ops

@@ -4,14 +4,13 @@ selected, a host sync in the middle of the step. --where keeps the shape instead
 (torch.where(x > 0, x, 0)): the same sum, no read, and the host runs ahead.
 
 A 2 ms spin kernel stands for the step's earlier work, so the read visibly waits for it.
-STREAMLAB_STEPS sets the number of studied steps (default 3)."""
+STREAMLAB_STEPS sets the number of studied steps (default 3), each in a range "step":
+`streamlab-cli compare mask.json where.json --per step` compares the two per step."""
 import argparse
-import os
-import time
 
 import torch
 
-from streamlab_example import maybe_profiled, spin, warm_up
+from streamlab_example import spin, studied_steps, warm_up
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--where", action="store_true", help="torch.where(x > 0, x, 0): the shape is kept")
@@ -31,15 +30,6 @@ def step():
     return positive.sum()
 
 
-for _ in range(2):
-    step()
-torch.cuda.synchronize()
-steps = int(os.environ.get("STREAMLAB_STEPS", "3"))
-begin = time.perf_counter()
-with maybe_profiled():
-    for _ in range(steps):
-        total = step()
-    host = time.perf_counter() - begin  # the host's time to issue the steps
-    torch.cuda.synchronize()
-print(f"data dependent shape done: where={args.where}, {(time.perf_counter() - begin) / steps * 1e3:.2f} ms a step, "
-      f"host {host / steps * 1e3:.2f} ms a step, sum {total.item():.1f}")
+seconds, host, total = studied_steps(step)
+print(f"data dependent shape done: where={args.where}, {seconds * 1e3:.2f} ms a step, "
+      f"host {host * 1e3:.2f} ms a step, sum {total.item():.1f}")

@@ -5,14 +5,13 @@ built with fused=True (--fused) declare it (_step_supports_amp_scaling), and Gra
 them the overflow flag as a tensor instead.
 
 A 2 ms spin kernel stands for a heavy backward, so the read visibly waits for the GPU to
-drain. STREAMLAB_STEPS sets the number of studied steps (default 3)."""
+drain. STREAMLAB_STEPS sets the number of studied steps (default 3), each in a range "step":
+`streamlab-cli compare plain.json fused.json --per step` compares the two per step."""
 import argparse
-import os
-import time
 
 import torch
 
-from streamlab_example import maybe_profiled, spin, warm_up
+from streamlab_example import spin, studied_steps, warm_up
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--fused", action="store_true", help="AdamW(fused=True): no read in scaler.step")
@@ -36,16 +35,6 @@ def step():
     scaler.update()
 
 
-for _ in range(2):  # warm-up: kernels loaded, the optimizer's state made
-    step()
-torch.cuda.synchronize()
-steps = int(os.environ.get("STREAMLAB_STEPS", "3"))
-begin = time.perf_counter()
-with maybe_profiled():
-    for _ in range(steps):
-        host = time.perf_counter()
-        step()
-    host = time.perf_counter() - host  # the last step's time on the host: short when nothing waited
-    torch.cuda.synchronize()
-print(f"grad scaler step done: fused={args.fused}, {(time.perf_counter() - begin) / steps * 1e3:.2f} ms a step, "
-      f"the last step's host time {host * 1e3:.2f} ms")
+seconds, host, _ = studied_steps(step)
+print(f"grad scaler step done: fused={args.fused}, {seconds * 1e3:.2f} ms a step, "
+      f"host {host * 1e3:.2f} ms a step")
