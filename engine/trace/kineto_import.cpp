@@ -13,6 +13,7 @@
 
 #include "engine/trace/kineto.h"
 #include "engine/trace/kineto_parse.h"
+#include "engine/trace/range_nesting.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_scan.h"
 
@@ -405,9 +406,11 @@ class KinetoReader {
       int64_t length;  // pushes: longer first; pops: shorter first
       const SharedName* name;  // null for a pop
     };
+    NestRanges(ranges_);
     std::vector<Mark> marks;
     marks.reserve(2 * ranges_.size());
     for (Range& g : ranges_) {
+      if (g.end == g.begin) continue;  // holds no time, and its pop would sort before its push
       int64_t length = static_cast<int64_t>(g.end - g.begin);
       marks.push_back({g.thread, g.begin, 1, -length, &g.name});
       marks.push_back({g.thread, g.end, 0, length, nullptr});
