@@ -46,6 +46,13 @@ struct ExplainCommand {
   bool all = false;  // also list ops that started promptly
 };
 
+struct CompareCommand {
+  std::string before, after;  // two traces of one program
+  std::string per;            // the range that marks a step (default: ProfilerStep when both have it)
+  std::string lang;
+  bool json = false;
+};
+
 struct RecordCommand {
   std::vector<std::string> argv;  // the program and its arguments
   std::string out = "recording.json";
@@ -83,6 +90,7 @@ int CmdSoak(const SoakCommand& cmd);
 int CmdProbe(const std::string& out_path);
 int CmdExplain(const ExplainCommand& cmd);
 int CmdRecord(const RecordCommand& cmd);
+int CmdCompare(const CompareCommand& cmd);
 int CmdImport(const std::string& path, const std::string& out_path);
 
 int CmdRun(const RunCommand& cmd);

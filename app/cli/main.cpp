@@ -66,6 +66,17 @@ int main(int argc, char** argv) {
   explain_cmd->add_flag("--json", explain.json, "Findings as JSON");
   explain_cmd->add_flag("--all", explain.all, "List every finding: ops that started promptly, and each member of a long group");
 
+  CompareCommand compare;
+  CLI::App* compare_cmd =
+      app.add_subcommand("compare", "Compare two traces of one program (before and after a change), per step");
+  compare_cmd->add_option("before", compare.before, "Trace, recording or torch.profiler trace: A")->required();
+  compare_cmd->add_option("after", compare.after, "The same program after the change: B")->required();
+  compare_cmd->add_option("--per", compare.per,
+                          "The range around each step (an NVTX range or record_function name); default ProfilerStep#N when both have it");
+  compare_cmd->add_option("--lang", compare.lang, "en or zh (default: from the locale)");
+  compare_cmd->add_flag("--json", compare.json, "The comparison as JSON");
+  compare_cmd->footer("Example: streamlab-cli compare before.json after.json --per step");
+
   std::string probe_out;
   RecordCommand record;
   CLI::App* record_cmd = app.add_subcommand("record", "Run any CUDA program (e.g. python3 train.py) and record its streams, events and kernels");
@@ -144,6 +155,7 @@ int main(int argc, char** argv) {
     if (show_cmd->parsed()) return CmdShow(show_path, show_width);
     if (explain_cmd->parsed()) return CmdExplain(explain);
     if (record_cmd->parsed()) return CmdRecord(record);
+    if (compare_cmd->parsed()) return CmdCompare(compare);
     if (import_cmd->parsed()) return CmdImport(import_path, import_out);
     if (verify_cmd->parsed()) {
       verify.self = SelfPath(argv[0]);

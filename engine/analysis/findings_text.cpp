@@ -50,7 +50,8 @@ bool WaitsRecordIsUnknown(const Trace& t, const Finding& f) {
 }
 
 const std::vector<std::string>& FindingTexts::Keys() {
-  static const std::vector<std::string> keys{
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k{
       "delay.prompt", "delay.stream_order", "delay.event_wait", "delay.wait_stream",
       "delay.legacy_waits_blocking", "delay.blocking_waits_legacy", "delay.host_late",
       "delay.sms_busy", "delay.copy_engine_busy", "delay.hardware_queue", "delay.hardware_queue_collective", "delay.also",
@@ -75,6 +76,20 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "address_race", "address_race.unknown", "address_race.writes", "address_race.graph.unknown", "address_race.graph.writes", "address_race.order", "address_race.argument", "address_race.read", "address_race.write", "address_race.read_range", "address_race.write_range", "group.address_race",
       "idle.part.host_sync", "idle.part.host_call", "idle.part.host_work", "idle.part.launch_bound",
       "idle.part.other_device", "idle.part.module_load", "idle.part.turnaround", "idle.part.range_start", "idle.part.unknown"};
+    // streamlab-cli compare (engine/classroom/compare_programs.h): its lines, each idle
+    // cause's name, and each kind of finding it counts.
+    for (const char* c : {"steps", "whole", "per_step", "whole_traces", "wall", "host_in_steps", "gpu_busy", "host_blocked",
+                          "gpu_idle", "kernels", "no_findings", "findings", "findings_per_step", "at_call", "gone", "new",
+                          "none", "count", "count_per_step"})
+      k.push_back(std::string("compare.") + c);
+    for (int i = 0; i < kIdleCauseCount; ++i) k.push_back(std::string("compare.idle.") + ToString(static_cast<IdleCause>(i)));
+    for (FindingKind kind : {FindingKind::kHostBlock, FindingKind::kScopeTooWide, FindingKind::kWaitCapturedNothing,
+                             FindingKind::kDataRace, FindingKind::kPageableAsyncCopy, FindingKind::kLegacyNextToBlocking,
+                             FindingKind::kWrongResult, FindingKind::kMallocMidRun, FindingKind::kHiddenSync,
+                             FindingKind::kCollectiveWait, FindingKind::kAddressRace})
+      k.push_back(std::string("compare.kind.") + ToString(kind));
+    return k;
+  }();
   return keys;
 }
 

@@ -1,0 +1,58 @@
+// Two traces of one program - before and after a change (a recording, a torch.profiler trace,
+// or both kinds) - side by side: what the steps cost in each, where the GPU's idle time went,
+// and each kind of finding at each place in the program with its count in each, so a student
+// sees whether the change removed what the first run's findings named.
+//
+// A step is a range the program marked (torch.profiler's "ProfilerStep#N", or any name, e.g. an
+// NVTX range "step"): figures are per step, over the steps only (from the first one's start to
+// the end of the GPU work submitted inside the last), so start-up and a different number of
+// steps do not skew them. With no such ranges the whole traces are compared, and the result
+// says so: they may then hold different amounts of work.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/analysis/analyzer.h"
+#include "engine/trace/trace.h"
+
+namespace streamlab {
+
+// One run's figures over its steps (or the whole trace), summed: divide by `steps`.
+struct StepFigures {
+  int steps = 0;         // ranges counted (0: the whole trace was taken)
+  TimeNs from = 0, to = 0;  // the window looked at
+  TimeNs host_in_steps = 0;  // time inside the step ranges (on their threads)
+  TimeNs gpu_busy = 0;       // time some GPU op ran, within the window
+  TimeNs host_blocked = 0;   // host calls made in the steps that blocked longer than the slack
+  TimeNs idle_by_cause[kIdleCauseCount] = {};  // GPU idle within the window, by cause
+  TimeNs gpu_idle = 0;
+  size_t kernels = 0;        // kernels submitted in the steps
+};
+
+// One kind of finding at one place: how many in each run, and the time they account for.
+struct FindingTally {
+  FindingKind kind = FindingKind::kHostBlock;
+  ProgramSite site;    // where (empty when the trace does not say)
+  std::string call;    // the call, when the place is unknown (its name)
+  int count_a = 0, count_b = 0;
+  TimeNs time_a = 0, time_b = 0;
+};
+
+struct ProgramComparison {
+  std::string unit;  // the step range's name ("" when whole traces are compared)
+  StepFigures a, b;
+  std::vector<FindingTally> tallies;  // largest change in time first, then in count
+};
+
+// The step range name both traces hold: `per` when given (an error when either has none),
+// else "ProfilerStep" when both hold torch.profiler's step ranges, else "" (whole traces).
+std::string StepRangeOf(const Trace& a, const Trace& b, const std::string& per);
+
+// How many ranges of `trace` are named `name` or `name#N`.
+int CountStepRanges(const Trace& trace, const std::string& name);
+
+ProgramComparison ComparePrograms(const Trace& a, const Analysis& analysis_a, const Trace& b,
+                                  const Analysis& analysis_b, const std::string& per = "");
+
+}  // namespace streamlab

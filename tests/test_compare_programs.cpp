@@ -1,0 +1,104 @@
+// Two traces of one program compared per step (engine/classroom/compare_programs.h), on the H100
+// recordings and torch.profiler traces of grad_scaler_step.py and data_dependent_shape.py, each
+// with and without its remedy, every studied step inside a range "step".
+#include <gtest/gtest.h>
+
+#include "engine/classroom/compare_programs.h"
+#include "engine/trace/trace_json.h"
+#include "tests/test_util.h"
+
+namespace streamlab {
+namespace {
+
+Trace Fixture(const std::string& path) { return LoadTraceFile(testing::SourcePath("tests/fixtures/" + path)); }
+
+ProgramComparison Compare(const Trace& a, const Trace& b, const std::string& per) {
+  return ComparePrograms(a, Analyze(a), b, Analyze(b), per);
+}
+
+const FindingTally* TallyOf(const ProgramComparison& c, FindingKind kind) {
+  for (const FindingTally& t : c.tallies)
+    if (t.kind == kind) return &t;
+  return nullptr;
+}
+
+TEST(ComparePrograms, AFusedOptimizerRemovesTheReadFromEachStep) {
+  Trace plain = Fixture("recorded/grad_scaler_step.json"), fused = Fixture("recorded/grad_scaler_step_fused.json");
+  ProgramComparison c = Compare(plain, fused, "step");
+  EXPECT_EQ(c.unit, "step");
+  EXPECT_EQ(c.a.steps, 3);
+  EXPECT_EQ(c.b.steps, 3);
+  const FindingTally* reads = TallyOf(c, FindingKind::kHiddenSync);
+  ASSERT_NE(reads, nullptr);
+  EXPECT_EQ(reads->count_a, 3);  // one a step (the 2 warm-up steps' reads are outside the steps)
+  EXPECT_EQ(reads->count_b, 0);
+  EXPECT_EQ(reads->site.ranges, std::vector<std::string>{"step"});
+  EXPECT_GT(reads->time_a, Ms(3 * 1.4));  // each waited for the 2 ms spin
+  // The read is the call that blocked: it is not counted again as a blocking call.
+  for (const FindingTally& t : c.tallies) {
+    if (t.kind == FindingKind::kHostBlock) {
+      EXPECT_LT(t.time_a, Ms(1)) << t.call;
+    }
+  }
+  // Per step: the host blocked for the read, then no longer; the GPU's work is the same.
+  EXPECT_GT(c.a.host_blocked / c.a.steps, Ms(1.4));
+  EXPECT_LT(c.b.host_blocked / c.b.steps, Us(500));
+  EXPECT_LT(c.b.to - c.b.from, c.a.to - c.a.from);
+  EXPECT_NEAR(static_cast<double>(c.b.gpu_busy), static_cast<double>(c.a.gpu_busy), 0.1 * static_cast<double>(c.a.gpu_busy));
+  // The window is the steps': from the first one's start to the end of the last one's GPU work.
+  EXPECT_GE(c.a.to - c.a.from, c.a.host_in_steps);
+  EXPECT_GT(c.a.kernels, c.b.kernels);  // fused AdamW: fewer kernels
+}
+
+TEST(ComparePrograms, TorchProfilerTracesNameTheLibraryCall) {
+  Trace plain = Fixture("kineto/grad_scaler_step_stack.json"), fused = Fixture("kineto/grad_scaler_step_fused_stack.json");
+  EXPECT_EQ(StepRangeOf(plain, fused, ""), "");  // no ProfilerStep#N: whole traces unless told
+  ProgramComparison c = Compare(plain, fused, "step");
+  const FindingTally* reads = TallyOf(c, FindingKind::kHiddenSync);
+  ASSERT_NE(reads, nullptr);
+  EXPECT_EQ(reads->count_a, 3);
+  EXPECT_EQ(reads->count_b, 0);
+  EXPECT_EQ(reads->site.file, "grad_scaler_step.py");
+  EXPECT_EQ(reads->site.via_file, "torch/amp/grad_scaler.py");
+  EXPECT_EQ(reads->site.inner_function, "_maybe_opt_step");
+}
+
+TEST(ComparePrograms, OnlyWhatHappenedInTheStepsIsCounted) {
+  Trace mask = Fixture("recorded/data_dependent_shape.json"), where = Fixture("recorded/data_dependent_shape_where.json");
+  // Whole traces: the warm-up's reads, and --where's one read outside the steps, count.
+  ProgramComparison whole = Compare(mask, where, "");
+  EXPECT_EQ(whole.unit, "");
+  EXPECT_EQ(whole.a.steps, 0);
+  const FindingTally* all = TallyOf(whole, FindingKind::kHiddenSync);
+  ASSERT_NE(all, nullptr);
+  int whole_a = 0, whole_b = 0;
+  for (const FindingTally& t : whole.tallies)
+    if (t.kind == FindingKind::kHiddenSync) whole_a += t.count_a, whole_b += t.count_b;
+  EXPECT_EQ(whole_a, 5);
+  EXPECT_EQ(whole_b, 1);
+  // Per step: one read a step, then none.
+  ProgramComparison steps = Compare(mask, where, "step");
+  int step_a = 0, step_b = 0;
+  for (const FindingTally& t : steps.tallies)
+    if (t.kind == FindingKind::kHiddenSync) step_a += t.count_a, step_b += t.count_b;
+  EXPECT_EQ(step_a, 3);
+  EXPECT_EQ(step_b, 0);
+  EXPECT_GT(steps.a.idle_by_cause[static_cast<int>(IdleCause::kHostSync)], 0);
+}
+
+TEST(ComparePrograms, StepRangesAreCountedByName) {
+  Trace t;
+  t.ranges = {{0, "ProfilerStep#1", 0, 10}, {0, "ProfilerStep#2", 10, 20}, {0, "ProfilerStepX", 0, 5}, {0, "ProfilerStep", 0, 1}};
+  EXPECT_EQ(CountStepRanges(t, "ProfilerStep"), 3);
+  EXPECT_EQ(StepRangeOf(t, t, ""), "ProfilerStep");
+  Trace none;
+  EXPECT_EQ(StepRangeOf(t, none, ""), "");
+  EXPECT_EQ(testing::InputErrorOf([&] { StepRangeOf(t, none, "ProfilerStep"); }),
+            "--per ProfilerStep: the second trace has no range named \"ProfilerStep\" or \"ProfilerStep#N\"");
+  Trace backwards;
+  backwards.ranges = {{0, "step", 10, 5}};
+  EXPECT_NE(testing::InputErrorOf([&] { Compare(backwards, backwards, "step"); }), "no error");
+}
+
+}  // namespace
+}  // namespace streamlab
