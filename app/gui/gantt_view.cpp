@@ -276,7 +276,9 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   // Axis.
   // ~6 characters of label per tick, whatever the font size (presentation mode scales it).
   TimeNs step = TickStep(g.end - g.begin, g.ChartW(), std::max(70.0f, ImGui::CalcTextSize("000.0 us  ").x));
-  TimeNs first_tick = trace_begin + ((g.begin - trace_begin) / step) * step;
+  // Ticks count from the trace's start, or from the origin a comparison aligns the charts on.
+  const TimeNs axis_origin = view.axis_origin >= 0 ? view.axis_origin : trace_begin;
+  TimeNs first_tick = axis_origin + ((g.begin - axis_origin) / step) * step;
   for (TimeNs tick = first_tick; tick <= g.end; tick += step) {
     float x = g.X(tick);
     dl->AddLine(ImVec2(x, g.origin.y + g.axis_h - 6), ImVec2(x, br.y), pal.grid);
@@ -528,7 +530,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   float axis_y = std::max(g.origin.y, visible_min.y);
   dl->AddRectFilled(ImVec2(g.ChartX0(), axis_y), ImVec2(br.x, axis_y + g.axis_h - 6), pal.background);
   for (TimeNs tick = first_tick; tick <= g.end; tick += step)
-    dl->AddText(ImVec2(g.X(tick) + 3, axis_y + 3), pal.dim_text, Rel(tick, trace_begin).c_str());
+    dl->AddText(ImVec2(g.X(tick) + 3, axis_y + 3), pal.dim_text, Rel(tick, axis_origin).c_str());
   dl->PopClipRect();
   dl->PopClipRect();
   if (layout) {

@@ -63,6 +63,8 @@ struct GanttViewState {
   std::vector<int> zoom_to;
   // Replay: draw only what happened up to this trace time (-1: everything).
   TimeNs replay_until = -1;
+  // The axis counts from here (-1: the trace's start): a comparison's charts count from their first step.
+  TimeNs axis_origin = -1;
   GanttIndex index;
 };
 

@@ -2,18 +2,19 @@
 // [SECTION] state changes: language, lab selection, runs, traces
 // [SECTION] frame layout: top bar, sidebar (lab browser), main area (lab page, tabs)
 // [SECTION] lab page: texts, parameters, variants, backend, Run/Cancel
-// [SECTION] timeline tab: chart + findings; code tab
+// [SECTION] timeline tab: chart + findings
 // Compare, predict-then-reveal, presentation/replay, the sandbox and export live in
-// gui_compare.cpp, gui_predict.cpp, gui_present.cpp, sandbox_view.cpp and gui_export.cpp.
+// gui_compare.cpp, gui_predict.cpp, gui_present.cpp, sandbox_view.cpp and gui_export.cpp; the
+// code tab in gui_code.cpp.
 #include "app/gui/gui_app.h"
 
 #include <algorithm>
 
 #include <imgui.h>
 
+#include <filesystem>
 #include <fstream>
 
-#include "engine/scenario/code_gen.h"
 #include "engine/sim/device_profile.h"
 #include "engine/util/errors.h"
 #include "engine/util/format.h"
@@ -68,6 +69,12 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
     request.open = options_.open_trace;
     opening_ = true;
     Submit(std::move(request));
+    if (!options_.compare_file.empty()) {  // the same program after a change: compared when both are read
+      comparing_ = true;
+      compare_results_ = 0;
+      program_label_a_ = std::filesystem::path(options_.open_trace).filename().string();
+      StartProgramCompare(options_.compare_file, options_.compare_per);
+    }
   } else if (!options_.exercise.empty() || !options_.sandbox_script.empty()) {
     mode_ = Mode::kSandbox;
     if (!options_.exercise.empty()) {
@@ -189,9 +196,20 @@ void GuiApp::PollRun() {
   if (!result) return;
   run_seconds_ = result->seconds;
   if (result->opened) {
-    opening_ = false;
-    if (result->ok) ShowTrace(std::move(result->trace), std::move(result->analysis));
-    else error_ = result->error;
+    if (!result->ok) {  // a file of a compare that cannot be read drops its partner
+      error_ = result->error;
+      opening_ = comparing_ = false;
+      queue_.clear();
+      return;
+    }
+    if (!queue_.empty()) {
+      worker_.Start(std::move(queue_.front()));
+      queue_.erase(queue_.begin());
+    } else {
+      opening_ = false;
+    }
+    if (comparing_) return AcceptProgram(std::move(result->trace), std::move(result->analysis));
+    ShowTrace(std::move(result->trace), std::move(result->analysis));
     return;
   }
   if (!result->ok) {  // a failed compare run drops its partner
@@ -233,6 +251,8 @@ void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis) {
   rendered_notes_.reset();
   view_ = GanttViewState{};
   view_.show_sms = options_.show_sms;
+  program_comparison_.reset();
+  if (!comparing_) program_label_a_.clear();  // a new trace: named again when compared
   // A Python stack (with_stack=True) is 20 or more ranges deep: drawn, it would push the
   // streams out of view, so such a trace opens with its ranges hidden (one tick shows them).
   size_t range_depth = 0;
@@ -308,7 +328,7 @@ void GuiApp::Frame(ImVec2 display) {
     else ImGui::TextUnformatted(ui_("select_lab"));
   } else {
     DrawLabHeader();
-    bool show_compare = comparison_.has_value() || comparing_;
+    bool show_compare = comparison_.has_value() || program_comparison_.has_value() || comparing_;
     if (presenting_) {
       show_compare ? DrawCompare() : DrawTimeline();
     } else if (ImGui::BeginTabBar("tabs")) {
@@ -526,11 +546,12 @@ void GuiApp::DrawRunControls() {
   }
 }
 
-// [SECTION] timeline and code tabs ---------------------------------------------------------
+// [SECTION] timeline tab --------------------------------------------------------------------
 
 void GuiApp::DrawTimeline() {
   if (predict_first_ && !trace_ && mode_ == Mode::kLab) return DrawPrediction();
   if (!trace_) return;
+  view_.axis_origin = -1;  // the compare view may have set its own
   if (verdict_ || answer_verdict_ || !answer_error_.empty()) DrawPredictionVerdict();
   if (ImGui::Button(ui_("fit"))) view_.fit_requested = true;
   ImGui::SameLine();
@@ -566,20 +587,6 @@ void GuiApp::DrawTimeline() {
     selected_finding_ = -1;
   }
   DrawFindings(findings_h);
-}
-
-void GuiApp::DrawCode() {
-  if (ImGui::BeginTabBar("code")) {
-    for (int which = 0; which < 2; ++which) {
-      if (!ImGui::BeginTabItem(ui_(which == 0 ? "code.cuda" : "code.pytorch"))) continue;
-      std::string code = which == 0 ? ScenarioAsCuda(trace_->scenario) : ScenarioAsPyTorch(trace_->scenario);
-      ImGui::BeginChild("source", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
-      ImGui::TextUnformatted(code.c_str());
-      ImGui::EndChild();
-      ImGui::EndTabItem();
-    }
-    ImGui::EndTabBar();
-  }
 }
 
 }  // namespace streamlab

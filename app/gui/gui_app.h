@@ -19,6 +19,7 @@
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/finding_groups.h"
 #include "engine/classroom/compare.h"
+#include "engine/classroom/compare_programs.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/classroom/lab_texts.h"
 #include "engine/classroom/answer_form.h"
@@ -51,6 +52,8 @@ struct GuiOptions {
   std::string exercise;        // open this lab's exercise in the sandbox (with sandbox_script: edit, then check);
                                // an exercise on parameters is checked at once with `params`
   std::string record_command;    // record this program (a command line) and show it
+  std::string compare_file;      // with open_trace: the same program after a change, compared per step
+  std::string compare_per;       // the step range's name for compare_file (empty: ProfilerStep#N if both have it)
 };
 
 class GuiApp {
@@ -68,6 +71,8 @@ class GuiApp {
   std::string PredictionReport() const;
   // The latest exercise check, goal by goal ("" if none).
   std::string ExerciseReport() const;
+  // The compare view's lines for two traces of one program ("" if none is shown).
+  std::string ProgramCompareReport() const;
   double run_seconds() const { return run_seconds_; }
   // Shows a trace without analysing it (the frame-time bench's synthetic traces).
   void ShowTraceUnanalysed(Trace trace);
@@ -85,6 +90,12 @@ class GuiApp {
   // gui_compare.cpp
   void StartCompare();
   void DrawCompare();
+  void DrawChartsOnOneAxis(TimeNs origin_a, TimeNs origin_b, TimeNs span, const std::string& label_a,
+                           const std::string& label_b);
+  // Two traces of one program (before and after a change), compared per step.
+  void StartProgramCompare(const std::string& path, const std::string& per);
+  void AcceptProgram(Trace trace, Analysis analysis);
+  void DrawProgramCompare();
   // gui_predict.cpp
   void ResetPrediction();
   void ApplyPredictedOrder(const std::vector<std::string>& names);
@@ -181,6 +192,11 @@ class GuiApp {
   Run compare_b_;                  // the compare view's second run (the first is trace_)
   std::string compare_with_;       // variant, or "sim" / "cuda" for the other backend
   std::optional<Comparison> comparison_;
+  std::optional<ProgramComparison> program_comparison_;  // of trace_ and compare_b_ (program traces)
+  std::string program_label_a_, program_label_b_;        // their files' names
+  std::string program_per_;                              // the step range asked for
+  char compare_path_[512] = {};
+  char compare_per_text_[64] = {};
   bool predict_first_ = false;
   std::optional<Scenario> predict_scenario_;  // the lab's program for the current settings
   std::vector<int> predicted_;     // the student's order (op indices of predict_scenario_)

@@ -2,9 +2,15 @@
 // GPU's measurement of one variant, or its CUDA C++ and PyTorch runs - stacked on one time axis (each from its own first
 // GPU start), with what changed called out: GPU time, overlap (speed-up), host blocked,
 // and the ops whose start moved most, each with the analyzer's reason in the second run.
+// For a program's trace (recorded or imported), the same program after a change, per step
+// (engine/classroom/compare_programs.h), each chart from its first step.
 #include <imgui.h>
 
+#include <filesystem>
+
 #include "app/gui/gui_app.h"
+#include "engine/classroom/compare_programs_text.h"
+#include "engine/util/errors.h"
 #include "engine/util/format.h"
 #include "labs/catalogue.h"
 
@@ -61,6 +67,7 @@ void GuiApp::StartCompare() {
 }
 
 void GuiApp::DrawCompare() {
+  if (lab_id_.empty()) return DrawProgramCompare();  // a program's trace, not a lab's run
   const Lab& lab = FindLab(lab_id_);
   if (!presenting_) {
     ImGui::SetNextItemWidth(200);
@@ -109,30 +116,110 @@ void GuiApp::DrawCompare() {
   }
   ImGui::PopTextWrapPos();
 
-  // Both charts on one axis: B's window follows A's, offset by the runs' origins.
+  // Both charts on one axis, each from its own start.
   auto [begin_a, end_a] = GanttExtent(*trace_);
   auto [begin_b, end_b] = GanttExtent(*compare_b_.trace);
-  TimeNs span = std::max(end_a - begin_a, end_b - begin_b);
+  DrawChartsOnOneAxis(begin_a, begin_b, std::max(end_a - begin_a, end_b - begin_b), label_a, label_b);
+}
+
+// B's window follows A's, offset by the runs' origins; panning or zooming B moves A too.
+void GuiApp::DrawChartsOnOneAxis(TimeNs origin_a, TimeNs origin_b, TimeNs span, const std::string& label_a,
+                                 const std::string& label_b) {
   if (view_.fit_requested) {
-    view_.begin = begin_a - span / 40;
-    view_.end = begin_a + span + span / 40;
+    view_.begin = origin_a - span / 40;
+    view_.end = origin_a + span + span / 40;
     view_.fit_requested = false;
   }
   float h = std::max(120.0f, (ImGui::GetContentRegionAvail().y - 2 * ImGui::GetFontSize()) * 0.5f);
   float w = ImGui::GetContentRegionAvail().x;
   float scale = presenting_ ? 1.4f : 1.0f;
+  view_.axis_origin = origin_a;
+  compare_b_.view.axis_origin = origin_b;
   ImGui::TextUnformatted(("A: " + label_a).c_str());
   GanttInputs in_a{&*trace_, &analysis_, &texts_, &ui_, scale, !options_.headless, presenting_};
   DrawGantt(in_a, view_, ImVec2(w, h), &layout_);
-  compare_b_.view.begin = begin_b + (view_.begin - begin_a);
-  compare_b_.view.end = begin_b + (view_.end - begin_a);
+  compare_b_.view.begin = origin_b + (view_.begin - origin_a);
+  compare_b_.view.end = origin_b + (view_.end - origin_a);
   compare_b_.view.fit_requested = false;
   ImGui::TextUnformatted(("B: " + label_b).c_str());
   GanttInputs in_b{&*compare_b_.trace, &compare_b_.analysis, &texts_, &ui_, scale, !options_.headless, presenting_};
   DrawGantt(in_b, compare_b_.view, ImVec2(w, h), nullptr);
-  // Panning or zooming the second chart moves the first too.
-  view_.begin = begin_a + (compare_b_.view.begin - begin_b);
-  view_.end = begin_a + (compare_b_.view.end - begin_b);
+  view_.begin = origin_a + (compare_b_.view.begin - origin_b);
+  view_.end = origin_a + (compare_b_.view.end - origin_b);
+}
+
+// [SECTION] two traces of one program -------------------------------------------------------
+
+void GuiApp::StartProgramCompare(const std::string& path, const std::string& per) {
+  if (path.empty()) return;
+  if (trace_ && program_label_a_.empty())
+    program_label_a_ = options_.open_trace.empty() ? trace_->scenario.name
+                                                   : std::filesystem::path(options_.open_trace).filename().string();
+  program_label_b_ = std::filesystem::path(path).filename().string();
+  program_per_ = per;
+  program_comparison_.reset();
+  compare_b_ = Run{};
+  comparing_ = true;
+  compare_results_ = trace_ ? 1 : 0;  // A is already shown when asked from the compare view
+  error_.clear();
+  RunRequest request;
+  request.open = path;
+  Submit(std::move(request));
+}
+
+void GuiApp::AcceptProgram(Trace trace, Analysis analysis) {
+  if (++compare_results_ == 1) {
+    ShowTrace(std::move(trace), std::move(analysis));
+    return;
+  }
+  compare_b_.analysis = std::move(analysis);
+  compare_b_.trace = std::move(trace);
+  compare_b_.view = GanttViewState{};
+  comparing_ = false;
+  try {
+    program_comparison_ = ComparePrograms(*trace_, analysis_, *compare_b_.trace, compare_b_.analysis, program_per_);
+    view_.fit_requested = true;
+  } catch (const InputError& e) {  // --per names a range one of them lacks
+    error_ = e.what();
+  }
+}
+
+std::string GuiApp::ProgramCompareReport() const {
+  if (!program_comparison_ || !trace_ || !compare_b_.trace) return "";
+  std::string out;
+  for (const std::string& line : RenderProgramComparison(*program_comparison_, texts_, program_label_a_, program_label_b_,
+                                                         trace_->backend, compare_b_.trace->backend))
+    out += (out.empty() ? "" : "\n") + line;
+  return out;
+}
+
+void GuiApp::DrawProgramCompare() {
+  if (!presenting_) {
+    ImGui::SetNextItemWidth(420);
+    ImGui::InputText(ui_("compare.file"), compare_path_, sizeof compare_path_);
+    ImGui::SetNextItemWidth(160);
+    ImGui::InputText(ui_("compare.per"), compare_per_text_, sizeof compare_per_text_);
+    ImGui::SameLine();
+    if (!worker_.Busy() && ImGui::Button(ui_("compare.open"))) StartProgramCompare(compare_path_, compare_per_text_);
+  }
+  if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+  if (comparing_) ImGui::TextUnformatted(ui_("running"));
+  if (comparing_ || !program_comparison_ || !trace_ || !compare_b_.trace) return;
+  const ProgramComparison& c = *program_comparison_;
+  // The comparison scrolls in at most two fifths of the height; the charts get the rest.
+  ImGui::BeginChild("program_compare", ImVec2(0, ImGui::GetContentRegionAvail().y * 0.4f), false);
+  ImGui::PushTextWrapPos(0);
+  for (const std::string& line : RenderProgramComparison(c, texts_, program_label_a_, program_label_b_, trace_->backend,
+                                                         compare_b_.trace->backend))
+    ImGui::TextUnformatted(line.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+  // The charts from each run's first step (or start), over the longer of the two.
+  TimeNs origin_a = c.unit.empty() ? GanttExtent(*trace_).first : c.a.from;
+  TimeNs origin_b = c.unit.empty() ? GanttExtent(*compare_b_.trace).first : c.b.from;
+  TimeNs end_a = c.unit.empty() ? GanttExtent(*trace_).second : c.a.to;
+  TimeNs end_b = c.unit.empty() ? GanttExtent(*compare_b_.trace).second : c.b.to;
+  DrawChartsOnOneAxis(origin_a, origin_b, std::max(end_a - origin_a, end_b - origin_b), program_label_a_, program_label_b_);
 }
 
 }  // namespace streamlab

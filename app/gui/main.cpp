@@ -44,7 +44,8 @@ struct Args {
                        "                 [--show-sms] [--bench-spans N[,M...]] [--bench-max-ratio R] [--compare VARIANT|cuda|torch] [--present]\n"
                        "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--predict-answer X] [--sandbox-script FILE]\n"
                        "                 [--exercise LAB [--sandbox-script FILE]]\n"
-                       "                 [--chart-only] [--bench-frames] [--hover X,Y (with --screenshot)] [--view FROM,TO (ms)]\n",
+                       "                 [--chart-only] [--bench-frames] [--hover X,Y (with --screenshot)] [--view FROM,TO (ms)]\n"
+                       "                 [--open BEFORE --compare-file AFTER [--per STEP_RANGE]]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -63,6 +64,8 @@ Args Parse(int argc, char** argv) {
     else if (k == "--lang") a.options.lang = value();
     else if (k == "--open") a.options.open_trace = value();
     else if (k == "--record") a.options.record_command = value();
+    else if (k == "--compare-file") a.options.compare_file = value();
+    else if (k == "--per") a.options.compare_per = value();
     else if (k == "--screenshot") a.screenshot = value();
     else if (k == "--show-sms") a.options.show_sms = true;
     else if (k == "--compare") a.options.compare = value();
@@ -153,6 +156,7 @@ int main(int argc, char** argv) {
   using namespace streamlab;
   Args args = Parse(argc, argv);
   if (args.bench_frames && args.options.open_trace.empty()) Usage("--bench-frames needs --open FILE");
+  if (!args.options.compare_file.empty() && args.options.open_trace.empty()) Usage("--compare-file needs --open FILE (the trace before the change)");
   args.options.headless = !args.screenshot.empty() || !args.bench_spans.empty() || args.bench_frames;
   glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "streamlab: GLFW error %d: %s\n", code, text); });
   if (!glfwInit()) {
@@ -265,6 +269,8 @@ int main(int argc, char** argv) {
             if (!report.empty()) std::printf("prediction: %s\n", report.c_str());
             report = app.ExerciseReport();
             if (!report.empty()) std::printf("%s\n", report.c_str());
+            report = app.ProgramCompareReport();
+            if (!report.empty()) std::printf("compare:\n%s\n", report.c_str());
           }
           break;
         }
