@@ -111,6 +111,12 @@ STREAMLAB_STEPS=2 STREAMLAB_PROFILER_RANGE=1 STREAMLAB_EMIT_NVTX=1 "$cli" record
   --batch 32 --log-every 10 >"$out/rec/training_loop_nvtx.log" 2>&1
 echo "training_loop_nvtx: record exit $?" >>"$out/summary.txt"
 "$cli" explain "$out/rec/training_loop_nvtx.json" >"$out/rec/training_loop_nvtx.explain.txt" 2>&1
+# The same with and without workers, each step in its range "step", for `compare --per step`.
+for w in 0 2; do
+  STREAMLAB_STEPS=2 STREAMLAB_PROFILER_RANGE=1 STREAMLAB_EMIT_NVTX=1 "$cli" record --capture-range cudaProfilerApi \
+    --out "$out/rec/training_loop_nvtx_w$w.json" -- python3 examples/pytorch/training_loop.py --workers $w --layers 1 \
+    --batch 32 --log-every 10 >"$out/rec/training_loop_nvtx_w$w.log" 2>&1
+done
 "$cli" record --out "$out/rec/nothing.json" -- python3 -c "print('no cuda')" >>"$out/summary.txt" 2>&1
 echo "no-cuda program: record exit $?" >>"$out/summary.txt"
 STREAMLAB_STEPS=5 STREAMLAB_KINETO_OUT="$out/kineto/resnet50_amp.json" python3 examples/pytorch/resnet50_amp.py >"$out/kineto/resnet50_amp.log" 2>&1

@@ -110,22 +110,28 @@ def paired_median(inside, outside):
     return (median([a - b for a, b in zip(inside, outside)]), median([a / b for a, b in zip(inside, outside)]))
 
 
+def step_range():
+    """A range named "step" around one step: an NVTX range, which a recording keeps, or under
+    torch.profiler (STREAMLAB_KINETO_OUT) a record_function, which its trace keeps. One, not both:
+    emit_nvtx() would make the record_function an NVTX range too."""
+    if os.environ.get("STREAMLAB_KINETO_OUT"):
+        return torch.profiler.record_function("step")
+    return torch.cuda.nvtx.range("step")
+
+
 def studied_steps(step, warm_up_steps=2):
     """Runs step() warm_up_steps times (kernels loaded, the allocator's pool grown), then
-    STREAMLAB_STEPS times (default 3) inside maybe_profiled(), each step inside a range named
-    "step" (an NVTX range, which a recording keeps; record_function under torch.profiler), so
+    STREAMLAB_STEPS times (default 3) inside maybe_profiled(), each step inside step_range(), so
     `streamlab-cli compare before.json after.json --per step` compares two runs step by step.
     Returns (seconds a step, the host's seconds a step to issue them, the last step's result)."""
     for _ in range(warm_up_steps):
         step()
     torch.cuda.synchronize()
     steps = int(os.environ.get("STREAMLAB_STEPS", "3"))
-    profiled = bool(os.environ.get("STREAMLAB_KINETO_OUT"))
     begin = time.perf_counter()
     with maybe_profiled():
         for _ in range(steps):
-            # One range each: emit_nvtx() would also make record_function an NVTX range.
-            with torch.profiler.record_function("step") if profiled else torch.cuda.nvtx.range("step"):
+            with step_range():
                 result = step()
         host = time.perf_counter() - begin
         torch.cuda.synchronize()

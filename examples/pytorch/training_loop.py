@@ -16,7 +16,7 @@ import time
 
 import torch
 
-from streamlab_example import maybe_profiled, warm_up
+from streamlab_example import maybe_profiled, step_range, warm_up
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--fused", action="store_true", help="AdamW(fused=True): no overflow read in scaler.step")
@@ -73,7 +73,8 @@ steps = int(os.environ.get("STREAMLAB_STEPS", "20"))
 begin = time.perf_counter()
 with maybe_profiled():
     for i in range(steps):
-        loss = step(i)
+        with step_range():  # `streamlab-cli compare A B --per step` compares two runs step by step
+            loss = step(i)
     torch.cuda.synchronize()
 elapsed = time.perf_counter() - begin
 print(f"training loop done: {steps} steps, {elapsed / steps * 1e3:.2f} ms a step "
