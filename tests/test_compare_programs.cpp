@@ -1,6 +1,6 @@
 // Two traces of one program compared per step (engine/classroom/compare_programs.h), on the H100
-// recordings and torch.profiler traces of grad_scaler_step.py and data_dependent_shape.py, each
-// with and without its remedy, every studied step inside a range "step".
+// recordings and torch.profiler traces of grad_scaler_step.py, data_dependent_shape.py and
+// training_loop.py, each with and without its remedy, every studied step inside a range "step".
 #include <gtest/gtest.h>
 
 #include "engine/classroom/compare_programs.h"
@@ -84,6 +84,31 @@ TEST(ComparePrograms, OnlyWhatHappenedInTheStepsIsCounted) {
   EXPECT_EQ(step_a, 3);
   EXPECT_EQ(step_b, 0);
   EXPECT_GT(steps.a.idle_by_cause[static_cast<int>(IdleCause::kHostSync)], 0);
+}
+
+// training_loop.py --layers 1 --batch 32, 2 steps recorded with emit_nvtx() (H100): with 2
+// DataLoader workers the host no longer makes the batches in the GPU's idle time.
+TEST(ComparePrograms, WorkersTakeTheBatchesOffTheHost) {
+  Trace w0 = Fixture("recorded/training_loop_nvtx_w0.json"), w2 = Fixture("recorded/training_loop_nvtx_w2.json");
+  ProgramComparison c = Compare(w0, w2, "step");
+  ASSERT_EQ(c.a.steps, 2);
+  ASSERT_EQ(c.b.steps, 2);
+  EXPECT_LT(2 * (c.b.to - c.b.from), c.a.to - c.a.from);  // under half the wall time a step
+  const int host_work = static_cast<int>(IdleCause::kHostWork);
+  EXPECT_LT(c.b.idle_by_cause[host_work], c.a.idle_by_cause[host_work]);
+  ASSERT_FALSE(c.host_work_places.empty());
+  const PlaceChange& loader = c.host_work_places.front();
+  EXPECT_EQ(loader.place.ranges, std::vector<std::string>{"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"});
+  EXPECT_GT(loader.time_a, Ms(2 * 5));  // over 5 ms a step
+  EXPECT_EQ(loader.time_b, 0);
+  // The "step" range itself is not a place (it holds every one).
+  for (const PlaceChange& p : c.host_work_places) EXPECT_NE(p.place.ranges, std::vector<std::string>{"step"});
+  // The window's time: GPU busy, idle between kernels, and before the first or after the last.
+  for (const StepFigures* f : {&c.a, &c.b}) {
+    double window = static_cast<double>(f->to - f->from);
+    double parts = static_cast<double>(f->gpu_busy + f->gpu_idle + f->outside_kernels);
+    EXPECT_NEAR(parts, window, 0.05 * window);
+  }
 }
 
 TEST(ComparePrograms, StepRangesAreCountedByName) {

@@ -79,7 +79,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
     // streamlab-cli compare (engine/classroom/compare_programs.h): its lines, each idle
     // cause's name, and each kind of finding it counts.
     for (const char* c : {"steps", "whole", "per_step", "whole_traces", "wall", "host_in_steps", "gpu_busy", "host_blocked",
-                          "gpu_idle", "kernels", "no_findings", "findings", "findings_per_step", "at_call", "gone", "new",
+                          "gpu_idle", "idle.outside", "kernels", "no_findings", "findings", "findings_per_step", "at_call", "gone", "new",
                           "none", "count", "count_per_step"})
       k.push_back(std::string("compare.") + c);
     for (int i = 0; i < kIdleCauseCount; ++i) k.push_back(std::string("compare.idle.") + ToString(static_cast<IdleCause>(i)));

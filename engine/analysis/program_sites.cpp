@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <string_view>
 
 namespace streamlab {
@@ -186,10 +187,11 @@ ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at) {
 
 namespace {
 
-// A range the profiler opens around each step of a schedule (ProfilerStep#12) says nothing
-// about where the host was, and would make every step a place of its own.
+// A range around each step says nothing about where the host was, and would hold every place:
+// the profiler's around each step of a schedule (ProfilerStep#12), and a program's own range
+// named "step" (the examples', which `compare --per step` counts).
 bool IsStepMarker(const std::string& name) {
-  return StartsWith(name, "ProfilerStep#");
+  return StartsWith(name, "ProfilerStep#") || name == "step";
 }
 
 // The place the host was at `at`, coarse enough that a stretch of Python adds up: the
@@ -210,7 +212,7 @@ ProgramSite PlaceOf(const RangeIndex& index, int thread, TimeNs at) {
   return site;
 }
 
-std::string PlaceKey(const ProgramSite& s) {
+std::string KeyOf(const ProgramSite& s) {
   std::string key = s.file + '\n' + s.function + '\n' + s.caller_file + '\n' + s.caller_function + '\n' +
                     s.caller_via_file + '\n' + s.caller_via_function + '\n' + s.via_file + '\n' + s.via_function;
   for (const std::string& r : s.ranges) key += '\n' + r;
@@ -236,7 +238,7 @@ class PlaceTally {
       ProgramSite site = PlaceOf(index_, thread, cuts[i] + (cuts[i + 1] - cuts[i]) / 2);
       if (site.empty()) continue;
       known_ += cuts[i + 1] - cuts[i];
-      auto [it, fresh] = by_key_.emplace(PlaceKey(site), places_.size());
+      auto [it, fresh] = by_key_.emplace(KeyOf(site), places_.size());
       if (fresh) places_.push_back({site, 0});
       places_[it->second].time += cuts[i + 1] - cuts[i];
     }
@@ -265,14 +267,18 @@ class PlaceTally {
 // The GPU sat idle while the host did its own work, or launched op by op: where was the host
 // thread that submitted the work that ended each gap, from the gap's start to that submission?
 // (Launch-bound gaps in the optimizer and in the model's forward call for different remedies.)
+void TallyIdleGaps(const Trace& trace, const Figures& fig, IdleCause cause, TimeNs from, TimeNs to, PlaceTally& tally) {
+  for (const IdleGap& g : fig.idle_gaps) {
+    if (g.cause != cause || g.next < 0 || g.next >= static_cast<int>(trace.ops.size())) continue;
+    tally.Add(trace.scenario.ops[g.next].thread, std::max(g.from, from), std::min({g.to, trace.ops[g.next].submit, to}));
+  }
+}
+
 void AttachIdlePlaces(const Trace& trace, const Figures& fig, const RangeIndex& index, std::vector<Finding>& findings) {
   for (Finding& f : findings) {
     if (f.kind != FindingKind::kGpuIdle || (f.idle != IdleCause::kHostWork && f.idle != IdleCause::kLaunchBound)) continue;
     PlaceTally tally(index);
-    for (const IdleGap& g : fig.idle_gaps) {
-      if (g.cause != f.idle || g.next < 0 || g.next >= static_cast<int>(trace.ops.size())) continue;
-      tally.Add(trace.scenario.ops[g.next].thread, g.from, std::min(g.to, trace.ops[g.next].submit));
-    }
+    TallyIdleGaps(trace, fig, f.idle, std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max(), tally);
     f.places = tally.Largest(0.1, 3);
     f.places_of = tally.total();
     f.places_known = tally.known();
@@ -295,6 +301,16 @@ void AttachStretchPlaces(const Trace& trace, Figures& fig, const RangeIndex& ind
 }
 
 }  // namespace
+
+std::vector<HostPlace> IdlePlaces(const Trace& trace, const Figures& fig, const RangeIndex& index, IdleCause cause,
+                                  TimeNs from, TimeNs to, TimeNs* looked_at) {
+  PlaceTally tally(index);
+  TallyIdleGaps(trace, fig, cause, from, to, tally);
+  if (looked_at) *looked_at = tally.total();
+  return tally.Largest(0.0, std::numeric_limits<size_t>::max());
+}
+
+std::string PlaceKey(const ProgramSite& place) { return KeyOf(place); }
 
 void AttachProgramSites(const Trace& trace, Figures& fig, std::vector<Finding>& findings) {
   if (trace.ranges.empty()) return;

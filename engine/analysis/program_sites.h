@@ -60,6 +60,15 @@ class RangeIndex {
 // The site of a call made at `at` on `thread`.
 ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at);
 
+// The places the host was at while the GPU sat idle for `cause` (host's own work, launching op
+// by op) within [from, to): from each such gap's start to the submission that ended it, on the
+// thread that made it, as the idle findings count them. Every place with its time, largest
+// first; `looked_at` gets the time looked at.
+std::vector<HostPlace> IdlePlaces(const Trace& trace, const Figures& fig, const RangeIndex& index, IdleCause cause,
+                                  TimeNs from, TimeNs to, TimeNs* looked_at);
+// A place's identity, to find it again in another trace of the program.
+std::string PlaceKey(const ProgramSite& place);
+
 // Gives each finding about a host call its site (host blocks, hidden syncs, pageable copies,
 // allocations mid-run, too-wide syncs); the finding about GPU time idle for the host's own
 // work, the places the host was at in those gaps (fig.idle_gaps); and the host's stretches on

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "engine/analysis/analyzer_context.h"
+#include "engine/analysis/program_sites.h"
 #include "engine/trace/trace_query.h"
 #include "engine/util/errors.h"
 
@@ -86,6 +87,18 @@ StepFigures FiguresOver(const Trace& t, const Analysis& analysis, const std::str
     f.gpu_busy = SaturatingAdd(f.gpu_busy, e - std::max(b, busy_to));
     busy_to = e;
   }
+  // Per device, the first kernel (or memset) start and last end in the window, as idle gaps count.
+  std::map<int, std::pair<TimeNs, TimeNs>> kernels_span;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    const OpRecord& r = t.ops[i];
+    if (!r.gpu || (op.kind != OpKind::kKernel && op.kind != OpKind::kMemset) || r.end <= f.from || r.start >= f.to) continue;
+    int device = op.stream >= 0 && static_cast<size_t>(op.stream) < s.streams.size() ? s.streams[op.stream].device : 0;
+    auto [it, fresh] = kernels_span.emplace(device, std::make_pair(r.start, r.end));
+    if (!fresh) it->second = {std::min(it->second.first, r.start), std::max(it->second.second, r.end)};
+  }
+  for (const auto& [device, span] : kernels_span)
+    f.outside_kernels = SaturatingAdd(f.outside_kernels, std::max<TimeNs>(0, span.first - f.from) + std::max<TimeNs>(0, f.to - span.second));
   for (const IdleGap& g : analysis.figures.idle_gaps) {
     TimeNs part = Overlap(g.from, g.to, f.from, f.to);
     f.idle_by_cause[static_cast<int>(g.cause)] = SaturatingAdd(f.idle_by_cause[static_cast<int>(g.cause)], part);
@@ -140,6 +153,37 @@ void Tally(const Trace& t, const Analysis& analysis, const std::vector<char>& in
   }
 }
 
+// Where the host was in each run's idle time for its own work, place by place.
+std::vector<PlaceChange> HostWorkPlaces(const Trace& a, const Analysis& analysis_a, const StepFigures& fa, const Trace& b,
+                                        const Analysis& analysis_b, const StepFigures& fb) {
+  std::map<std::string, PlaceChange> by_key;
+  std::map<std::string, bool> large;  // a tenth of either run's such time
+  auto add = [&](const Trace& t, const Analysis& analysis, const StepFigures& f, bool second) {
+    if (t.ranges.empty()) return;
+    RangeIndex index(t);
+    TimeNs looked_at = 0;
+    for (const HostPlace& p : IdlePlaces(t, analysis.figures, index, IdleCause::kHostWork, f.from, f.to, &looked_at)) {
+      std::string key = PlaceKey(p.site);
+      PlaceChange& change = by_key[key];
+      if (change.place.empty()) change.place = p.site;
+      (second ? change.time_b : change.time_a) += p.time;
+      if (p.time * 10 >= looked_at && looked_at > 0) large[key] = true;
+    }
+  };
+  add(a, analysis_a, fa, false);
+  add(b, analysis_b, fb, true);
+  auto per_step = [](TimeNs v, int steps) { return steps > 0 ? v / steps : v; };
+  std::vector<PlaceChange> out;
+  for (auto& [key, change] : by_key)
+    if (large.count(key)) out.push_back(change);
+  std::stable_sort(out.begin(), out.end(), [&](const PlaceChange& x, const PlaceChange& y) {
+    return std::abs(per_step(x.time_a, fa.steps) - per_step(x.time_b, fb.steps)) >
+           std::abs(per_step(y.time_a, fa.steps) - per_step(y.time_b, fb.steps));
+  });
+  if (out.size() > 3) out.resize(3);
+  return out;
+}
+
 }  // namespace
 
 int CountStepRanges(const Trace& trace, const std::string& name) {
@@ -168,6 +212,7 @@ ProgramComparison ComparePrograms(const Trace& a, const Analysis& analysis_a, co
   std::vector<char> in_a, in_b;
   c.a = FiguresOver(a, analysis_a, c.unit, in_a);
   c.b = FiguresOver(b, analysis_b, c.unit, in_b);
+  c.host_work_places = HostWorkPlaces(a, analysis_a, c.a, b, analysis_b, c.b);
   std::map<TallyKey, FindingTally> tallies;
   Tally(a, analysis_a, in_a, false, tallies);
   Tally(b, analysis_b, in_b, true, tallies);

@@ -27,6 +27,9 @@ struct StepFigures {
   TimeNs host_blocked = 0;   // host calls made in the steps that blocked longer than the slack
   TimeNs idle_by_cause[kIdleCauseCount] = {};  // GPU idle within the window, by cause
   TimeNs gpu_idle = 0;
+  // The window's time before its first kernel and after its last (summed over devices): the
+  // idle gaps lie between kernels, so this is GPU time idle that no gap counts.
+  TimeNs outside_kernels = 0;
   size_t kernels = 0;        // kernels submitted in the steps
 };
 
@@ -39,10 +42,19 @@ struct FindingTally {
   TimeNs time_a = 0, time_b = 0;
 };
 
+// Where the host was, in the GPU's idle time for the host's own work, in each run.
+struct PlaceChange {
+  ProgramSite place;
+  TimeNs time_a = 0, time_b = 0;
+};
+
 struct ProgramComparison {
   std::string unit;  // the step range's name ("" when whole traces are compared)
   StepFigures a, b;
   std::vector<FindingTally> tallies;  // largest change in time first, then in count
+  // From the traces' ranges (none without them): the places that held a tenth of either run's
+  // idle time for the host's own work, largest change first, at most three.
+  std::vector<PlaceChange> host_work_places;
 };
 
 // The step range name both traces hold: `per` when given (an error when either has none),

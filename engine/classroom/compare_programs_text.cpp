@@ -61,7 +61,15 @@ class Renderer {
       if (a == 0 && b == 0) continue;
       out.push_back("    " + texts_.Fill(std::string("compare.idle.") + ToString(static_cast<IdleCause>(i)), {}) + ": " +
                     FormatDuration(a) + " -> " + FormatDuration(b));
+      if (static_cast<IdleCause>(i) != IdleCause::kHostWork) continue;
+      for (const PlaceChange& p : c_.host_work_places)  // where the host was then
+        out.push_back("      " + texts_.RenderPlace(p.place) + ": " + FormatDuration(PerStep(p.time_a, c_.a)) + " -> " +
+                      FormatDuration(PerStep(p.time_b, c_.b)));
     }
+    TimeNs outside_a = PerStep(c_.a.outside_kernels, c_.a), outside_b = PerStep(c_.b.outside_kernels, c_.b);
+    if (outside_a > 0 || outside_b > 0)
+      out.push_back("    " + texts_.Fill("compare.idle.outside", {}) + ": " + FormatDuration(outside_a) + " -> " +
+                    FormatDuration(outside_b));
     out.push_back("  " + texts_.Fill("compare.kernels", {{"a", Count(PerStep(c_.a.kernels, c_.a))},
                                                         {"b", Count(PerStep(c_.b.kernels, c_.b))}}));
   }
