@@ -233,15 +233,20 @@ void GuiApp::Accept(Trace trace, Analysis analysis) {
     if (predict_first_ && mode_ == Mode::kLab) CheckPrediction();
     return;
   }
+  if (TakeComparePart(std::move(trace), std::move(analysis)))
+    comparison_ = CompareRuns(*trace_, analysis_, *compare_b_.trace, compare_b_.analysis);
+}
+
+bool GuiApp::TakeComparePart(Trace trace, Analysis analysis) {
   if (++compare_results_ == 1) {
     ShowTrace(std::move(trace), std::move(analysis));
-    return;
+    return false;
   }
   compare_b_.analysis = std::move(analysis);
   compare_b_.trace = std::move(trace);
   compare_b_.view = GanttViewState{};
   comparing_ = false;
-  comparison_ = CompareRuns(*trace_, analysis_, *compare_b_.trace, compare_b_.analysis);
+  return true;
 }
 
 void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis) {

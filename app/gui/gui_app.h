@@ -120,6 +120,8 @@ class GuiApp {
   void Submit(RunRequest request);
   void PollRun();
   void Accept(Trace trace, Analysis analysis);
+  // A compare's result: the first is shown (A), the second kept as B; true once both are in.
+  bool TakeComparePart(Trace trace, Analysis analysis);
   void ShowTrace(Trace trace, std::optional<Analysis> analysis = std::nullopt);
   // "Record a program" (gui_record.cpp): a command line run under `streamlab-cli record`.
   void DrawRecordPanel();

@@ -168,14 +168,7 @@ void GuiApp::StartProgramCompare(const std::string& path, const std::string& per
 }
 
 void GuiApp::AcceptProgram(Trace trace, Analysis analysis) {
-  if (++compare_results_ == 1) {
-    ShowTrace(std::move(trace), std::move(analysis));
-    return;
-  }
-  compare_b_.analysis = std::move(analysis);
-  compare_b_.trace = std::move(trace);
-  compare_b_.view = GanttViewState{};
-  comparing_ = false;
+  if (!TakeComparePart(std::move(trace), std::move(analysis))) return;
   try {
     program_comparison_ = ComparePrograms(*trace_, analysis_, *compare_b_.trace, compare_b_.analysis, program_per_);
     view_.fit_requested = true;
