@@ -69,6 +69,7 @@ struct ProgramSite {
   std::string file;
   int line = 0;  // as torch.profiler gives it: the frame's line when first seen (a function's first line)
   std::string function;
+  bool exact_line = false;  // `line` is the one the call was made on (a recording's Python stack)
   std::string caller_file;
   int caller_line = 0;
   std::string caller_function;

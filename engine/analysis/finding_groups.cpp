@@ -36,7 +36,9 @@ TimeNs WallTime(const Trace& t, const Analysis& a, const FindingGroup& g) {
 }
 
 bool SameSite(const ProgramSite& a, const ProgramSite& b) {
-  return a.file == b.file && a.function == b.function && a.caller_file == b.caller_file &&
+  // A recording's Python stack gives the call's line: two lines are two sites.
+  bool same_line = a.exact_line == b.exact_line && (!a.exact_line || a.line == b.line);
+  return same_line && a.file == b.file && a.function == b.function && a.caller_file == b.caller_file &&
          a.caller_function == b.caller_function && a.via_file == b.via_file && a.via_function == b.via_function &&
          a.inner_file == b.inner_file && a.inner_function == b.inner_function && a.caller_via_file == b.caller_via_file &&
          a.caller_via_function == b.caller_via_function && a.ranges == b.ranges;

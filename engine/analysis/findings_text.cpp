@@ -64,7 +64,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "critical_path.place", "site.frame", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "site.via", "site.caller_via", "site.at_place", "site.in_only_place", "places", "places.item", "places.separator", "places.spread", "places.unknown", "advice.grad_scaler", "advice.data_dependent_shape", "advice.dataloader", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
+      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "critical_path.place", "site.frame", "site.frame_line", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "site.via", "site.caller_via", "site.at_place", "site.in_only_place", "places", "places.item", "places.separator", "places.spread", "places.unknown", "advice.grad_scaler", "advice.data_dependent_shape", "advice.dataloader", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.launch_bound.graphs", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
@@ -185,10 +185,15 @@ std::string FindingTexts::RenderPlace(const ProgramSite& site) const {
 }
 
 std::string FindingTexts::SiteWords(const ProgramSite& site, const char* at_key, const char* in_only_key) const {
-  // No line: torch.profiler gives a frame the line where it first saw it (a function's first
-  // line, or where profiling began), not the line that made the call.
+  // No line from torch.profiler: it gives a frame the line where it first saw it (a function's
+  // first line, or where profiling began), not the line that made the call. A recording's
+  // Python stack gives the program's frame the call's own line.
   auto frame = [&](const std::string& file, const std::string& function) {
     return Fill("site.frame", {{"file", file}, {"function", function}});
+  };
+  auto program_frame = [&](const std::string& file, const std::string& function) {
+    if (!site.exact_line || site.line <= 0) return frame(file, function);
+    return Fill("site.frame_line", {{"file", file}, {"function", function}, {"line", std::to_string(site.line)}});
   };
   // Ops nested deep (aten::item > aten::_local_scalar_dense > ...) keep their two outermost and
   // the innermost: what the program called and what made the call.
@@ -201,7 +206,7 @@ std::string FindingTexts::SiteWords(const ProgramSite& site, const char* at_key,
     ranges += (i ? " > " : "") + site.ranges[i];
   }
   if (site.file.empty()) return Fill(in_only_key, {{"ranges", ranges}});
-  std::string text = Fill(at_key, {{"frame", frame(site.file, site.function)}});
+  std::string text = Fill(at_key, {{"frame", program_frame(site.file, site.function)}});
   if (!site.caller_file.empty())
     text += site.caller_via_file.empty()
                 ? Fill("site.caller", {{"frame", frame(site.caller_file, site.caller_function)}})

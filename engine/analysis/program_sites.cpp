@@ -32,9 +32,28 @@ bool LibraryPath(std::string_view file) {
 
 }  // namespace
 
+namespace {
+
+// "file.py:42 in step" (python_traceback.h's RecordedFrameName): a function's name has no space.
+bool ParseRecordedFrame(const std::string& name, SourceFrame* out) {
+  size_t in = name.rfind(" in ");
+  if (in == std::string::npos || in + 4 >= name.size() || name.find(' ', in + 4) != std::string::npos) return false;
+  size_t colon = name.rfind(':', in);
+  if (colon == std::string::npos || colon == 0 || colon + 1 == in || in - colon > 10) return false;
+  int line = 0;
+  for (size_t i = colon + 1; i < in; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return false;
+    line = line * 10 + (name[i] - '0');
+  }
+  if (out) *out = {name.substr(0, colon), line, name.substr(in + 4), true};
+  return true;
+}
+
+}  // namespace
+
 bool ParseSourceFrame(const std::string& name, SourceFrame* out) {
   size_t close = name.find("): ");
-  if (close == std::string::npos) return false;
+  if (close == std::string::npos) return ParseRecordedFrame(name, out);
   size_t open = name.rfind('(', close);
   if (open == std::string::npos || open == 0 || open + 1 == close || close - open > 10) return false;
   int line = 0;
@@ -42,7 +61,7 @@ bool ParseSourceFrame(const std::string& name, SourceFrame* out) {
     if (!std::isdigit(static_cast<unsigned char>(name[i]))) return false;
     line = line * 10 + (name[i] - '0');
   }
-  if (out) *out = {name.substr(0, open), line, name.substr(close + 3)};
+  if (out) *out = {name.substr(0, open), line, name.substr(close + 3), false};
   return true;
 }
 
@@ -169,6 +188,7 @@ ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at) {
     }
     if (site.file.empty()) {
       site.file = frame.file, site.line = frame.line, site.function = frame.function;
+      site.exact_line = frame.exact_line;
       continue;
     }
     site.caller_file = frame.file, site.caller_line = frame.line, site.caller_function = frame.function;
@@ -204,6 +224,7 @@ ProgramSite PlaceOf(const RangeIndex& index, int thread, TimeNs at) {
   site.via_depth = 0;
   // The caller says who called back into the program; "called from <module>" says nothing.
   site.line = site.caller_line = 0;
+  site.exact_line = false;
   if (site.caller_via_file.empty() && site.caller_function == "<module>") site.caller_file.clear(), site.caller_function.clear();
   auto kept = std::find_if(site.ranges.begin(), site.ranges.end(), [](const std::string& r) { return !IsStepMarker(r); });
   std::string outermost = kept == site.ranges.end() ? "" : kept->substr(0, kept->find(": "));

@@ -13,11 +13,14 @@
 
 namespace streamlab {
 
-// One frame of the program's Python, as torch.profiler names it: "file.py(42): step".
+// One frame of the program's Python, as torch.profiler names it ("file.py(42): step", with the
+// line where it first saw the frame) or as a recording does ("file.py:42 in step", with the
+// line the call was made on: exact_line).
 struct SourceFrame {
   std::string file;
   int line = 0;
   std::string function;
+  bool exact_line = false;
 };
 
 // A Python frame's range name parsed, or false for any other range (an op, an NVTX range).

@@ -40,6 +40,7 @@ struct RecordedCall {
   int flags = 0, priority = 0, value = 0, status = 0;
   bool per_thread = false;  // a _ptsz call
   bool more_args = false;   // a launch had more addresses among its arguments than were logged
+  uint32_t python_stack = 0;  // the Python stack the recorder read at the call (Recording::python_stacks), 0 = none
   std::string text;         // NVTX range name
   // Addresses the call was handed: a launch's arguments that point into device memory; a
   // copy's destination then source; a memset's destination.
@@ -88,6 +89,7 @@ struct RecordedMark {
   bool push = false;
   uint64_t at = 0;
   SharedName text;  // a push's name (shared by every range of that name), "" for a pop
+  bool frame = false;  // a recorded Python frame around a call (python_traceback.h)
 };
 
 struct RecordedActivity {
@@ -126,6 +128,10 @@ struct Recording {
                                     // recorder log's NVTX calls are calls, domain 2)
   std::vector<RecordedActivity> activity;
   std::vector<RecordedDevice> devices;
+  // The Python stacks read at calls, by id: range names, outermost first (python_traceback.h);
+  // how many calls got one, went without for the recorder's time budget, and what reading cost.
+  std::map<uint32_t, std::vector<std::string>> python_stacks;
+  uint64_t python_stacks_taken = 0, python_stacks_over_budget = 0, python_stack_cost_ns = 0;
   std::map<int, long> os_thread;  // recorder thread index -> OS thread id
   uint64_t dropped = 0;           // activity records CUPTI dropped
   uint64_t untimed = 0;           // GPU records CUPTI could not time (start and end 0): left out
@@ -149,6 +155,8 @@ struct Recording {
 // What a recording's race check rests on: whether the kernels' arguments were read, how many
 // launches were, and whether any pointed into memory the recorder saw allocated.
 std::vector<TraceNote> MemoryNotes(const Recording& recording);
+// How many calls the recorder read the program's Python stack at, and how many it could not.
+std::vector<TraceNote> PythonStackNotes(const Recording& recording);
 // What an op of a capture range was inferred to hold: its first launch, CUPTI switching
 // activity on; a wait whose event was recorded before the range, what it waited for.
 std::shared_ptr<const Inference> FirstLaunchOfRange();

@@ -26,6 +26,7 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
   }
   Built(r);
   for (const RecordedMark& m : r.marks) {
+    if (m.frame) continue;  // a recorded Python frame names no range of the program's
     const std::string& name = m.text;
     by_thread[m.thread].push_back({m.at, m.push ? 0 : 1, &name, 0});
   }

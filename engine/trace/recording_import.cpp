@@ -2,8 +2,6 @@
 // the host made them (all threads on one clock), GPU spans from CUPTI activity joined by
 // correlation id, streams and events identified by the program's own handles.
 #include <algorithm>
-#include <cctype>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -12,6 +10,7 @@
 #include "engine/trace/graph_markers.h"
 #include "engine/trace/recording.h"
 #include "engine/trace/recording_graphs.h"
+#include "engine/trace/recording_ranges.h"
 #include "engine/util/errors.h"
 #include "engine/util/format.h"
 
@@ -101,13 +100,14 @@ class Converter {
       if (InWindow(c)) t0_ = std::min(t0_, c.begin);
       if (c.role == "alias") alias_[c.correlation] = c.parent;
       if (c.role == "stream_create" && c.stream_id >= 0) created_[c.stream_id] = &c;
-      if (c.role == "nvtx_push" || c.role == "nvtx_pop") nvtx_[c.thread].push_back({c.begin, c.role == "nvtx_push", &c.text});
+      if (c.role == "nvtx_push" || c.role == "nvtx_pop") ranges_.Add(c.thread, c.begin, c.role == "nvtx_push", &c.text, false);
     }
     for (const RecordedMark& m : r_.marks) {
       if (m.at >= window_begin_ && m.at <= window_end_) t0_ = std::min(t0_, m.at);
       const std::string& name = m.text;
-      nvtx_[m.thread].push_back({m.at, m.push, &name});
+      ranges_.Add(m.thread, m.at, m.push, &name, m.frame);
     }
+    ranges_.SortByTime();
     for (const RecordedActivity& a : r_.activity) {
       if (a.begin >= window_begin_) t0_ = std::min(t0_, a.begin);
       uint64_t corr = a.correlation;
@@ -255,7 +255,7 @@ class Converter {
       rec.gpu = true;
       rec.ready = rec.start = T(gpu->begin);
       rec.end = T(gpu->end);
-      rec.note = RangeAt(c.thread, c.begin);
+      rec.note = ranges_.LabelAt(c.thread, c.begin);
     }
     s_.ops.push_back(std::move(op));
     t_.ops.push_back(std::move(rec));
@@ -457,47 +457,9 @@ class Converter {
     return nullptr;
   }
 
-  // The innermost NVTX range open on `thread` at time `at`, as "in NAME" (empty if none).
-  // Calls arrive in time order, so each thread's ranges are walked once, not per call.
-  std::string RangeAt(int thread, uint64_t at) {
-    auto it = nvtx_.find(thread);
-    if (it == nvtx_.end()) return "";
-    RangeCursor& cursor = range_cursor_[thread];
-    const std::vector<Mark>& marks = it->second;
-    for (; cursor.next < marks.size() && marks[cursor.next].at <= at; ++cursor.next) {
-      if (marks[cursor.next].push) cursor.open.push_back(marks[cursor.next].text);
-      else if (!cursor.open.empty()) cursor.open.pop_back();
-    }
-    return cursor.open.empty() || cursor.open.back()->empty() ? "" : "in " + *cursor.open.back();
-  }
-
   // [SECTION] finishing: marker times, ranges, metadata ---------------------------------
-  // Each thread's NVTX ranges, closed in push/pop order; one never popped ends at the
-  // thread's last mark.
-  void AddRanges() {
-    size_t pushes = 0;  // the ranges' exact count, reserved: a long trace has hundreds of thousands
-    for (const auto& [thread, marks] : nvtx_)
-      for (const Mark& m : marks) pushes += m.push && m.at < cut_at_ ? 1 : 0;
-    t_.ranges.reserve(t_.ranges.size() + pushes);
-    for (const auto& [thread, marks] : nvtx_) {
-      std::vector<const Mark*> open;
-      for (const Mark& m : marks) {
-        if (m.at >= cut_at_) break;
-        if (m.push) {
-          open.push_back(&m);
-        } else if (!open.empty()) {
-          t_.ranges.push_back({Thread(thread), *open.back()->text, T(open.back()->at), T(std::max(m.at, open.back()->at))});
-          open.pop_back();
-        }
-      }
-      uint64_t last = marks.back().at;
-      if (cut_at_ != UINT64_MAX) last = std::min(last, cut_at_);
-      for (const Mark* m : open) t_.ranges.push_back({Thread(thread), *m->text, T(m->at), T(std::max(last, m->at))});
-    }
-  }
-
   void Finish() {
-    AddRanges();
+    ranges_.AppendRanges(cut_at_, [this](int thread) { return Thread(thread); }, [this](uint64_t at) { return T(at); }, t_.ranges);
     t_.scenario = std::move(s_);
     PlaceRecordedMarkers(t_, windowed_ != 0);
     if (!r_.devices.empty()) {
@@ -512,6 +474,7 @@ class Converter {
                                                                 {"copies", std::to_string(copies_)}}));
     t_.notes.push_back(Note("cupti_clock"));
     for (TraceNote& note : MemoryNotes(r_)) t_.notes.push_back(std::move(note));
+    for (TraceNote& note : PythonStackNotes(r_)) t_.notes.push_back(std::move(note));
     if (r_.addresses == 1)
       for (TraceNote& note : tally_.Notes()) t_.notes.push_back(std::move(note));
     t_.notes.push_back(Note("clock_not_measured"));
@@ -567,18 +530,7 @@ class Converter {
   std::map<int, int> pooled_;
   std::map<uint64_t, int> buffer_of_pointer_;
   std::map<int, int> threads_;
-  // Each thread's range marks: a recorder log's NVTX calls, or an importer's marks.
-  struct Mark {
-    uint64_t at;
-    bool push;
-    const std::string* text;
-  };
-  std::map<int, std::vector<Mark>> nvtx_;
-  struct RangeCursor {
-    size_t next = 0;
-    std::vector<const std::string*> open;
-  };
-  std::map<int, RangeCursor> range_cursor_;
+  RecordingRanges ranges_;
 };
 
 }  // namespace

@@ -36,6 +36,21 @@ std::vector<TraceNote> MemoryNotes(const Recording& r) {
   return notes;
 }
 
+std::vector<TraceNote> PythonStackNotes(const Recording& r) {
+  std::vector<TraceNote> notes;
+  if (r.python_stacks_taken > 0) {
+    notes.push_back(Note("python_stacks", {{"n", std::to_string(r.python_stacks_taken)},
+                                           {"cost", FormatDuration(static_cast<TimeNs>(r.python_stack_cost_ns))}}));
+  } else {
+    // The totals are written at exit: a program that crashed has its stacks but not them.
+    auto with_stack = std::count_if(r.calls.begin(), r.calls.end(), [](const RecordedCall& c) { return c.python_stack != 0; });
+    if (with_stack > 0) notes.push_back(Note("python_stacks_no_total", {{"n", std::to_string(with_stack)}}));
+  }
+  if (r.python_stacks_over_budget > 0)
+    notes.push_back(Note("python_stacks_budget", {{"n", std::to_string(r.python_stacks_over_budget)}}));
+  return notes;
+}
+
 // Measured: on two H200s (DDP, warm kernels, NCCL's threads running) each rank's first launch
 // after cudaProfilerStart took 3.4-5.6 ms, and on an H100 a warm launch beside another
 // launching thread 3.9-6.2 ms; with one thread and warm kernels it took 0.06-0.12 ms. A

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "engine/trace/python_traceback.h"
 #include "engine/trace/recording.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_reader.h"
@@ -97,6 +98,7 @@ void ParseLine(const Json& json, const std::string& where, Recording& out, NameP
     c.status = Small(r, "status", INT32_MIN, INT32_MAX);
     c.per_thread = Small(r, "ptsz", 0, 1) == 1;
     c.text = r.String("text", "");
+    c.python_stack = static_cast<uint32_t>(Small(r, "py", 0, INT32_MAX));
     ReadAddresses(r, c);
     out.calls.push_back(std::move(c));
   } else if (type == "kernel" || type == "memcpy" || type == "memset") {
@@ -146,6 +148,13 @@ void ParseLine(const Json& json, const std::string& where, Recording& out, NameP
     out.addresses = Small(r, "supported", 0, 1);
     out.launches_read = U64(r, "read");
     out.launches_unread = U64(r, "unread");
+  } else if (type == "python_stack") {
+    uint32_t id = static_cast<uint32_t>(Small(r, "id", 1, INT32_MAX));
+    out.python_stacks[id] = FramesOfTraceback(r.String("text"));
+  } else if (type == "python_stacks") {
+    out.python_stacks_taken = U64(r, "taken");
+    out.python_stacks_over_budget = U64(r, "over_budget");
+    out.python_stack_cost_ns = U64(r, "cost_ns");
   } else if (type == "dropped") {
     out.dropped = std::max(out.dropped, U64(r, "count"));
   } else {
@@ -262,6 +271,7 @@ Recording ParseRecording(std::istream& stream, const std::string& path, size_t m
   }
   if (!meta) throw InputError(path + ": not a StreamLab recording (no meta line)");
   JoinMoreAddresses(out);
+  AddPythonStackMarks(out);
   return out;
 }
 

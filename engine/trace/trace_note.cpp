@@ -18,6 +18,14 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
       {"cupti_clock", "host calls and GPU activity share CUPTI's clock; records and waits are placed where stream "
                       "order puts them (they have no GPU timestamp)"},
       {"no_memory_access", "which memory each kernel reads and writes is not recorded: data races are not checked"},
+      {"python_stacks", "the program's Python stack was read at {n} calls that held the host (syncs, copies, "
+                        "allocations, and any call of 500 us or more), {cost} in all: a finding about such a call "
+                        "names the program's function and the line that made the call"},
+      {"python_stacks_no_total", "the program's Python stack was read at {n} calls that held the host (syncs, "
+                                 "copies, allocations, and any call of 500 us or more): a finding about such a call "
+                                 "names the program's function and the line that made the call. What reading them "
+                                 "cost is not logged: the program did not exit normally"},
+      {"python_stacks_budget", "{n} such calls have no Python stack: reading stacks may take at most 1% of the run"},
       {"addresses_recorded", "the device addresses among each kernel's arguments ({n} launches or graph kernel nodes read), and each copy's "
                              "and memset's ends, are recorded: ops on two streams handed the same address with nothing "
                              "ordering them are reported as possible data races. A kernel's argument does not say "

@@ -269,7 +269,7 @@ bool StartActivity(bool work, int flush_ms) {
   SetDiagnosisAttributes(std::getenv("STREAMLAB_RECORD_CUPTI"));
   if (cuptiActivityRegisterCallbacks(OnBufferRequested, OnBufferCompleted) != CUPTI_SUCCESS) return false;
   g_started = true;
-  SetBeforeDrain(WriteCompletedBuffers);
+  AddBeforeDrain(WriteCompletedBuffers);
   bool ok = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE) == CUPTI_SUCCESS;
   if (work) ok = SetWorkActivity(true) && ok;
   // Completed buffers are handed back at least this often, so a crash loses little.

@@ -49,10 +49,11 @@ int g_fd = -1;
 char g_buffer[1 << 20];
 size_t g_used = 0;
 std::thread g_writer;
-std::atomic<void (*)(bool)> g_before_drain{nullptr};
+std::atomic<void (*)(bool)> g_before_drain[4] = {};
 
 void BeforeDrain(bool from_signal) {
-  if (auto work = g_before_drain.load()) work(from_signal);
+  for (auto& slot : g_before_drain)
+    if (auto work = slot.load()) work(from_signal);
 }
 
 void FlushBufferLocked() {
@@ -165,6 +166,7 @@ void FormatCallLocked(const ThreadLog& log, const CallRecord& r) {
   if (r.value) add(",\"value\":%d", r.value);
   if (r.status) add(",\"status\":%d", r.status);
   if (r.per_thread) add(",\"ptsz\":%d", 1);
+  if (r.python_stack) add(",\"py\":%u", r.python_stack);
   // A kernel's addresses as a list; a copy's or memset's ends by name (a kernel node: value 0).
   bool kernel = r.role == Role::kLaunch || r.role == Role::kLaunchArgs || (r.role == Role::kGraphNodeParams && r.value == 0);
   if (kernel && r.nargs) {
@@ -262,7 +264,12 @@ bool StartLog(const char* path, int period_ms) {
   return true;
 }
 
-void SetBeforeDrain(void (*work)(bool from_signal)) { g_before_drain.store(work); }
+void AddBeforeDrain(void (*work)(bool from_signal)) {
+  for (auto& slot : g_before_drain) {
+    void (*empty)(bool) = nullptr;
+    if (slot.compare_exchange_strong(empty, work) || empty == work) return;
+  }
+}
 
 void DrainCalls(bool from_signal) {
   if (g_fd < 0) return;

@@ -79,6 +79,7 @@ struct CallRecord {
   uint64_t exec = 0;         // an instantiated graph (CUgraphExec handle)
   const char* function = nullptr;  // CUPTI's static name of the API function
   uint32_t stream_id = UINT32_MAX; // CUPTI's id of `stream` (the id activity records use)
+  uint32_t python_stack = 0;       // the Python stack at the call (python_stack.h), 0 = none
   int32_t flags = 0;
   int32_t priority = 0;
   int32_t value = 0;         // device for set_device, memcpy kind, query result
@@ -108,9 +109,9 @@ bool StartLog(const char* path, int period_ms);
 // Writes everything appended so far; safe to call from any thread. `from_signal`: a fatal
 // signal handler's best effort, which gives up rather than wait for the file.
 void DrainCalls(bool from_signal = false);
-// Work the writer does before each drain, off the program's threads (activity buffers):
-// called with the drain's `from_signal`, without the log's file lock held.
-void SetBeforeDrain(void (*work)(bool from_signal));
+// Work the writer does before each drain, off the program's threads (activity buffers, Python
+// stacks): called with the drain's `from_signal`, without the log's file lock held. At most 4.
+void AddBeforeDrain(void (*work)(bool from_signal));
 // Writes one already formatted line (activity records, metadata).
 void WriteLine(const char* line, size_t length);
 // Stops the writer, drains, closes. After this nothing is written.

@@ -12,6 +12,7 @@ struct PendingCall {
   uint64_t correlation = 0;
   bool runtime = false;
   uint32_t id = 0;  // CUPTI's callback id
+  uint32_t python_stack = 0;  // read at the call's entry (python_stack.h), 0 = not read
 };
 
 // Keeps, in order, the first `depth` calls of `stack` that `subscribed(call)` accepts, and

@@ -27,6 +27,7 @@
 #include "kernels/recorder/call_stack.h"
 #include "kernels/recorder/graph_build.h"
 #include "kernels/recorder/launch_memory.h"
+#include "kernels/recorder/python_stack.h"
 
 namespace streamlab::recorder {
 
@@ -183,6 +184,47 @@ void StopCapture() {
   cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_NVTX);
 }
 
+// [SECTION] Python stacks: where in a Python program a call that holds the host was made ----
+
+// Calls that hold the host by their nature (syncs, copies, allocations) get the program's
+// Python stack at their entry, before their time is stamped: while the GPU still works, which
+// a sync waits for anyway. A call id is marked the first time one of its calls shows such a
+// role; that first call, and any other call that held the host 500 us or more, get it on exit.
+constexpr uint64_t kLongCallNs = 500'000;
+constexpr CUpti_CallbackId kMaxCallbackId = 1024;
+static_assert(CUPTI_RUNTIME_TRACE_CBID_SIZE <= kMaxCallbackId && CUPTI_DRIVER_TRACE_CBID_SIZE <= kMaxCallbackId);
+std::atomic<bool> g_stack_at_entry[2][kMaxCallbackId] = {};
+
+bool HoldsHostByNature(Role role) {
+  switch (role) {
+    case Role::kSyncDevice: case Role::kSyncStream: case Role::kSyncEvent: case Role::kMemcpy:
+    case Role::kMemcpyAsync: case Role::kMemset: case Role::kMalloc: case Role::kFree:
+    case Role::kMallocHost: case Role::kHostRegister: case Role::kFreeHost:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::atomic<bool>* StackAtEntry(bool runtime, CUpti_CallbackId id) {
+  return id < kMaxCallbackId ? &g_stack_at_entry[runtime ? 0 : 1][id] : nullptr;
+}
+
+uint32_t StackOnEntry(bool runtime, CUpti_CallbackId id) {
+  std::atomic<bool>* marked = StackAtEntry(runtime, id);
+  return marked && marked->load(std::memory_order_relaxed) ? CapturePythonStack() : 0;
+}
+
+uint32_t StackOnExit(bool runtime, CUpti_CallbackId id, Role role, uint64_t took_ns, uint32_t read_on_entry) {
+  bool by_nature = HoldsHostByNature(role);
+  if (by_nature)
+    if (std::atomic<bool>* marked = StackAtEntry(runtime, id)) marked->store(true, std::memory_order_relaxed);
+  if (read_on_entry || !(by_nature || took_ns >= kLongCallNs)) return read_on_entry;
+  return CapturePythonStack();
+}
+
+bool g_python_stacks = false;
+
 // [SECTION] the callback: enter stamps the time, exit appends one record -----------------
 
 bool LoggedWhileWaiting(Role role) {
@@ -216,7 +258,8 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
       ForgetLostCalls();
       nested = !runtime && t_runtime_depth > 0;
     }
-    if (t_depth < 16) t_stack[t_depth] = {nested ? 0 : Now(), d->correlationId, runtime, id};
+    uint32_t stack = g_python_stacks && !nested && !waiting ? StackOnEntry(runtime, id) : 0;
+    if (t_depth < 16) t_stack[t_depth] = {nested ? 0 : Now(), d->correlationId, runtime, id, stack};
     ++t_depth;
     if (runtime) ++t_runtime_depth;
     return;
@@ -264,6 +307,7 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   if (waiting && !LoggedWhileWaiting(r.role)) return;
   if (r.role == Role::kOther && end - pending.begin < g_other_min_ns) return;
   r.per_thread = IsPerThreadVariant(d->functionName) ? 1 : 0;
+  if (g_python_stacks) r.python_stack = StackOnExit(runtime, id, r.role, end - pending.begin, pending.python_stack);
   if (r.role == Role::kLaunch && g_addresses_supported) {
     LaunchAddresses direct;
     if (runtime && t_nested_launch.correlation == r.correlation) KeepAddresses(t_nested_launch.addresses, r);
@@ -372,6 +416,7 @@ void Finish() {
   if (g_finished || getpid() != g_pid) return;
   FlushActivity(true);
   WriteAddressCounts();
+  WritePythonStackCounts();
   WriteClockPair();  // a second pair: how far the two clocks drifted over the run
   g_finished = true;
   if (g_subscriber) cuptiUnsubscribe(g_subscriber);
@@ -521,6 +566,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   // Diagnosis only (bench/README.md): STREAMLAB_RECORD_ACTIVITY=0 records calls without GPU times.
   const char* activity = std::getenv("STREAMLAB_RECORD_ACTIVITY");
   if (!activity || std::strcmp(activity, "0") != 0) StartActivity(!capture_range, flush_ms > 0 ? 200 : 0);
+  // A Python program's stacks: looked up now, when CPython has loaded the CUDA library.
+  g_python_stacks = PythonStacksAvailable();
+  if (g_python_stacks) AddBeforeDrain(WritePythonStacks);
   pthread_atfork(nullptr, nullptr, OnForkChild);
   InstallSignalHandlers();
   std::atexit(Finish);

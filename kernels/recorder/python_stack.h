@@ -1,0 +1,29 @@
+// The Python stack of the thread making a CUDA call, for programs CPython runs (PyTorch): the
+// line of the program that synchronized, copied or allocated. Read with CPython's own
+// crash-report dumper (_Py_DumpTraceback, faulthandler's), which needs neither the GIL nor
+// the allocator: PyTorch releases the GIL around its CUDA calls, and taking it back would stall
+// the call behind the program's other Python threads. The thread's frames cannot change while
+// it is inside the CUDA call. Each distinct stack is written once ("python_stack" lines, read
+// by engine/trace/python_traceback.h); calls carry its id. Nothing here includes CUDA.
+#pragma once
+
+#include <cstdint>
+
+namespace streamlab::recorder {
+
+// Looks CPython up in the process once; false for a program CPython does not run, or under
+// STREAMLAB_RECORD_PYTHON=0.
+bool PythonStacksAvailable();
+
+// The calling thread's stack, interned: its id (> 0), or 0 when the thread runs no Python, the
+// interpreter is not running, or the time budget is spent: reading stacks may take at most 1 %
+// of the time that passes (STREAMLAB_RECORD_PYTHON_BUDGET, in percent), in bursts of 5 ms.
+uint32_t CapturePythonStack();
+
+// Writes the stacks first seen since the last call (the log writer's work before each drain).
+void WritePythonStacks(bool from_signal);
+
+// How many stacks were read, how many calls went without for the budget, and their cost.
+void WritePythonStackCounts();
+
+}  // namespace streamlab::recorder
