@@ -146,6 +146,7 @@ void Tally(const Trace& t, const Analysis& analysis, const std::vector<char>& in
     FindingTally& tally = tallies[{static_cast<int>(f.kind), SiteKey(f.site), call}];
     tally.kind = f.kind;
     if (tally.site.empty()) tally.site = f.site;
+    tally.site.exact_line = false;  // matched by function across the runs: an edit may move its line
     tally.call = call;
     (second ? tally.count_b : tally.count_a) += 1;
     TimeNs& time = second ? tally.time_b : tally.time_a;

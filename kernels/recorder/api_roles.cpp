@@ -445,6 +445,24 @@ bool ReadDriverLaunch(CUpti_CallbackId id, const CUpti_CallbackData* d, LaunchAd
   }
 }
 
+bool CopiesOnDevice(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d) {
+  if (runtime) {
+    switch (id) {
+      case SL_RT(cudaMemcpy_v3020): case SL_RT(cudaMemcpy_ptds_v7000): {
+        SL_P(cudaMemcpy_v3020); return p->kind == cudaMemcpyDeviceToDevice; }
+      case SL_RT(cudaMemcpyAsync_v3020): case SL_RT(cudaMemcpyAsync_ptsz_v7000): {
+        SL_P(cudaMemcpyAsync_v3020); return p->kind == cudaMemcpyDeviceToDevice; }
+      default: return false;
+    }
+  }
+  switch (id) {
+    case SL_DRV(cuMemcpyDtoD): case SL_DRV(cuMemcpyDtoDAsync): case SL_DRV(cuMemcpyDtoD_v2):
+    case SL_DRV(cuMemcpyDtoDAsync_v2): case SL_DRV(cuMemcpyDtoD_v2_ptds): case SL_DRV(cuMemcpyDtoDAsync_v2_ptsz):
+      return true;
+    default: return false;
+  }
+}
+
 namespace {
 // A table's calls and the graph-editing calls (rare: subscribing them costs nothing per step).
 template <size_t N>

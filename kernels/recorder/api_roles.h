@@ -28,6 +28,9 @@ bool ReadDriverLaunch(CUpti_CallbackId id, const CUpti_CallbackData* d, LaunchAd
 // A call that may change a graph after it was captured or built (cudaGraphExecUpdate,
 // cudaGraph*SetParams, cudaGraphAddChildGraphNode, ...; found by name).
 bool IsGraphEdit(bool runtime, CUpti_CallbackId id);
+// A copy from device memory to device memory (cudaMemcpy*(..., cudaMemcpyDeviceToDevice),
+// cuMemcpyDtoD*): read from the arguments at the call's entry.
+bool CopiesOnDevice(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d);
 // +1 for a profiler start call, -1 for a stop, 0 for any other.
 int ProfilerControl(bool runtime, CUpti_CallbackId id);
 

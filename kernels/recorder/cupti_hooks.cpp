@@ -186,10 +186,12 @@ void StopCapture() {
 
 // [SECTION] Python stacks: where in a Python program a call that holds the host was made ----
 
-// Calls that hold the host by their nature (syncs, copies, allocations) get the program's
-// Python stack at their entry, before their time is stamped: while the GPU still works, which
-// a sync waits for anyway. A call id is marked the first time one of its calls shows such a
-// role; that first call, and any other call that held the host 500 us or more, get it on exit.
+// Calls that hold the host by their nature (syncs, copies to or from the host, allocations) get
+// the program's Python stack at their entry, before their time is stamped: while the GPU still
+// works, which a sync waits for anyway. A call id is marked the first time one of its calls
+// shows such a role; that first call, and any other call that held the host 500 us or more,
+// get it on exit. A copy between two device buffers (GradScaler's per-device copies) does not
+// hold the host: it gets none unless it took that long.
 constexpr uint64_t kLongCallNs = 500'000;
 constexpr CUpti_CallbackId kMaxCallbackId = 1024;
 static_assert(CUPTI_RUNTIME_TRACE_CBID_SIZE <= kMaxCallbackId && CUPTI_DRIVER_TRACE_CBID_SIZE <= kMaxCallbackId);
@@ -210,13 +212,15 @@ std::atomic<bool>* StackAtEntry(bool runtime, CUpti_CallbackId id) {
   return id < kMaxCallbackId ? &g_stack_at_entry[runtime ? 0 : 1][id] : nullptr;
 }
 
-uint32_t StackOnEntry(bool runtime, CUpti_CallbackId id) {
+uint32_t StackOnEntry(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d) {
   std::atomic<bool>* marked = StackAtEntry(runtime, id);
-  return marked && marked->load(std::memory_order_relaxed) ? CapturePythonStack() : 0;
+  if (!marked || !marked->load(std::memory_order_relaxed) || CopiesOnDevice(runtime, id, d)) return 0;
+  return CapturePythonStack();
 }
 
-uint32_t StackOnExit(bool runtime, CUpti_CallbackId id, Role role, uint64_t took_ns, uint32_t read_on_entry) {
-  bool by_nature = HoldsHostByNature(role);
+uint32_t StackOnExit(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d, Role role, uint64_t took_ns,
+                     uint32_t read_on_entry) {
+  bool by_nature = HoldsHostByNature(role) && !CopiesOnDevice(runtime, id, d);
   if (by_nature)
     if (std::atomic<bool>* marked = StackAtEntry(runtime, id)) marked->store(true, std::memory_order_relaxed);
   if (read_on_entry || !(by_nature || took_ns >= kLongCallNs)) return read_on_entry;
@@ -258,7 +262,7 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
       ForgetLostCalls();
       nested = !runtime && t_runtime_depth > 0;
     }
-    uint32_t stack = g_python_stacks && !nested && !waiting ? StackOnEntry(runtime, id) : 0;
+    uint32_t stack = g_python_stacks && !nested && !waiting ? StackOnEntry(runtime, id, d) : 0;
     if (t_depth < 16) t_stack[t_depth] = {nested ? 0 : Now(), d->correlationId, runtime, id, stack};
     ++t_depth;
     if (runtime) ++t_runtime_depth;
@@ -307,7 +311,7 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   if (waiting && !LoggedWhileWaiting(r.role)) return;
   if (r.role == Role::kOther && end - pending.begin < g_other_min_ns) return;
   r.per_thread = IsPerThreadVariant(d->functionName) ? 1 : 0;
-  if (g_python_stacks) r.python_stack = StackOnExit(runtime, id, r.role, end - pending.begin, pending.python_stack);
+  if (g_python_stacks) r.python_stack = StackOnExit(runtime, id, d, r.role, end - pending.begin, pending.python_stack);
   if (r.role == Role::kLaunch && g_addresses_supported) {
     LaunchAddresses direct;
     if (runtime && t_nested_launch.correlation == r.correlation) KeepAddresses(t_nested_launch.addresses, r);
