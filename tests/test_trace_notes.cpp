@@ -129,5 +129,17 @@ TEST(TraceNotes, EveryCommittedTraceIsNotedInChinese) {
   EXPECT_GT(traces, 40u);
 }
 
+// Axis labels: ticks 0.5 ms apart 6.4 s into a run must not all read "6.40 s".
+TEST(FormatTick, ALabelHasTheDigitsItsTicksNeed) {
+  EXPECT_EQ(FormatTick(6'399'500'000, 500'000), "6.3995 s");
+  EXPECT_NE(FormatTick(6'399'500'000, 500'000), FormatTick(6'400'000'000, 500'000));
+  EXPECT_EQ(FormatTick(1'500'000, 500'000), "1.5 ms");
+  EXPECT_EQ(FormatTick(500'000, 500'000), "500 us");
+  EXPECT_EQ(FormatTick(23'000'000, 1'000'000), "23 ms");
+  EXPECT_EQ(FormatTick(0, 100), "0 ns");
+  EXPECT_EQ(FormatTick(2'000'000'001, 1), "2.000000001 s");
+  EXPECT_EQ(FormatTick(-1'500'000, 500'000), "-1.5 ms");  // before the origin a comparison aligns on
+}
+
 }  // namespace
 }  // namespace streamlab

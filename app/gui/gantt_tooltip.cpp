@@ -35,7 +35,8 @@ void SpanLines(const GanttInputs& in, const GanttIndex& index, const SpanRect& s
   const Scenario& s = t.scenario;
   const UiText& ui = *in.ui;
   const OpRecord& r = t.ops[span.op];
-  auto rel = [&](TimeNs x) { return FormatDuration(x - index.begin); };
+  // To the microsecond: "6.40 s" would say nothing of a call 6.4 s into a run.
+  auto rel = [&](TimeNs x) { return FormatTick(x - index.begin, 1000); };
   auto pair = [&](const char* key, const std::string& value) { return std::string(ui(key)) + " " + value; };
   out.push_back(DisplayName(s, span.op) + "  (" + ToString(s.ops[span.op].kind) + ")");
   out.push_back(pair("submitted", rel(r.submit)) + "  " + pair("returned", rel(r.ret)));
@@ -78,8 +79,8 @@ std::vector<std::string> TooltipLines(const GanttInputs& in, const GanttIndex& i
     const HostRange& r = *hover.range;
     const UiText& ui = *in.ui;
     out.push_back(r.name);
-    out.push_back(std::string(ui("start")) + " " + FormatDuration(r.begin - index.begin) + "  " + ui("end") + " " +
-                  FormatDuration(r.end - index.begin) + "  " + ui("duration") + " " + FormatDuration(r.end - r.begin));
+    out.push_back(std::string(ui("start")) + " " + FormatTick(r.begin - index.begin, 1000) + "  " + ui("end") + " " +
+                  FormatTick(r.end - index.begin, 1000) + "  " + ui("duration") + " " + FormatDuration(r.end - r.begin));
     if (index.ranges) {
       std::vector<const HostRange*> around;  // innermost first
       for (const HostRange* e : index.ranges->Enclosing(r.thread, r.begin))

@@ -94,7 +94,8 @@ TimeNs TickStep(TimeNs span, float width, float spacing) {
   return std::max<TimeNs>(1, static_cast<TimeNs>(decade * 10));
 }
 
-std::string Rel(TimeNs t, TimeNs origin) { return FormatDuration(t - origin); }
+// A tick's label, counted from the axis origin, as precise as the ticks' spacing needs.
+std::string Rel(TimeNs t, TimeNs origin, TimeNs step) { return FormatTick(t - origin, step); }
 
 
 }  // namespace
@@ -275,9 +276,13 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   dl->PushClipRect(ImVec2(g.ChartX0(), g.origin.y), br, true);
   // Axis.
   // ~6 characters of label per tick, whatever the font size (presentation mode scales it).
-  TimeNs step = TickStep(g.end - g.begin, g.ChartW(), std::max(70.0f, ImGui::CalcTextSize("000.0 us  ").x));
+  float label_w = std::max(70.0f, ImGui::CalcTextSize("000.0 us  ").x);
+  TimeNs step = TickStep(g.end - g.begin, g.ChartW(), label_w);
   // Ticks count from the trace's start, or from the origin a comparison aligns the charts on.
   const TimeNs axis_origin = view.axis_origin >= 0 ? view.axis_origin : trace_begin;
+  // Zoomed in far from the origin, a label needs more digits ("6.3995 s"): space them for it.
+  float long_w = ImGui::CalcTextSize((Rel(g.end, axis_origin, step) + "  ").c_str()).x;
+  if (long_w > label_w) step = TickStep(g.end - g.begin, g.ChartW(), long_w);
   TimeNs first_tick = axis_origin + ((g.begin - axis_origin) / step) * step;
   for (TimeNs tick = first_tick; tick <= g.end; tick += step) {
     float x = g.X(tick);
@@ -530,7 +535,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   float axis_y = std::max(g.origin.y, visible_min.y);
   dl->AddRectFilled(ImVec2(g.ChartX0(), axis_y), ImVec2(br.x, axis_y + g.axis_h - 6), pal.background);
   for (TimeNs tick = first_tick; tick <= g.end; tick += step)
-    dl->AddText(ImVec2(g.X(tick) + 3, axis_y + 3), pal.dim_text, Rel(tick, axis_origin).c_str());
+    dl->AddText(ImVec2(g.X(tick) + 3, axis_y + 3), pal.dim_text, Rel(tick, axis_origin, step).c_str());
   dl->PopClipRect();
   dl->PopClipRect();
   if (layout) {

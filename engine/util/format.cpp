@@ -1,6 +1,7 @@
 // Duration formatting.
 #include "engine/util/format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -15,6 +16,19 @@ std::string FormatDuration(TimeNs ns) {
   else if (a < 1e6) std::snprintf(buf, sizeof buf, "%.1f us", v / 1e3);
   else if (a < 1e9) std::snprintf(buf, sizeof buf, "%.2f ms", v / 1e6);
   else std::snprintf(buf, sizeof buf, "%.2f s", v / 1e9);
+  return buf;
+}
+
+std::string FormatTick(TimeNs ns, TimeNs step) {
+  double v = static_cast<double>(ns);
+  double a = std::fabs(v);
+  double unit = a < 1e3 ? 1 : a < 1e6 ? 1e3 : a < 1e9 ? 1e6 : 1e9;
+  const char* name = a < 1e3 ? "ns" : a < 1e6 ? "us" : a < 1e9 ? "ms" : "s";
+  int decimals = 0;
+  for (double resolved = unit; decimals < 9 && resolved > static_cast<double>(std::max<TimeNs>(step, 1)); resolved /= 10)
+    ++decimals;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f %s", decimals, v / unit, name);
   return buf;
 }
 
