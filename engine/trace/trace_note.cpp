@@ -19,10 +19,12 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                       "order puts them (they have no GPU timestamp)"},
       {"no_memory_access", "which memory each kernel reads and writes is not recorded: data races are not checked"},
       {"python_stacks", "the program's Python stack was read at {n} calls that held the host (syncs, copies, "
-                        "allocations, and any call of 500 us or more), {cost} in all: a finding about such a call "
-                        "names the program's function and the line that made the call"},
+                        "allocations, and any call of 500 us or more) or came after 1 ms or more outside CUDA, {cost} "
+                        "in all: a finding about such a call names the program's function and the line that made "
+                        "the call"},
       {"python_stacks_no_total", "the program's Python stack was read at {n} calls that held the host (syncs, "
-                                 "copies, allocations, and any call of 500 us or more): a finding about such a call "
+                                 "copies, allocations, and any call of 500 us or more) or came after 1 ms or more "
+                                 "outside CUDA: a finding about such a call "
                                  "names the program's function and the line that made the call. What reading them "
                                  "cost is not logged: the program did not exit normally"},
       {"python_stacks_budget", "{n} such calls have no Python stack: reading stacks may take at most 1% of the run"},

@@ -191,7 +191,8 @@ void StopCapture() {
 // works, which a sync waits for anyway. A call id is marked the first time one of its calls
 // shows such a role; that first call, and any other call that held the host 500 us or more,
 // get it on exit. A copy between two device buffers (GradScaler's per-device copies) does not
-// hold the host: it gets none unless it took that long.
+// hold the host: it gets none unless it took that long. And a call made after a millisecond or
+// more outside CUDA gets one at entry: where the program came back after its own work.
 constexpr uint64_t kLongCallNs = 500'000;
 constexpr CUpti_CallbackId kMaxCallbackId = 1024;
 static_assert(CUPTI_RUNTIME_TRACE_CBID_SIZE <= kMaxCallbackId && CUPTI_DRIVER_TRACE_CBID_SIZE <= kMaxCallbackId);
@@ -212,10 +213,21 @@ std::atomic<bool>* StackAtEntry(bool runtime, CUpti_CallbackId id) {
   return id < kMaxCallbackId ? &g_stack_at_entry[runtime ? 0 : 1][id] : nullptr;
 }
 
-uint32_t StackOnEntry(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d) {
+// A call made after the thread spent this long outside CUDA calls gets the stack too: where
+// the program came back to CUDA after its own work (what kept the GPU idle, if it was).
+// The stack read at a call the log leaves out (a short cudaGetDevice before the launch) goes
+// with the thread's next logged call instead: the same line of the program, a moment later.
+// STREAMLAB_RECORD_RESUME_US sets the time outside CUDA (0: no such stacks).
+uint64_t g_resume_ns = 1'000'000;
+thread_local uint64_t t_last_exit = 0;
+thread_local uint32_t t_resume_stack = 0;
+
+// A thread whose last stack had no Python frame (autograd's, coming back for each backward) is
+// not read again for that until a call that holds the host finds frames on it.
+bool StackOnEntry(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d, uint64_t now) {
+  if (g_resume_ns && t_last_exit != 0 && now > t_last_exit + g_resume_ns && !LastStackWasFrameless()) return true;
   std::atomic<bool>* marked = StackAtEntry(runtime, id);
-  if (!marked || !marked->load(std::memory_order_relaxed) || CopiesOnDevice(runtime, id, d)) return 0;
-  return CapturePythonStack();
+  return marked && marked->load(std::memory_order_relaxed) && !CopiesOnDevice(runtime, id, d);
 }
 
 uint32_t StackOnExit(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d, Role role, uint64_t took_ns,
@@ -262,8 +274,13 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
       ForgetLostCalls();
       nested = !runtime && t_runtime_depth > 0;
     }
-    uint32_t stack = g_python_stacks && !nested && !waiting ? StackOnEntry(runtime, id, d) : 0;
-    if (t_depth < 16) t_stack[t_depth] = {nested ? 0 : Now(), d->correlationId, runtime, id, stack};
+    uint64_t begin = nested ? 0 : Now();
+    uint32_t stack = 0;
+    if (g_python_stacks && !nested && !waiting && StackOnEntry(runtime, id, d, begin)) {
+      stack = CapturePythonStack();
+      begin = Now();  // the stack's time is the recorder's, not the call's
+    }
+    if (t_depth < 16) t_stack[t_depth] = {begin, d->correlationId, runtime, id, stack};
     ++t_depth;
     if (runtime) ++t_runtime_depth;
     return;
@@ -297,6 +314,7 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
     return;
   }
   uint64_t end = Now();
+  t_last_exit = end;
   r.begin = pending.begin;
   r.end = end;
   r.role = runtime ? RuntimeRole(id, d, r) : DriverRole(id, d, r);
@@ -309,9 +327,16 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
       ((r.role == Role::kBeginCapture && r.status == 0) || r.role == Role::kEndCapture))
     FollowGraphCapture(r.role == Role::kBeginCapture);
   if (waiting && !LoggedWhileWaiting(r.role)) return;
-  if (r.role == Role::kOther && end - pending.begin < g_other_min_ns) return;
+  if (r.role == Role::kOther && end - pending.begin < g_other_min_ns) {
+    if (pending.python_stack) t_resume_stack = pending.python_stack;
+    return;
+  }
   r.per_thread = IsPerThreadVariant(d->functionName) ? 1 : 0;
-  if (g_python_stacks) r.python_stack = StackOnExit(runtime, id, d, r.role, end - pending.begin, pending.python_stack);
+  if (g_python_stacks) {
+    uint32_t on_entry = pending.python_stack ? pending.python_stack : t_resume_stack;
+    t_resume_stack = 0;
+    r.python_stack = StackOnExit(runtime, id, d, r.role, end - pending.begin, on_entry);
+  }
   if (r.role == Role::kLaunch && g_addresses_supported) {
     LaunchAddresses direct;
     if (runtime && t_nested_launch.correlation == r.correlation) KeepAddresses(t_nested_launch.addresses, r);
@@ -530,6 +555,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   const char* dir = std::getenv("STREAMLAB_RECORD_DIR");
   if (!dir || !*dir) return 1;
   if (const char* v = std::getenv("STREAMLAB_RECORD_MIN_OTHER_NS")) g_other_min_ns = std::strtoull(v, nullptr, 10);
+  if (const char* v = std::getenv("STREAMLAB_RECORD_RESUME_US")) g_resume_ns = std::strtoull(v, nullptr, 10) * 1000;
   const char* empty = std::getenv("STREAMLAB_RECORD_EMPTY_CALLBACKS");
   g_empty_callbacks = empty && std::strcmp(empty, "1") == 0;
   const char* repeat = std::getenv("STREAMLAB_RECORD_RANGE_REPEAT");

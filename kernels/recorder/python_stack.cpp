@@ -147,6 +147,11 @@ uint32_t Intern(const std::string& text) {
 
 bool PythonStacksAvailable() { return FindPython() != nullptr; }
 
+// The last stack this thread read had no Python frame (autograd's worker threads have a thread
+// state and never a frame, unless a Python backward runs there).
+thread_local bool t_frameless = false;
+bool LastStackWasFrameless() { return t_frameless; }
+
 uint32_t CapturePythonStack() {
   const Python* py = FindPython();
   if (!py || !py->initialized() || (py->finalizing && py->finalizing())) return 0;
@@ -162,7 +167,8 @@ uint32_t CapturePythonStack() {
   text.clear();
   char block[16384];
   for (ssize_t n; (n = ::read(t_pipe.read_fd, block, sizeof(block))) > 0;) text.append(block, static_cast<size_t>(n));
-  uint32_t id = text.empty() ? 0 : Intern(text);
+  t_frameless = text.find("File \"") == std::string::npos;
+  uint32_t id = text.empty() || t_frameless ? 0 : Intern(text);
   uint64_t cost = MonotonicNs() - start;
   Spend(cost);
   g_cost_ns.fetch_add(cost, std::memory_order_relaxed);

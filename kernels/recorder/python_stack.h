@@ -15,10 +15,14 @@ namespace streamlab::recorder {
 // STREAMLAB_RECORD_PYTHON=0.
 bool PythonStacksAvailable();
 
-// The calling thread's stack, interned: its id (> 0), or 0 when the thread runs no Python, the
-// interpreter is not running, or the time budget is spent: reading stacks may take at most 1 %
-// of the time that passes (STREAMLAB_RECORD_PYTHON_BUDGET, in percent), in bursts of 5 ms.
+// The calling thread's stack, interned: its id (> 0), or 0 when the thread runs no Python or has
+// no Python frame, the interpreter is not running, or the time budget is spent: reading stacks
+// may take at most 1 % of the time that passes (STREAMLAB_RECORD_PYTHON_BUDGET, in percent), in
+// bursts of 5 ms.
 uint32_t CapturePythonStack();
+
+// Whether the last stack this thread read had no Python frame (none is kept then).
+bool LastStackWasFrameless();
 
 // Writes the stacks first seen since the last call (the log writer's work before each drain).
 void WritePythonStacks(bool from_signal);
