@@ -2,7 +2,7 @@
 // for known causes (engine/analysis/program_sites.h): hand-made ranges, then traces taken on an
 // H100 of examples/pytorch/grad_scaler_step.py and data_dependent_shape.py (torch.profiler with
 // Python frames, and recorded with and without the fix) and of training_loop.py with --workers 0,
-// recorded with emit_nvtx() ranges.
+// recorded with emit_nvtx() ranges, and without (where the host came back to CUDA).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -243,6 +243,58 @@ TEST(HostPlaces, NoRangesNoPlaces) {
   ASSERT_NE(HostWorkIdle(Analyze(lab)), nullptr);
   for (const Finding& f : Analyze(lab).findings)
     EXPECT_FALSE(Contains(FindingTexts::Load("en").Render(lab, f), "Where the host was")) << FindingTexts::Load("en").Render(lab, f);
+}
+
+// A recording with no NVTX ranges (training_loop.py --workers 0 --layers 1 --batch 32
+// --log-every 10, 2 studied steps, recorded on an H100 on 2026-11-25): where the host was in the
+// gaps is unknown, but the recorder read the Python stack at each call made after a millisecond
+// or more outside CUDA, so the finding says where the host came back, as that and no more.
+TEST(HostPlaces, ARecordingWithoutRangesSaysWhereTheHostCameBack) {
+  Trace t = Fixture("recorded/training_loop_stacks.raw.jsonl");
+  Analysis a = Analyze(t);
+  const Finding* idle = HostWorkIdle(a);
+  ASSERT_NE(idle, nullptr);
+  EXPECT_TRUE(idle->places.empty());
+  EXPECT_LT(idle->places_known * 2, idle->places_of);  // the stacks cover the calls, not the gaps
+  ASSERT_FALSE(idle->resumed_at.empty());
+  ASSERT_LE(idle->resumed_at.size(), 3u);
+  TimeNs listed = 0;
+  for (const HostPlace& p : idle->resumed_at) {
+    EXPECT_TRUE(p.site.exact_line);
+    EXPECT_GE(p.time * 10, idle->places_of);
+    EXPECT_LE(p.time, idle->resumed_at.front().time);
+    listed += p.time;
+  }
+  EXPECT_LE(listed, idle->places_of);
+  // Most of the run's idle time is its start: the host came back in the first step's batch,
+  // pinning it (pin_memory's first cudaHostAlloc).
+  const ProgramSite& first = idle->resumed_at.front().site;
+  EXPECT_EQ(first.file, "training_loop.py");
+  EXPECT_EQ(first.line, 55);  // inputs, labels = next(batches)
+  EXPECT_EQ(first.inner_function, "pin_memory");
+  FindingTexts en = FindingTexts::Load("en"), zh = FindingTexts::Load("zh");
+  std::string text = en.Render(t, *idle);
+  EXPECT_TRUE(Contains(text, "Where the host was in these gaps is unknown")) << text;
+  EXPECT_TRUE(Contains(text, "It came back to CUDA after its own work at: ")) << text;
+  EXPECT_TRUE(Contains(text, "in step (training_loop.py:55)")) << text;
+  EXPECT_TRUE(Contains(text, "not the work itself")) << text;
+  EXPECT_FALSE(Contains(text, "More workers")) << text;  // a line after the work names no cause
+  EXPECT_TRUE(Contains(zh.Render(t, *idle), "回到 CUDA 的位置")) << zh.Render(t, *idle);
+
+  // Step by step, the host made each batch (next(batches)) and came back at the copy of it.
+  RangeIndex index(t);
+  int steps = 0;
+  for (const HostRange& r : t.ranges) {
+    if (r.name != "step") continue;
+    ++steps;
+    std::vector<HostPlace> back = ResumedPlaces(t, a.figures, index, IdleCause::kHostWork, r.begin, r.end);
+    ASSERT_FALSE(back.empty());
+    EXPECT_EQ(back.front().site.line, 56) << back.front().site.function;  // inputs.cuda(non_blocking=True)
+    EXPECT_GT(back.front().time, Ms(5));
+  }
+  EXPECT_EQ(steps, 2);
+  // Outside the gaps nothing is counted.
+  EXPECT_TRUE(ResumedPlaces(t, a.figures, index, IdleCause::kHostWork, 0, 1).empty());
 }
 
 }  // namespace

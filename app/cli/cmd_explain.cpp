@@ -93,6 +93,12 @@ int CmdExplain(const ExplainCommand& cmd) {
         findings.back()["host_places"] = places;
         findings.back()["host_places_of_ns"] = f.places_of;
       }
+      if (!f.resumed_at.empty()) {
+        Json resumed = Json::array();
+        for (const HostPlace& p : f.resumed_at) resumed.push_back({{"site", SiteJson(p.site)}, {"time_ns", p.time}});
+        findings.back()["resumed_at"] = resumed;
+        findings.back()["host_places_of_ns"] = f.places_of;
+      }
       if (f.kind == FindingKind::kAddressRace) {
         findings.back()["address"] = FormatAddress(f.address);
         findings.back()["overlap"] = f.fraction;

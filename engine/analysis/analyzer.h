@@ -126,6 +126,9 @@ struct Finding {
   std::vector<HostPlace> places;
   TimeNs places_of = 0;
   TimeNs places_known = 0;  // of that, the time some range said where the host was
+  // With no place known: where the thread came back to CUDA after the gaps (a recording's
+  // Python stack at the call that ended each), by the idle time each ended, largest first.
+  std::vector<HostPlace> resumed_at;
 };
 
 // One interval in which a device ran nothing though work was still to come.

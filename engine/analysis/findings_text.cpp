@@ -64,7 +64,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "critical_path.place", "site.frame", "site.frame_line", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "site.via", "site.caller_via", "site.at_place", "site.in_only_place", "places", "places.item", "places.separator", "places.spread", "places.unknown", "advice.grad_scaler", "advice.data_dependent_shape", "advice.dataloader", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
+      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "critical_path.place", "site.frame", "site.frame_line", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "site.via", "site.caller_via", "site.at_place", "site.in_only_place", "places", "places.item", "places.separator", "places.spread", "places.unknown", "places.resumed", "advice.grad_scaler", "advice.data_dependent_shape", "advice.dataloader", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.launch_bound.graphs", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
@@ -144,7 +144,9 @@ std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
     text += " " + RenderPlaces(f);
   } else if (f.kind == FindingKind::kGpuIdle && f.idle == IdleCause::kHostWork && t.scenario.recorded) {
     // A program's trace that cannot say where its host was says so, and how to learn it.
-    text += " " + Get(f.places_known > 0 ? "places.spread" : "places.unknown");
+    // Stacks read only at calls cover a sliver of the gaps: that is not knowing where the host was.
+    text += " " + Get(f.places_known * 2 >= f.places_of && f.places_known > 0 ? "places.spread" : "places.unknown");
+    if (!f.resumed_at.empty()) text += " " + RenderResumed(f);
   }
   if (f.kind == FindingKind::kDataRace || f.kind == FindingKind::kOverlap || f.kind == FindingKind::kWrongResult ||
       f.kind == FindingKind::kGpuIdle || f.kind == FindingKind::kAddressRace)
@@ -226,6 +228,16 @@ std::string FindingTexts::SiteWords(const ProgramSite& site, const char* at_key,
   }
   if (!ranges.empty()) text += Fill("site.in", {{"ranges", ranges}});
   return text;
+}
+
+std::string FindingTexts::RenderResumed(const Finding& f) const {
+  std::string list;
+  for (const HostPlace& p : f.resumed_at) {
+    double share = static_cast<double>(p.time) / static_cast<double>(std::max<TimeNs>(f.places_of, 1));
+    list += (list.empty() ? "" : Get("places.separator")) +
+            Fill("places.item", {{"share", FormatPercent(share)}, {"place", SiteWords(p.site, "site.at_place", "site.in_only_place")}});
+  }
+  return Fill("places.resumed", {{"list", list}});
 }
 
 std::string FindingTexts::RenderPlaces(const Finding& f) const {

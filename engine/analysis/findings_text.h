@@ -44,6 +44,8 @@ class FindingTexts {
   std::string SiteWords(const ProgramSite& site, const char* at_key, const char* in_only_key) const;
   // "Where the host was in these gaps: 78% in step (train.py), ...; 12% in ...".
   std::string RenderPlaces(const Finding& finding) const;
+  // Where the thread came back to CUDA after the gaps, when where it was is unknown.
+  std::string RenderResumed(const Finding& finding) const;
   std::string RenderIdle(const Figures& figures) const;
   std::map<std::string, std::string> templates_;
   std::string lang_;
