@@ -1,25 +1,40 @@
 #!/usr/bin/env bash
 # On the GPU machine: what reading the program's Python stacks (kernels/recorder/python_stack.h)
-# costs a recorded PyTorch program. Each program is recorded ROUNDS times with stacks off
-# (STREAMLAB_RECORD_PYTHON=0) and on, alternately, and prints its own time per step; the
-# recorder's log says how many stacks it read and what they cost on the program's threads.
+# costs a recorded PyTorch program. Each program runs ROUNDS times in each of four ways, in turn:
+# not recorded, recorded without stacks (STREAMLAB_RECORD_PYTHON=0), with stacks at the calls that
+# hold the host only (STREAMLAB_RECORD_RESUME_US=0), and with stacks at calls made after 1 ms
+# outside CUDA too; each prints its own time per step, and the recorder's log says how many stacks
+# it read and what they cost on the program's threads.
 # Usage: bench/python_stack_cost.sh CLI [ROUNDS]
 set -uo pipefail
 cli=${1:?usage: python_stack_cost.sh CLI [ROUNDS]}
 rounds=${2:-3}
 work=$(mktemp -d)
-for program in grad_scaler_step data_dependent_shape; do
+# Each program with its arguments; training_loop.py without DataLoader workers leaves the CUDA
+# calls for a millisecond or more each step (the host makes the batch), where a stack is read.
+programs=("grad_scaler_step" "data_dependent_shape" "training_loop --workers 0 --layers 1 --batch 32")
+for entry in "${programs[@]}"; do
+  read -r program args <<<"$entry"
   for round in $(seq "$rounds"); do
-    for stacks in 0 1; do
-      dir=$work/$program.$round.$stacks
+    # none: not recorded; off: recorded without stacks; held: stacks at calls that hold the host
+    # only; all: and at calls made after 1 ms or more outside CUDA (the recorder's default).
+    for mode in none off held all; do
+      dir=$work/$program.$round.$mode
       mkdir -p "$dir"
-      STREAMLAB_STEPS=${STEPS:-20} STREAMLAB_RECORD_PYTHON=$stacks "$cli" record --raw-dir "$dir" --out "$dir/t.json" \
-        -- python3 "examples/pytorch/$program.py" >"$dir/out.txt" 2>&1
-      step=$(sed -n 's/.*, \([0-9.]*\) ms a step, host \([0-9.]*\) ms a step.*/\1 ms a step (host \2)/p' "$dir/out.txt")
-      counts=$(cat "$dir"/raw.*.jsonl | sed -n 's/.*"t":"python_stacks","taken":\([0-9]*\),"over_budget":\([0-9]*\),"cost_ns":\([0-9]*\).*/\1 \2 \3/p')
+      run=("$cli" record --raw-dir "$dir" --out "$dir/t.json" --)
+      [ "$mode" = none ] && run=()
+      stacks=1 resume_us=1000
+      [ "$mode" = off ] && stacks=0
+      [ "$mode" = held ] && resume_us=0
+      # shellcheck disable=SC2086  # the arguments are words
+      STREAMLAB_STEPS=${STEPS:-20} STREAMLAB_RECORD_PYTHON=$stacks STREAMLAB_RECORD_RESUME_US=$resume_us \
+        "${run[@]}" python3 "examples/pytorch/$program.py" $args >"$dir/out.txt" 2>&1
+      step=$(sed -n -e 's/.*, \([0-9.]*\) ms a step, host \([0-9.]*\) ms a step.*/\1 ms a step (host \2)/p' \
+                    -e 's/.* steps, \([0-9.]*\) ms a step (.*/\1 ms a step/p' "$dir/out.txt")
+      counts=$(cat "$dir"/raw.*.jsonl 2>/dev/null | sed -n 's/.*"t":"python_stacks","taken":\([0-9]*\),"over_budget":\([0-9]*\),"cost_ns":\([0-9]*\).*/\1 \2 \3/p')
       read -r taken over cost <<<"${counts:-0 0 0}"
       per=$(awk -v c="$cost" -v n="$taken" 'BEGIN { if (n > 0) printf "%.1f", c / n / 1000; else printf "-" }')
-      echo "$program round $round stacks=$stacks: ${step:-no result}; stacks read $taken (over budget $over), $per us each, $(awk -v c="$cost" 'BEGIN { printf "%.2f", c / 1e6 }') ms in all"
+      echo "$program round $round $mode: ${step:-no result}; stacks read $taken (over budget $over), $per us each, $(awk -v c="$cost" 'BEGIN { printf "%.2f", c / 1e6 }') ms in all"
     done
   done
 done
