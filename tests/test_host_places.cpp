@@ -5,12 +5,14 @@
 // recorded with emit_nvtx() ranges, and without (where the host came back to CUDA).
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/program_sites.h"
+#include "engine/analysis/resumed_places.h"
 #include "engine/scenario/scenario_builder.h"
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
@@ -295,6 +297,36 @@ TEST(HostPlaces, ARecordingWithoutRangesSaysWhereTheHostCameBack) {
   EXPECT_EQ(steps, 2);
   // Outside the gaps nothing is counted.
   EXPECT_TRUE(ResumedPlaces(t, a.figures, index, IdleCause::kHostWork, 0, 1).empty());
+}
+
+// Hovering a moment of the host's own work (the GUI's tooltip): the stretch it lies in, and the
+// line the host came back to CUDA at, from the stack of the call that ended the stretch.
+TEST(HostPlaces, AMomentOfTheHostsOwnWorkSaysWhereItCameBack) {
+  Trace t = Fixture("recorded/training_loop_stacks.raw.jsonl");
+  Analysis a = Analyze(t);
+  RangeIndex index(t);
+  ThreadCalls calls(t);
+  const IdleGap* longest = nullptr;
+  for (const IdleGap& g : a.figures.idle_gaps)
+    if (g.cause == IdleCause::kHostWork && g.next >= 0 && (!longest || g.to - g.from > longest->to - longest->from)) longest = &g;
+  ASSERT_NE(longest, nullptr);
+  int thread = t.scenario.ops[longest->next].thread;
+  TimeNs mid = longest->from + (longest->to - longest->from) / 2;
+  Resumption back = ResumedAt(t, calls, index, thread, mid);
+  ASSERT_GE(back.call, 0);
+  EXPECT_LE(back.from, mid);
+  EXPECT_GT(back.to, mid);
+  EXPECT_EQ(back.to, t.ops[back.call].submit);
+  EXPECT_GT(back.to - back.from, Ms(1000));  // the start: 3.5 s to the first batch
+  EXPECT_EQ(back.site.file, "training_loop.py");
+  EXPECT_EQ(back.site.line, 55);
+  EXPECT_EQ(back.site.inner_function, "pin_memory");
+  // Inside a call the host is in CUDA, not at its own work.
+  const OpRecord& call = t.ops[back.call];
+  if (call.ret > call.submit + 1) EXPECT_EQ(ResumedAt(t, calls, index, thread, call.submit + 1).call, -1);
+  // A thread that made no call, and a moment after the last call: no place.
+  EXPECT_EQ(ResumedAt(t, calls, index, 12345, mid).call, -1);
+  EXPECT_TRUE(ResumedAt(t, calls, index, thread, std::numeric_limits<TimeNs>::max() - 1).site.empty());
 }
 
 }  // namespace

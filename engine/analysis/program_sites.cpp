@@ -10,6 +10,8 @@
 #include <map>
 #include <string_view>
 
+#include "engine/analysis/resumed_places.h"
+
 namespace streamlab {
 namespace {
 
@@ -336,43 +338,6 @@ std::vector<HostPlace> IdlePlaces(const Trace& trace, const Figures& fig, const 
   TallyIdleGaps(trace, fig, cause, from, to, tally);
   if (looked_at) *looked_at = tally.total();
   return tally.Largest(0.0, std::numeric_limits<size_t>::max());
-}
-
-// Where the thread came back to CUDA after its own work in the gaps: each gap's time, split at
-// the thread's calls, is counted at the program's line of the call that ended each stretch (a
-// recording reads the Python stack at a call made after a millisecond or more outside CUDA),
-// where that call has one.
-std::vector<HostPlace> ResumedPlaces(const Trace& trace, const Figures& fig, const RangeIndex& index, IdleCause cause,
-                                     TimeNs from, TimeNs to) {
-  std::map<int, std::vector<int>> calls;
-  for (size_t i = 0; i < trace.ops.size() && i < trace.scenario.ops.size(); ++i)
-    if (!trace.ops[i].graph_replay) calls[trace.scenario.ops[i].thread].push_back(static_cast<int>(i));
-  for (auto& [thread, ops] : calls)
-    std::stable_sort(ops.begin(), ops.end(), [&](int a, int b) { return trace.ops[a].submit < trace.ops[b].submit; });
-  std::map<std::string, size_t> by_key;
-  std::vector<HostPlace> places;
-  for (const IdleGap& g : fig.idle_gaps) {
-    if (g.cause != cause || g.next < 0 || g.next >= static_cast<int>(trace.ops.size())) continue;
-    const std::vector<int>& ops = calls[trace.scenario.ops[g.next].thread];
-    TimeNs begin = std::max(g.from, from), end = std::min({g.to, trace.ops[g.next].submit, to});
-    if (end <= begin) continue;
-    auto at = std::upper_bound(ops.begin(), ops.end(), begin, [&](TimeNs t, int op) { return t < trace.ops[op].submit; });
-    TimeNs since = begin;
-    if (at != ops.begin()) since = std::max(since, trace.ops[*std::prev(at)].ret);  // a call the gap began in
-    for (; at != ops.end() && trace.ops[*at].submit <= end; ++at) {
-      const OpRecord& call = trace.ops[*at];
-      TimeNs stretch = call.submit - since;
-      since = std::max(since, call.ret);
-      if (stretch <= 0) continue;
-      ProgramSite site = SiteOf(index, trace.scenario.ops[*at].thread, call.submit);
-      if (site.file.empty() || !site.exact_line) continue;
-      auto [it, fresh] = by_key.emplace(KeyOf(site) + '\n' + std::to_string(site.line), places.size());
-      if (fresh) places.push_back({site, 0});
-      places[it->second].time += stretch;
-    }
-  }
-  std::stable_sort(places.begin(), places.end(), [](const HostPlace& a, const HostPlace& b) { return a.time > b.time; });
-  return places;
 }
 
 std::string PlaceKey(const ProgramSite& place) { return KeyOf(place); }

@@ -69,12 +69,6 @@ ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at);
 // first; `looked_at` gets the time looked at.
 std::vector<HostPlace> IdlePlaces(const Trace& trace, const Figures& fig, const RangeIndex& index, IdleCause cause,
                                   TimeNs from, TimeNs to, TimeNs* looked_at);
-// Where the host came back to CUDA after its own work in those gaps, when no range says where it
-// was: each gap's time within [from, to), split at the thread's calls, counted at the program's
-// line of the call that ended each stretch, if it has one (a recording reads the Python stack at
-// a call made after a millisecond or more outside CUDA). Largest first.
-std::vector<HostPlace> ResumedPlaces(const Trace& trace, const Figures& fig, const RangeIndex& index, IdleCause cause,
-                                     TimeNs from, TimeNs to);
 // A place's identity, to find it again in another trace of the program.
 std::string PlaceKey(const ProgramSite& place);
 

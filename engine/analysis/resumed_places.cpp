@@ -1,0 +1,85 @@
+// Where a host thread came back to CUDA (resumed_places.h): a thread's calls sorted by
+// submission, so the call that ended a moment's stretch is a binary search away.
+#include "engine/analysis/resumed_places.h"
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+
+namespace streamlab {
+
+ThreadCalls::ThreadCalls(const Trace& trace) : trace_(trace) {
+  for (size_t i = 0; i < trace.ops.size() && i < trace.scenario.ops.size(); ++i)
+    if (!trace.ops[i].graph_replay) by_thread_[trace.scenario.ops[i].thread].push_back(static_cast<int>(i));
+  for (auto& [thread, ops] : by_thread_)
+    std::stable_sort(ops.begin(), ops.end(), [&](int a, int b) { return trace.ops[a].submit < trace.ops[b].submit; });
+}
+
+const std::vector<int>& ThreadCalls::Of(int thread) const {
+  static const std::vector<int> kNone;
+  auto it = by_thread_.find(thread);
+  return it == by_thread_.end() ? kNone : it->second;
+}
+
+size_t ThreadCalls::FirstAfter(int thread, TimeNs at) const {
+  const std::vector<int>& ops = Of(thread);
+  auto next = std::upper_bound(ops.begin(), ops.end(), at, [&](TimeNs t, int op) { return t < trace_.ops[op].submit; });
+  return static_cast<size_t>(next - ops.begin());
+}
+
+namespace {
+
+// A call's line in the program, when the trace has its Python stack: a recording's stack gives
+// the program's frame the call's own line; torch.profiler's frames do not (no exact line).
+ProgramSite LineOf(const Trace& trace, const RangeIndex& index, int call) {
+  ProgramSite site = SiteOf(index, trace.scenario.ops[call].thread, trace.ops[call].submit);
+  if (site.file.empty() || !site.exact_line) return {};
+  return site;
+}
+
+}  // namespace
+
+std::vector<HostPlace> ResumedPlaces(const Trace& trace, const Figures& fig, const RangeIndex& index, IdleCause cause,
+                                     TimeNs from, TimeNs to) {
+  ThreadCalls calls(trace);
+  std::map<std::string, size_t> by_key;
+  std::vector<HostPlace> places;
+  for (const IdleGap& g : fig.idle_gaps) {
+    if (g.cause != cause || g.next < 0 || g.next >= static_cast<int>(trace.ops.size())) continue;
+    int thread = trace.scenario.ops[g.next].thread;
+    TimeNs begin = std::max(g.from, from), end = std::min({g.to, trace.ops[g.next].submit, to});
+    if (end <= begin) continue;
+    // From the end of a call the gap began in (the host was in CUDA until then), call by call.
+    const std::vector<int>& ops = calls.Of(thread);
+    size_t i = calls.FirstAfter(thread, begin);
+    TimeNs since = i > 0 ? std::max(begin, trace.ops[ops[i - 1]].ret) : begin;
+    for (; i < ops.size() && trace.ops[ops[i]].submit <= end; ++i) {
+      const OpRecord& r = trace.ops[ops[i]];
+      TimeNs stretch = r.submit - since;
+      since = std::max(since, r.ret);
+      if (stretch <= 0) continue;
+      ProgramSite site = LineOf(trace, index, ops[i]);
+      if (site.empty()) continue;
+      auto [it, fresh] = by_key.emplace(PlaceKey(site) + '\n' + std::to_string(site.line), places.size());
+      if (fresh) places.push_back({site, 0});
+      places[it->second].time += stretch;
+    }
+  }
+  std::stable_sort(places.begin(), places.end(), [](const HostPlace& a, const HostPlace& b) { return a.time > b.time; });
+  return places;
+}
+
+Resumption ResumedAt(const Trace& trace, const ThreadCalls& calls, const RangeIndex& index, int thread, TimeNs at) {
+  Resumption r;
+  const std::vector<int>& ops = calls.Of(thread);
+  size_t i = calls.FirstAfter(thread, at);
+  if (i > 0 && trace.ops[ops[i - 1]].ret > at) return r;  // inside a call: not the host's own work
+  r.from = i > 0 ? trace.ops[ops[i - 1]].ret : at;
+  if (i == ops.size()) return r;
+  r.call = ops[i];
+  r.to = trace.ops[r.call].submit;
+  r.site = LineOf(trace, index, r.call);
+  return r;
+}
+
+}  // namespace streamlab
