@@ -26,5 +26,6 @@ record pageable_vs_pinned examples/pytorch/pageable_vs_pinned.py
 record sync_scopes examples/pytorch/sync_scopes.py
 record crash_midway examples/pytorch/crash_midway.py
 STREAMLAB_STEPS=2 record training_loop_w0 examples/pytorch/training_loop.py --workers 0 --layers 1 --batch 32 --log-every 10
+STREAMLAB_STEPS=2 record training_loop_w2 examples/pytorch/training_loop.py --workers 2 --layers 1 --batch 32 --log-every 10
 STREAMLAB_STEPS=5 record resnet50_amp examples/pytorch/resnet50_amp.py
 bash bench/python_stack_cost.sh "$cli" "${2:-3}" >"$out/cost.txt" 2>&1

@@ -3,12 +3,16 @@
 // training_loop.py, each with and without its remedy, every studied step inside a range "step".
 #include <gtest/gtest.h>
 
+#include "engine/analysis/findings_text.h"
 #include "engine/classroom/compare_programs.h"
+#include "engine/classroom/compare_programs_text.h"
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 
 namespace streamlab {
 namespace {
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 Trace Fixture(const std::string& path) { return LoadTraceFile(testing::SourcePath("tests/fixtures/" + path)); }
 
@@ -101,6 +105,7 @@ TEST(ComparePrograms, WorkersTakeTheBatchesOffTheHost) {
   EXPECT_EQ(loader.place.ranges, std::vector<std::string>{"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"});
   EXPECT_GT(loader.time_a, Ms(2 * 5));  // over 5 ms a step
   EXPECT_EQ(loader.time_b, 0);
+  EXPECT_FALSE(c.host_work_resumed);  // emit_nvtx's ranges say where the host was
   // The "step" range itself is not a place (it holds every one).
   for (const PlaceChange& p : c.host_work_places) EXPECT_NE(p.place.ranges, std::vector<std::string>{"step"});
   // The window's time: GPU busy, idle between kernels, and before the first or after the last.
@@ -109,6 +114,41 @@ TEST(ComparePrograms, WorkersTakeTheBatchesOffTheHost) {
     double parts = static_cast<double>(f->gpu_busy + f->gpu_idle + f->outside_kernels);
     EXPECT_NEAR(parts, window, 0.05 * window);
   }
+}
+
+// The same two runs recorded without emit_nvtx (H100; --workers 0 on 2026-11-25, --workers 2 on
+// 2026-11-26): no range says where the host was, so the places are where it came back to CUDA,
+// from the Python stacks the recorder read at calls made after 1 ms or more outside CUDA.
+TEST(ComparePrograms, WithoutRangesTheStacksSayWhereTheHostCameBack) {
+  Trace w0 = Fixture("recorded/training_loop_stacks.raw.jsonl"), w2 = Fixture("recorded/training_loop_stacks_w2.raw.jsonl");
+  ProgramComparison c = Compare(w0, w2, "step");
+  ASSERT_EQ(c.a.steps, 2);
+  ASSERT_EQ(c.b.steps, 2);
+  EXPECT_TRUE(c.host_work_resumed);
+  ASSERT_FALSE(c.host_work_places.empty());
+  // Without workers the host came back at the batch's copy (line 56, right after next(batches))
+  // after making the batch, over 5 ms a step; with two workers, hardly at all.
+  const PlaceChange& copy = c.host_work_places.front();
+  EXPECT_EQ(copy.place.file, "training_loop.py");
+  EXPECT_EQ(copy.place.line, 56);
+  EXPECT_TRUE(copy.place.exact_line);
+  EXPECT_GT(copy.time_a, Ms(2 * 5));
+  EXPECT_LT(copy.time_b * 10, copy.time_a);
+  for (const PlaceChange& p : c.host_work_places) EXPECT_TRUE(p.place.exact_line) << p.place.function;
+  FindingTexts en = FindingTexts::Load("en");
+  std::string text;
+  for (const std::string& line : RenderProgramComparison(c, en, "w0", "w2", w0.backend, w2.backend)) text += line + "\n";
+  EXPECT_TRUE(Contains(text, "where it came back to CUDA after its own work")) << text;
+  EXPECT_TRUE(Contains(text, "        in step (training_loop.py:56)")) << text;
+  text.clear();
+  for (const std::string& line : RenderProgramComparison(c, FindingTexts::Load("zh"), "w0", "w2", w0.backend, w2.backend))
+    text += line + "\n";
+  EXPECT_TRUE(Contains(text, "回到 CUDA 的位置")) << text;
+  // A trace without stacks or ranges has no places of either kind.
+  Trace lab = Fixture("recorded/legacy_stall.json");
+  ProgramComparison none = Compare(lab, lab, "");
+  EXPECT_FALSE(none.host_work_resumed);
+  EXPECT_TRUE(none.host_work_places.empty());
 }
 
 TEST(ComparePrograms, StepRangesAreCountedByName) {

@@ -41,7 +41,17 @@ void PrintJson(const ProgramComparison& c, const FindingTexts& texts) {
                        {"count_b", t.count_b},
                        {"time_a_ns", t.time_a},
                        {"time_b_ns", t.time_b}});
-  Json out{{"step_range", c.unit}, {"a", FiguresJson(c.a)}, {"b", FiguresJson(c.b)}, {"findings", tallies}};
+  // Where the host was in the idle time for its own work, or, with host_work_places_are
+  // "came_back_at", where it came back to CUDA after that work (the line after it).
+  Json places = Json::array();
+  for (const PlaceChange& p : c.host_work_places)
+    places.push_back({{"place", texts.RenderPlace(p.place)}, {"time_a_ns", p.time_a}, {"time_b_ns", p.time_b}});
+  Json out{{"step_range", c.unit},
+           {"a", FiguresJson(c.a)},
+           {"b", FiguresJson(c.b)},
+           {"host_work_places", places},
+           {"host_work_places_are", c.host_work_resumed ? "came_back_at" : "was_at"},
+           {"findings", tallies}};
   std::cout << DumpJson(out, 2) << "\n";
 }
 

@@ -10,6 +10,7 @@
 
 #include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/program_sites.h"
+#include "engine/analysis/resumed_places.h"
 #include "engine/trace/trace_query.h"
 #include "engine/util/errors.h"
 
@@ -154,25 +155,44 @@ void Tally(const Trace& t, const Analysis& analysis, const std::vector<char>& in
   }
 }
 
-// Where the host was in each run's idle time for its own work, place by place.
+// One run's idle time for the host's own work within its window, place by place: where the
+// ranges say the host was, and where it came back to CUDA after that work.
+struct RunPlaces {
+  TimeNs looked_at = 0, known = 0;
+  std::vector<HostPlace> was_at, came_back_at;
+};
+
+RunPlaces PlacesOf(const Trace& t, const Analysis& analysis, const StepFigures& f) {
+  RunPlaces run;
+  if (t.ranges.empty()) return run;
+  RangeIndex index(t);
+  run.was_at = IdlePlaces(t, analysis.figures, index, IdleCause::kHostWork, f.from, f.to, &run.looked_at);
+  for (const HostPlace& p : run.was_at) run.known += p.time;
+  run.came_back_at = ResumedPlaces(t, analysis.figures, index, IdleCause::kHostWork, f.from, f.to);
+  return run;
+}
+
+// Where the host was in each run's idle time for its own work, place by place. From the
+// ranges where they say so for at least half of each run's such time; else where the host came
+// back to CUDA after it (a recording's stacks at calls), matched by line, which `resumed` says.
 std::vector<PlaceChange> HostWorkPlaces(const Trace& a, const Analysis& analysis_a, const StepFigures& fa, const Trace& b,
-                                        const Analysis& analysis_b, const StepFigures& fb) {
+                                        const Analysis& analysis_b, const StepFigures& fb, bool* resumed) {
+  RunPlaces run_a = PlacesOf(a, analysis_a, fa), run_b = PlacesOf(b, analysis_b, fb);
+  auto ranges_say = [](const RunPlaces& r) { return r.looked_at == 0 || r.known * 2 >= r.looked_at; };
+  *resumed = !(ranges_say(run_a) && ranges_say(run_b)) && (!run_a.came_back_at.empty() || !run_b.came_back_at.empty());
   std::map<std::string, PlaceChange> by_key;
   std::map<std::string, bool> large;  // a tenth of either run's such time
-  auto add = [&](const Trace& t, const Analysis& analysis, const StepFigures& f, bool second) {
-    if (t.ranges.empty()) return;
-    RangeIndex index(t);
-    TimeNs looked_at = 0;
-    for (const HostPlace& p : IdlePlaces(t, analysis.figures, index, IdleCause::kHostWork, f.from, f.to, &looked_at)) {
-      std::string key = PlaceKey(p.site);
+  auto add = [&](const RunPlaces& run, bool second) {
+    for (const HostPlace& p : *resumed ? run.came_back_at : run.was_at) {
+      std::string key = PlaceKey(p.site) + (*resumed ? "\n" + std::to_string(p.site.line) : "");
       PlaceChange& change = by_key[key];
       if (change.place.empty()) change.place = p.site;
       (second ? change.time_b : change.time_a) += p.time;
-      if (p.time * 10 >= looked_at && looked_at > 0) large[key] = true;
+      if (p.time * 10 >= run.looked_at && run.looked_at > 0) large[key] = true;
     }
   };
-  add(a, analysis_a, fa, false);
-  add(b, analysis_b, fb, true);
+  add(run_a, false);
+  add(run_b, true);
   auto per_step = [](TimeNs v, int steps) { return steps > 0 ? v / steps : v; };
   std::vector<PlaceChange> out;
   for (auto& [key, change] : by_key)
@@ -213,7 +233,7 @@ ProgramComparison ComparePrograms(const Trace& a, const Analysis& analysis_a, co
   std::vector<char> in_a, in_b;
   c.a = FiguresOver(a, analysis_a, c.unit, in_a);
   c.b = FiguresOver(b, analysis_b, c.unit, in_b);
-  c.host_work_places = HostWorkPlaces(a, analysis_a, c.a, b, analysis_b, c.b);
+  c.host_work_places = HostWorkPlaces(a, analysis_a, c.a, b, analysis_b, c.b, &c.host_work_resumed);
   std::map<TallyKey, FindingTally> tallies;
   Tally(a, analysis_a, in_a, false, tallies);
   Tally(b, analysis_b, in_b, true, tallies);

@@ -52,9 +52,12 @@ struct ProgramComparison {
   std::string unit;  // the step range's name ("" when whole traces are compared)
   StepFigures a, b;
   std::vector<FindingTally> tallies;  // largest change in time first, then in count
-  // From the traces' ranges (none without them): the places that held a tenth of either run's
-  // idle time for the host's own work, largest change first, at most three.
+  // The places that held a tenth of either run's idle time for the host's own work, largest
+  // change first, at most three: where the traces' ranges say the host was, or, where they do
+  // not say it for half of either run's such time, where a recording's stacks say the host came
+  // back to CUDA after that work (host_work_resumed; the line after the work, not the work).
   std::vector<PlaceChange> host_work_places;
+  bool host_work_resumed = false;
 };
 
 // The step range name both traces hold: `per` when given (an error when either has none),

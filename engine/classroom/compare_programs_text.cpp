@@ -62,9 +62,12 @@ class Renderer {
       out.push_back("    " + texts_.Fill(std::string("compare.idle.") + ToString(static_cast<IdleCause>(i)), {}) + ": " +
                     FormatDuration(a) + " -> " + FormatDuration(b));
       if (static_cast<IdleCause>(i) != IdleCause::kHostWork) continue;
-      for (const PlaceChange& p : c_.host_work_places)  // where the host was then
-        out.push_back("      " + texts_.RenderPlace(p.place) + ": " + FormatDuration(PerStep(p.time_a, c_.a)) + " -> " +
-                      FormatDuration(PerStep(p.time_b, c_.b)));
+      // Where the host was then, or, where no range says it, where it came back to CUDA.
+      if (c_.host_work_resumed && !c_.host_work_places.empty())
+        out.push_back("      " + texts_.Fill("compare.came_back", {}));
+      for (const PlaceChange& p : c_.host_work_places)
+        out.push_back(std::string(c_.host_work_resumed ? "        " : "      ") + texts_.RenderPlace(p.place) + ": " +
+                      FormatDuration(PerStep(p.time_a, c_.a)) + " -> " + FormatDuration(PerStep(p.time_b, c_.b)));
     }
     TimeNs outside_a = PerStep(c_.a.outside_kernels, c_.a), outside_b = PerStep(c_.b.outside_kernels, c_.b);
     if (outside_a > 0 || outside_b > 0)
