@@ -48,7 +48,10 @@ const GanttIndex& GanttIndexOf(GanttViewState& view, const Trace& t) {
   }
   x.begin = TraceBegin(t);
   x.end = std::max(TraceEnd(t), x.begin + 1);
-  if (!t.ranges.empty()) x.ranges = std::make_shared<const RangeIndex>(t);
+  if (!t.ranges.empty()) {
+    x.ranges = std::make_shared<const RangeIndex>(t);
+    x.calls = std::make_shared<const ThreadCalls>(t);
+  }
   x.range_rows = LayOutRanges(t, lanes);
   for (size_t i = 0; i < t.ops.size(); ++i) {
     OpKind k = s.ops[i].kind;

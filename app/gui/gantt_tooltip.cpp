@@ -1,6 +1,7 @@
 // The chart's tooltips (gantt_tooltip.h), built as lines first so the text can be checked
 // (a headless screenshot with --hover prints it). Where the host was is looked up in the
-// trace's range index (built once per trace with the chart's index) for the one moment hovered.
+// trace's range index (built once per trace with the chart's index) for the one moment hovered;
+// where no range says it, where the host came back to CUDA, in the thread's calls.
 #include "app/gui/gantt_tooltip.h"
 
 #include "app/gui/ui_text.h"
@@ -20,12 +21,22 @@ const Finding* DelayFinding(const Analysis& a, int op) {
   return nullptr;
 }
 
-// "Where the host was: in step (train.py), by way of __next__ (...)", or nothing when the
-// trace's ranges say nothing of that moment.
-void HostPlaceLines(const GanttInputs& in, const GanttIndex& index, int thread, TimeNs at, std::vector<std::string>& out) {
+// "Where the host was: in step (train.py), by way of __next__ (...)". Where the trace's ranges
+// say nothing of that moment and `own_work` (the host was outside CUDA): where it came back to
+// CUDA, if the trace has the Python stack of the call that ended that stretch; else nothing.
+void HostPlaceLines(const GanttInputs& in, const GanttIndex& index, int thread, TimeNs at, std::vector<std::string>& out,
+                    bool own_work = false) {
   if (!index.ranges || thread < 0) return;
   ProgramSite site = SiteOf(*index.ranges, thread, at);
-  if (site.empty()) return;
+  if (site.empty()) {
+    if (!own_work || !index.calls) return;
+    Resumption back = ResumedAt(*in.trace, *index.calls, *index.ranges, thread, at);
+    if (back.site.empty()) return;
+    out.push_back(kSeparator);
+    out.push_back(in.ui->Fill("host_came_back", {{"place", in.texts->RenderPlace(back.site)},
+                                                 {"time", FormatDuration(back.to - back.from)}}));
+    return;
+  }
   out.push_back(kSeparator);
   out.push_back(std::string((*in.ui)("host_was")) + ": " + in.texts->RenderPlace(site));
 }
@@ -73,7 +84,7 @@ std::vector<std::string> TooltipLines(const GanttInputs& in, const GanttIndex& i
     if (g.call >= 0) out.push_back(DisplayName(s, g.call));
     // While the GPU waited for the host: where the thread that submitted next was then.
     if (g.next >= 0 && (g.cause == IdleCause::kHostWork || g.cause == IdleCause::kLaunchBound))
-      HostPlaceLines(in, index, s.ops[g.next].thread, hover.at, out);
+      HostPlaceLines(in, index, s.ops[g.next].thread, hover.at, out, g.cause == IdleCause::kHostWork);
   } else if (hover.range) {
     // A range: its name and times, then the ranges around it, outermost first.
     const HostRange& r = *hover.range;
@@ -91,8 +102,9 @@ std::vector<std::string> TooltipLines(const GanttInputs& in, const GanttIndex& i
       if (!around.empty()) out.push_back(std::string(ui("inside")) + ": " + chain);
     }
   } else if (hover.host_thread >= 0) {
-    // An empty stretch of a host lane says something only where the trace has ranges.
-    HostPlaceLines(in, index, hover.host_thread, hover.at, out);
+    // An empty stretch of a host lane says something only where the trace has ranges, or the
+    // stack of the call that ended it.
+    HostPlaceLines(in, index, hover.host_thread, hover.at, out, true);
     if (!out.empty()) out.erase(out.begin());  // no separator before the only line
   }
   return out;

@@ -13,6 +13,7 @@
 
 #include "app/gui/gantt_ranges.h"
 #include "engine/analysis/analyzer.h"
+#include "engine/analysis/resumed_places.h"
 #include "engine/trace/trace.h"
 
 namespace streamlab {
@@ -42,6 +43,8 @@ struct GanttIndex {
   std::vector<TimeNs> delay_starts;
   // The trace's ranges (Python frames, ops, NVTX), for where the host was under the mouse.
   std::shared_ptr<const RangeIndex> ranges;
+  // Each host thread's calls, for where the host came back to CUDA when no range says where it was.
+  std::shared_ptr<const ThreadCalls> calls;
   std::vector<RangeRows> range_rows;  // per lane: its ranges in rows by nesting (host lanes)
 };
 
