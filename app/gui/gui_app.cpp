@@ -75,6 +75,8 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
       program_label_a_ = std::filesystem::path(options_.open_trace).filename().string();
       StartProgramCompare(options_.compare_file, options_.compare_per);
     }
+  } else if (!options_.browse.empty()) {
+    StartBrowsing();
   } else if (!options_.exercise.empty() || !options_.sandbox_script.empty()) {
     mode_ = Mode::kSandbox;
     if (!options_.exercise.empty()) {
@@ -456,6 +458,7 @@ void GuiApp::DrawSidebar(float) {
   }
   if (open) ImGui::TreePop();
   ImGui::Separator();
+  DrawOpenPanel();
   DrawRecordPanel();
 }
 

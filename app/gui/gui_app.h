@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/cli/child_run.h"
+#include "app/gui/file_picker.h"
 #include "app/gui/fonts.h"
 #include "app/gui/gantt_view.h"
 #include "app/gui/progress_store.h"
@@ -54,6 +55,8 @@ struct GuiOptions {
   std::string record_command;    // record this program (a command line) and show it
   std::string compare_file;      // with open_trace: the same program after a change, compared per step
   std::string compare_per;       // the step range's name for compare_file (empty: ProfilerStep#N if both have it)
+  std::string browse;            // show the file picker at this folder (a screenshot of it)
+  std::string browse_pick;       // ... then pick this file in it (relative to the folder) and open it
 };
 
 class GuiApp {
@@ -73,6 +76,8 @@ class GuiApp {
   std::string ExerciseReport() const;
   // The compare view's lines for two traces of one program ("" if none is shown).
   std::string ProgramCompareReport() const;
+  // The file picker shown: its folder and what it lists ("" when none is shown).
+  std::string PickerReport() const;
   double run_seconds() const { return run_seconds_; }
   // Shows a trace without analysing it (the frame-time bench's synthetic traces).
   void ShowTraceUnanalysed(Trace trace);
@@ -125,6 +130,9 @@ class GuiApp {
   void ShowTrace(Trace trace, std::optional<Analysis> analysis = std::nullopt);
   // "Record a program" (gui_record.cpp): a command line run under `streamlab-cli record`.
   void DrawRecordPanel();
+  void DrawOpenPanel();  // gui_open.cpp
+  void OpenTrace(const std::string& path);
+  void StartBrowsing();  // --browse (and --browse-pick)
   void StartRecording(const std::string& command);
   void DrawTopBar();
   void DrawSidebar(float width);
@@ -225,6 +233,8 @@ class GuiApp {
   int export_size_[2] = {1600, 600};
   std::string export_status_;
   char record_command_[512] = {};  // the Record panel's command line
+  FilePicker open_picker_;         // "Open a trace"
+  FilePicker compare_picker_;      // the compare view's second trace
 };
 
 }  // namespace streamlab

@@ -190,6 +190,10 @@ void GuiApp::DrawProgramCompare() {
   if (!presenting_) {
     ImGui::SetNextItemWidth(420);
     ImGui::InputText(ui_("compare.file"), compare_path_, sizeof compare_path_);
+    ImGui::SameLine();
+    if (ImGui::Button(ui_("open.browse"))) compare_picker_.Open(compare_path_[0] ? compare_path_ : options_.open_trace);
+    if (compare_picker_.Draw(ui_("compare.file"), ui_))
+      std::snprintf(compare_path_, sizeof compare_path_, "%s", compare_picker_.chosen().c_str());
     ImGui::SetNextItemWidth(160);
     ImGui::InputText(ui_("compare.per"), compare_per_text_, sizeof compare_per_text_);
     ImGui::SameLine();

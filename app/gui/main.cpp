@@ -45,7 +45,7 @@ struct Args {
                        "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--predict-answer X] [--sandbox-script FILE]\n"
                        "                 [--exercise LAB [--sandbox-script FILE]]\n"
                        "                 [--chart-only] [--bench-frames] [--hover X,Y (with --screenshot)] [--view FROM,TO (ms)]\n"
-                       "                 [--open BEFORE --compare-file AFTER [--per STEP_RANGE]]\n",
+                       "                 [--open BEFORE --compare-file AFTER [--per STEP_RANGE]] [--browse DIR [--browse-pick FILE]]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -66,6 +66,8 @@ Args Parse(int argc, char** argv) {
     else if (k == "--record") a.options.record_command = value();
     else if (k == "--compare-file") a.options.compare_file = value();
     else if (k == "--per") a.options.compare_per = value();
+    else if (k == "--browse") a.options.browse = value();
+    else if (k == "--browse-pick") a.options.browse_pick = value();
     else if (k == "--screenshot") a.screenshot = value();
     else if (k == "--show-sms") a.options.show_sms = true;
     else if (k == "--compare") a.options.compare = value();
@@ -157,6 +159,7 @@ int main(int argc, char** argv) {
   Args args = Parse(argc, argv);
   if (args.bench_frames && args.options.open_trace.empty()) Usage("--bench-frames needs --open FILE");
   if (!args.options.compare_file.empty() && args.options.open_trace.empty()) Usage("--compare-file needs --open FILE (the trace before the change)");
+  if (!args.options.browse_pick.empty() && args.options.browse.empty()) Usage("--browse-pick needs --browse DIR");
   args.options.headless = !args.screenshot.empty() || !args.bench_spans.empty() || args.bench_frames;
   glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "streamlab: GLFW error %d: %s\n", code, text); });
   if (!glfwInit()) {
@@ -258,6 +261,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "streamlab: %s\n", app.error().c_str());
             exit_code = 1;
           }
+          std::string picker = app.PickerReport();
+          if (!picker.empty()) std::printf("picker: %s\n", picker.c_str());
           if (!WriteScreenshot(args.screenshot, w, h)) {
             std::fprintf(stderr, "streamlab: cannot write %s\n", args.screenshot.c_str());
             exit_code = 1;

@@ -1,0 +1,54 @@
+// "Open a trace": the sidebar panel that opens a trace file picked in the GUI's file picker
+// (app/gui/file_picker.h) - a recording, a raw recorder log, a torch.profiler trace or a saved
+// lab trace - as --open does, and the compare view's "Browse..." for the second trace.
+#include <imgui.h>
+
+#include <filesystem>
+
+#include "app/gui/gui_app.h"
+
+namespace streamlab {
+
+void GuiApp::OpenTrace(const std::string& path) {
+  if (worker_.Busy()) return;
+  options_.open_trace = path;  // its name labels the trace (compare, "reading ...")
+  mode_ = Mode::kLab;
+  lab_id_.clear();
+  trace_.reset();
+  comparison_.reset();
+  program_comparison_.reset();
+  program_label_a_.clear();
+  error_.clear();
+  banner_.clear();
+  RunRequest request;
+  request.open = path;
+  opening_ = true;
+  Submit(std::move(request));
+}
+
+void GuiApp::DrawOpenPanel() {
+  if (!options_.browse.empty()) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+  if (ImGui::CollapsingHeader(ui_("open.heading"))) {
+    ImGui::TextWrapped("%s", ui_("open.hint"));
+    bool busy = worker_.Busy();
+    if (busy) ImGui::BeginDisabled();
+    if (ImGui::Button(ui_("open.browse")) && !busy) open_picker_.Open(options_.open_trace);
+    if (busy) ImGui::EndDisabled();
+  }
+  if (open_picker_.Draw(ui_("open.heading"), ui_)) OpenTrace(open_picker_.chosen());
+}
+
+void GuiApp::StartBrowsing() {
+  open_picker_.Open(options_.browse);
+  if (options_.browse_pick.empty()) return;
+  if (open_picker_.Pick(options_.browse_pick)) OpenTrace(open_picker_.chosen());
+  else error_ = open_picker_.Summary();
+}
+
+std::string GuiApp::PickerReport() const {
+  if (compare_picker_.shown()) return compare_picker_.Summary();
+  if (open_picker_.shown()) return open_picker_.Summary();
+  return "";
+}
+
+}  // namespace streamlab
