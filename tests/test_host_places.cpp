@@ -297,6 +297,19 @@ TEST(HostPlaces, ARecordingWithoutRangesSaysWhereTheHostCameBack) {
   EXPECT_EQ(steps, 2);
   // Outside the gaps nothing is counted.
   EXPECT_TRUE(ResumedPlaces(t, a.figures, index, IdleCause::kHostWork, 0, 1).empty());
+
+  // The critical path's host stretch (the start, 5.2 s) says the same, as the line after the work.
+  const Figures::HostStretch* longest = nullptr;
+  for (const Figures::HostStretch& h : a.figures.critical_host)
+    if (!longest || h.length > longest->length) longest = &h;
+  ASSERT_NE(longest, nullptr);
+  EXPECT_TRUE(longest->place.empty());
+  EXPECT_EQ(longest->came_back.line, 55);
+  EXPECT_GE(longest->came_back_time * 10, longest->length);
+  EXPECT_LE(longest->came_back_time, longest->length);
+  std::string path = en.RenderFigures(t, a.figures);
+  EXPECT_TRUE(Contains(path, "of it outside CUDA until it came back in step (training_loop.py:55)")) << path;
+  EXPECT_TRUE(Contains(zh.RenderFigures(t, a.figures), "回到 CUDA")) << zh.RenderFigures(t, a.figures);
 }
 
 // Hovering a moment of the host's own work (the GUI's tooltip): the stretch it lies in, and the
@@ -323,7 +336,9 @@ TEST(HostPlaces, AMomentOfTheHostsOwnWorkSaysWhereItCameBack) {
   EXPECT_EQ(back.site.inner_function, "pin_memory");
   // Inside a call the host is in CUDA, not at its own work.
   const OpRecord& call = t.ops[back.call];
-  if (call.ret > call.submit + 1) EXPECT_EQ(ResumedAt(t, calls, index, thread, call.submit + 1).call, -1);
+  if (call.ret > call.submit + 1) {
+    EXPECT_EQ(ResumedAt(t, calls, index, thread, call.submit + 1).call, -1);
+  }
   // A thread that made no call, and a moment after the last call: no place.
   EXPECT_EQ(ResumedAt(t, calls, index, 12345, mid).call, -1);
   EXPECT_TRUE(ResumedAt(t, calls, index, thread, std::numeric_limits<TimeNs>::max() - 1).site.empty());

@@ -117,6 +117,8 @@ int CmdExplain(const ExplainCommand& cmd) {
     for (const Figures::HostStretch& h : fig.critical_host) {
       host_stretches.push_back({{"before", h.before}, {"thread", h.thread}, {"length_ns", h.length}});
       if (!h.place.empty()) host_stretches.back()["place"] = {{"site", SiteJson(h.place)}, {"time_ns", h.place_time}};
+      if (!h.came_back.empty())
+        host_stretches.back()["came_back_at"] = {{"site", SiteJson(h.came_back)}, {"time_ns", h.came_back_time}};
     }
     Json overlaps = Json::array();
     for (const LaneOverlap& o : fig.overlaps)

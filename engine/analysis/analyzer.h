@@ -169,6 +169,10 @@ struct Figures {
     // long; for the stretches the path's text names (a tenth of the run or more).
     ProgramSite place;
     TimeNs place_time = 0;
+    // Where no range says: the line the thread came back to CUDA at after the largest share of
+    // the stretch spent outside CUDA (resumed_places.h), and that share's time.
+    ProgramSite came_back;
+    TimeNs came_back_time = 0;
   };
   std::vector<HostStretch> critical_host;
   TimeNs critical_span = 0;  // the first submission of GPU work to the path's last end

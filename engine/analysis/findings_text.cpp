@@ -64,7 +64,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
-      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "critical_path.place", "site.frame", "site.frame_line", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "site.via", "site.caller_via", "site.at_place", "site.in_only_place", "places", "places.item", "places.separator", "places.spread", "places.unknown", "places.resumed", "advice.grad_scaler", "advice.data_dependent_shape", "advice.dataloader", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
+      "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "critical_path.place", "critical_path.came_back", "site.frame", "site.frame_line", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "site.via", "site.caller_via", "site.at_place", "site.in_only_place", "places", "places.item", "places.separator", "places.spread", "places.unknown", "places.resumed", "advice.grad_scaler", "advice.data_dependent_shape", "advice.dataloader", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.launch_bound.graphs", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
       "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
@@ -492,6 +492,10 @@ std::string FindingTexts::RenderFigures(const Trace& t, const Figures& fig) cons
       place = Fill("critical_path.place",
                    {{"share", FormatPercent(static_cast<double>(h->second->place_time) / static_cast<double>(h->second->length))},
                     {"place", SiteWords(h->second->place, "site.at_place", "site.in_only_place")}});
+    else if (!h->second->came_back.empty())  // no range says: where it came back to CUDA
+      place = Fill("critical_path.came_back",
+                   {{"share", FormatPercent(static_cast<double>(h->second->came_back_time) / static_cast<double>(h->second->length))},
+                    {"place", SiteWords(h->second->came_back, "site.at_place", "site.in_only_place")}});
     return Fill(other ? "critical_path.host_other" : "critical_path.host",
                 {{"thread", lane(h->second->thread)},
                  {"from", lane(h->second->from_thread)},

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "engine/analysis/resumed_places.h"
@@ -315,8 +316,10 @@ void AttachIdlePlaces(const Trace& trace, const Figures& fig, const RangeIndex& 
   }
 }
 
-// The host's stretches on the critical path that its text names: where the thread was most.
+// The host's stretches on the critical path that its text names: where the thread was most, or,
+// where no range says, where it came back to CUDA after most of its time outside CUDA.
 void AttachStretchPlaces(const Trace& trace, Figures& fig, const RangeIndex& index) {
+  std::optional<ThreadCalls> calls;
   for (Figures::HostStretch& h : fig.critical_host) {
     if (fig.critical_span <= 0 || h.length * 10 < fig.critical_span) continue;
     if (h.before < 0 || h.before >= static_cast<int>(trace.ops.size())) continue;
@@ -324,9 +327,16 @@ void AttachStretchPlaces(const Trace& trace, Figures& fig, const RangeIndex& ind
     TimeNs end = trace.ops[h.before].submit;
     tally.Add(h.thread, end - h.length, end);
     std::vector<HostPlace> largest = tally.Largest(0.1, 1);
-    if (largest.empty()) continue;
-    h.place = largest.front().site;
-    h.place_time = largest.front().time;
+    if (!largest.empty()) {
+      h.place = largest.front().site;
+      h.place_time = largest.front().time;
+      continue;
+    }
+    if (!calls) calls.emplace(trace);  // built once, for the first stretch that needs it
+    std::vector<HostPlace> back = ResumedPlacesOf(trace, *calls, index, h.thread, end - h.length, end);
+    if (back.empty() || back.front().time * 10 < h.length) continue;
+    h.came_back = back.front().site;
+    h.came_back_time = back.front().time;
   }
 }
 

@@ -35,6 +35,11 @@ class ThreadCalls {
 std::vector<HostPlace> ResumedPlaces(const Trace& trace, const Figures& fig, const RangeIndex& index, IdleCause cause,
                                      TimeNs from, TimeNs to);
 
+// The same for `thread`'s time within [from, to), idle GPU or not (a host stretch on the
+// critical path).
+std::vector<HostPlace> ResumedPlacesOf(const Trace& trace, const ThreadCalls& calls, const RangeIndex& index, int thread,
+                                       TimeNs from, TimeNs to);
+
 // The stretch of `thread`'s own work (outside CUDA) that holds `at`, and where it came back.
 struct Resumption {
   TimeNs from = 0, to = 0;  // the previous call's return, the next call's submission
