@@ -118,6 +118,7 @@ bool FilePicker::Draw(const char* title, const UiText& ui) {
     open_requested_ = false;
   }
   shown_ = ImGui::IsPopupOpen(title);
+  ImGui::SetNextWindowBgAlpha(1.0f);  // opaque: the lab list must not show through the file list
   if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return false;
   bool chosen_now = false;
   if (ImGui::Button(ui("picker.up"))) Enter(ParentDirectory(listing_.dir));
