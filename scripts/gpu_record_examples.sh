@@ -9,7 +9,7 @@ out=${1:?usage: gpu_record_examples.sh OUT_DIR [ROUNDS]}
 rounds=${2:-3}
 mkdir -p "$out/rec" "$out/kineto"
 . "$(dirname "$0")/gpu_build.sh"
-gpu_build "$out" streamlab_example_legacy_stall streamlab_example_graph_by_hand || exit 1
+gpu_build "$out" streamlab_example_legacy_stall streamlab_example_graph_by_hand streamlab_example_graph_exec_update || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$out/gpu.txt"
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" >>"$out/gpu.txt" 2>&1
 for ex in event_chain wait_stream_before_work default_plus_side_stream one_tensor_two_streams pageable_vs_pinned \
@@ -80,6 +80,15 @@ for forget in "" --forget-node; do
   "$cli" record --raw-dir "$out/raw/$name" --out "$out/rec/$name.json" -- "$build/examples/cuda/graph_by_hand" \
     --second-instance $forget >"$out/rec/$name.log" 2>&1
   echo "$name: record exit $?" >>"$out/summary.txt"
+done
+# One step captured again each step and the instance updated with it (cudaGraphExecUpdate);
+# --shared-output: the second buffer set's two branches write one buffer.
+for shared in "" --shared-output; do
+  name=graph_exec_update${shared:+_shared}
+  "$cli" record --raw-dir "$out/raw/$name" --out "$out/rec/$name.json" -- "$build/examples/cuda/graph_exec_update" \
+    $shared >"$out/rec/$name.log" 2>&1
+  echo "$name: record exit $?" >>"$out/summary.txt"
+  "$cli" explain "$out/rec/$name.json" >"$out/rec/$name.explain.txt" 2>&1
 done
 # GradScaler.step's read of found_inf, and none with AdamW(fused=True); with Python frames.
 for fused in "" --fused; do
