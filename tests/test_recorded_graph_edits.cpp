@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "engine/analysis/findings_text.h"
 #include "engine/trace/recording.h"
@@ -125,6 +126,48 @@ TEST(RecordedGraphEdits, AnUnreadChangeOfOneInstanceLeavesOnlyItsLaterReplaysUnc
   EXPECT_FALSE(HasNote(ReplayBoth(reused), "replays_edited"));
 }
 
+// cudaGraphExecUpdate as a recorder that logs CUPTI's GRAPH_NODE_UPDATED pairs writes it: an
+// instance updated from a second capture of the same shape runs that capture's addresses from
+// then on, with its own edges; the replay before the update keeps the first capture's.
+TEST(RecordedGraphEdits, AnInstanceUpdatedFromAnotherCaptureRunsItsAddresses) {
+  auto capture = [](Log& log, uint64_t left, uint64_t right, uint64_t node, int event) {
+    log.BeginCapture(77).Record(77, event).Wait(88, event).CapturedMemset(77, left, node);
+    log.CapturedMemset(88, right, node + 1).Record(88, event + 1).Wait(77, event + 1).EndCapture(77);
+  };
+  Log log;
+  capture(log, 4096, 8192, 1, 5);  // two branches writing apart: no race
+  log.Instantiate({1, 2});
+  log.Replay(77, {{1, 77, true}, {2, 150, true}}, kA);
+  capture(log, 4096, 4096, 11, 7);  // the same shape, both branches writing 4096
+  log.ExecUpdate(kA, {{1001, 11}, {1002, 12}});
+  log.Replay(77, {{1, 77, true}, {2, 150, true}}, kA).Addresses(4);
+  Trace t = log.Convert();
+  std::vector<int> ops = ReplayedOps(t);
+  ASSERT_EQ(ops.size(), 4u);
+  EXPECT_EQ(Node(t, 1).addresses[0].at, 8192u);  // before the update
+  EXPECT_EQ(Node(t, 2).addresses[0].at, 4096u);
+  EXPECT_EQ(Node(t, 3).addresses[0].at, 4096u);  // after it: the second capture's
+  std::vector<Finding> races = Races(t);
+  ASSERT_EQ(races.size(), 1u);  // the updated instance's two branches, and nothing before
+  EXPECT_EQ(races[0].severity, Severity::kWarning);
+  std::vector<int> pair{races[0].op, races[0].other};
+  std::sort(pair.begin(), pair.end());
+  EXPECT_EQ(pair, (std::vector<int>{ops[2], ops[3]}));
+  EXPECT_FALSE(HasNote(t, "replays_edited"));
+  EXPECT_FALSE(HasNote(t, "replays_unchecked"));
+
+  // Logged by an older recorder (the update, not its pairs): the replays after it unchecked.
+  Log old;
+  capture(old, 4096, 8192, 1, 5);
+  old.Instantiate({1, 2});
+  capture(old, 4096, 4096, 11, 7);
+  old.InstanceEdit("cudaGraphExecUpdate", kA);
+  old.Replay(77, {{1, 77, true}, {2, 150, true}}, kA).Addresses(2);
+  Trace unread = old.Convert();
+  EXPECT_TRUE(Races(unread).empty());
+  EXPECT_TRUE(HasNote(unread, "replays_edited"));
+}
+
 TEST(RecordedGraphEdits, AChangeNotReadLeavesTheReplaysAfterItUnchecked) {
   Log log = TwoInstances();
   log.Replay(77, {{1, 77, true}, {2, 77}}, kA, 1000).GraphEdit("cudaGraphKernelNodeSetAttribute");
@@ -198,6 +241,44 @@ TEST(RecordedGraphEdits, TheTwoInstanceExampleRecordedOnAnH100) {
     // (the upload a warning), on b its Triple and AddInto with it (kernels only: notes).
     EXPECT_EQ(across, forget ? 15 : 0) << name;
     EXPECT_EQ(warnings, forget ? 3 : 0) << name;
+  }
+}
+
+// examples/cuda/graph_exec_update.cu recorded on an H100 (2026-11-26): one step captured again
+// each of 4 steps with alternating buffer sets and the instance updated with it
+// (cudaGraphExecUpdate; CUPTI named each node pair). Every replay is checked with its own
+// step's buffers. Both branches are handed `in` (read and read: notes, one per replay); with
+// --shared-output the second set's branches also share out_a, in steps 1 and 3 only (the
+// program's output was wrong in exactly those two steps).
+TEST(RecordedGraphEdits, TheExecUpdateExampleRecordedOnAnH100) {
+  for (bool shared : {false, true}) {
+    std::string name = shared ? "graph_exec_update_shared.raw.jsonl" : "graph_exec_update.raw.jsonl";
+    Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/" + name));
+    const std::vector<Op>& ops = t.scenario.ops;
+    std::vector<int> nodes = ReplayedOps(t);
+    ASSERT_EQ(nodes.size(), 8u) << name;  // Scale and Offset, 4 replays
+    for (int n : nodes) EXPECT_FALSE(ops[n].addresses.empty()) << name << " " << n;
+    EXPECT_FALSE(HasNote(t, "replays_edited")) << name;
+    EXPECT_FALSE(HasNote(t, "replays_unchecked")) << name;
+    // The launches in order, and each replay's Scale's first address (its `in`): the sets alternate.
+    std::vector<int> launches;
+    std::map<int, uint64_t> in_of;
+    for (int n : nodes) {
+      if (std::find(launches.begin(), launches.end(), ops[n].graph) == launches.end()) launches.push_back(ops[n].graph);
+      if (ops[n].name == "Scale") in_of[ops[n].graph] = ops[n].addresses[0].at;
+    }
+    ASSERT_EQ(launches.size(), 4u) << name;
+    EXPECT_NE(in_of[launches[0]], in_of[launches[1]]) << name;  // the update took the second set
+    EXPECT_EQ(in_of[launches[0]], in_of[launches[2]]) << name;
+    EXPECT_EQ(in_of[launches[1]], in_of[launches[3]]) << name;
+    // Races: within one replay only; per replay one on `in`, and with --shared-output one more
+    // in the second set's replays.
+    std::map<int, int> per_replay;
+    for (const Finding& f : Races(t)) {
+      EXPECT_EQ(ops[f.op].graph, ops[f.other].graph) << name;
+      ++per_replay[ops[f.op].graph];
+    }
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(per_replay[launches[i]], shared && i % 2 == 1 ? 2 : 1) << name << " replay " << i;
   }
 }
 

@@ -17,6 +17,7 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
   std::map<int, std::vector<Mark>> by_thread;
   for (const RecordedCall& c : r.calls) {
     if (c.role == "graph_node_clone") clone_of_[c.out] = {c.parent, c.begin};
+
     if (c.role == "nvtx_push" || c.role == "nvtx_pop") by_thread[c.thread].push_back({c.begin, c.role == "nvtx_pop", &c.text, 0});
     if (c.role == "graph_node") by_thread[c.thread].push_back({c.begin, 2, nullptr, c.out});
     if (c.role == "graph_node" && c.correlation) {
@@ -51,6 +52,17 @@ void RecordedGraphs::Built(const Recording& r) {
     auto call = program_call.find(record.correlation);
     return call == program_call.end() ? record.function : call->second->function;
   };
+  // The node pairs of cudaGraphExecUpdate: only under that call (CUPTI's callback is not
+  // documented to fire for that call alone; parameters set by hand are read from their calls).
+  for (const RecordedCall& c : r.calls) {
+    if (c.role != "graph_node_update") continue;
+    auto call = program_call.find(c.correlation);
+    if (call == program_call.end() || call->second->function.find("GraphExecUpdate") == std::string::npos) continue;
+    updates_[c.out].push_back({c.begin, c.parent});
+    updating_calls_.insert(c.correlation);
+  }
+  for (auto& [node, updates] : updates_)
+    std::stable_sort(updates.begin(), updates.end(), [](const Update& a, const Update& b) { return a.at < b.at; });
   std::set<uint64_t> read;  // correlation ids of the program's calls that the recorder read
   for (const RecordedCall& c : r.calls) {
     if (c.role != "graph_node_params" && c.role != "graph_edge" && c.role != "graph_exec_edit") continue;
@@ -59,7 +71,9 @@ void RecordedGraphs::Built(const Recording& r) {
     bool set_again = c.exec || (call != program_call.end() && call->second->role == "graph_edit");
     if (c.role == "graph_node_params" && !set_again) captured_node_[c.out].call = &c;  // edges follow below
     if (c.role == "graph_node_params" && set_again) versions_[{c.out, c.exec}].push_back({c.begin, &c});
-    if (c.role == "graph_exec_edit" && !(c.flags & 1)) changes_[c.exec].push_back({c.begin, named(c)});
+    // cudaGraphExecUpdate is followed where CUPTI named the nodes it paired (graph_node_update).
+    bool followed = (c.flags & 1) || updating_calls_.count(c.correlation);
+    if (c.role == "graph_exec_edit" && !followed) changes_[c.exec].push_back({c.begin, named(c)});
     if (c.role == "graph_edge") {
       // Edges of a graph copied by cudaGraphClone name the copy's nodes, which replays are not
       // led back to: a change there is not followed.
@@ -68,6 +82,7 @@ void RecordedGraphs::Built(const Recording& r) {
       else added_after_[c.out].push_back({c.parent, c.begin});
     }
   }
+  read.insert(updating_calls_.begin(), updating_calls_.end());
   for (const auto& [correlation, c] : program_call)
     if (!read.count(correlation)) any_change_.push_back({c->begin, c->function + (c->role == "graph_build" ? " (not read)" : "")});
   auto by_time = [](const auto& x, const auto& y) { return x.at < y.at; };
@@ -190,6 +205,7 @@ std::string RecordedGraphs::CapturedIn(uint64_t node) const {
 }
 
 const RecordedCall* RecordedGraphs::ParamsOf(uint64_t node, uint64_t exec, uint64_t launch_at) const {
+  const uint64_t instance_node = node;
   const RecordedCall* best = nullptr;
   uint64_t best_at = 0;
   // The latest version of (node, instance) set after `after` and before `before`.
@@ -212,8 +228,25 @@ const RecordedCall* RecordedGraphs::ParamsOf(uint64_t node, uint64_t exec, uint6
     consider(copy.parent, 0, 0, copy.at);
     node = copy.parent;
   }
+  // cudaGraphExecUpdate of the instance after that: its node runs with the paired node's parameters.
+  if (auto updates = updates_.find(instance_node); updates != updates_.end()) {
+    auto next = std::lower_bound(updates->second.begin(), updates->second.end(), launch_at,
+                                 [](const Update& u, uint64_t at) { return u.at < at; });
+    if (next != updates->second.begin() && std::prev(next)->at >= best_at)
+      return GraphParamsAt(std::prev(next)->source, std::prev(next)->at);
+  }
   if (best) return best;
   auto captured = captured_node_.find(node);
+  return captured == captured_node_.end() ? nullptr : captured->second.call;
+}
+
+const RecordedCall* RecordedGraphs::GraphParamsAt(uint64_t node, uint64_t at) const {
+  if (auto it = versions_.find({node, 0}); it != versions_.end()) {  // set again on that graph before
+    auto next = std::lower_bound(it->second.begin(), it->second.end(), at,
+                                 [](const Version& v, uint64_t t) { return v.at < t; });
+    if (next != it->second.begin()) return std::prev(next)->call;
+  }
+  auto captured = captured_node_.find(OriginalId(node));
   return captured == captured_node_.end() ? nullptr : captured->second.call;
 }
 

@@ -11,8 +11,10 @@
 // way, to the parameters and edges the recorder read from each building call. Later changes
 // count where the recorder read them: parameters set again reach the instances they were set
 // for (cudaGraphExec*SetParams) or made after (cudaGraph*SetParams), edges added or removed
-// reach the instances made after; a change not read leaves only the replays it may reach
-// unchecked (of its instance, or launched after it).
+// reach the instances made after; cudaGraphExecUpdate gives each node of the instance the
+// parameters of the node CUDA paired it with (CUPTI names the pairs), the edges staying the
+// instance's (the two graphs' topologies must match); a change not read leaves only the
+// replays it may reach unchecked (of its instance, or launched after it).
 #pragma once
 
 #include <cstdint>
@@ -70,8 +72,8 @@ class RecordedGraphs {
   template <typename HasOp>
   std::vector<uint64_t> NearestBefore(uint64_t original, uint64_t copied_at, HasOp has_op) const;
   // The call whose parameters replayed node `node` ran with, in a launch of instance `exec`
-  // at `launch_at`: the latest cudaGraph[Exec]*SetParams that reached that instance, or the
-  // call that captured or built the node (null when not known).
+  // at `launch_at`: the latest cudaGraph[Exec]*SetParams or cudaGraphExecUpdate that reached
+  // that instance, or the call that captured or built the node (null when not known).
   const RecordedCall* ParamsOf(uint64_t node, uint64_t exec, uint64_t launch_at) const;
   // The first call that may have changed what replayed node `node` ran, in a launch of `exec`
   // at `launch_at`, in a way the recording does not follow (cudaGraphExecUpdate of that
@@ -90,6 +92,10 @@ class RecordedGraphs {
   struct Change {  // an edit not read
     uint64_t at = 0;
     std::string by;
+  };
+  struct Update {  // cudaGraphExecUpdate gave an instance's node the parameters of `source`
+    uint64_t at = 0;
+    uint64_t source = 0;
   };
   std::map<uint64_t, std::string> range_of_node_;  // original node id -> range name
   std::map<uint64_t, Copy> clone_of_;              // instantiated node id -> the node it copies
@@ -110,6 +116,12 @@ class RecordedGraphs {
   std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> removed_;  // (from, to) -> when removed
   // (node, instance or 0 for the graph) -> its parameters set again, in time order.
   std::map<std::pair<uint64_t, uint64_t>, std::vector<Version>> versions_;
+  // An instance's node (the id its replays carry) -> the nodes whose parameters
+  // cudaGraphExecUpdate gave it, in time order; and the calls that did, followed node by node.
+  std::map<uint64_t, std::vector<Update>> updates_;
+  std::set<uint64_t> updating_calls_;
+  // The parameters graph node `node` (not an instance's) had at `at`.
+  const RecordedCall* GraphParamsAt(uint64_t node, uint64_t at) const;
   std::vector<Change> any_change_;                   // changes of any graph, in time order
   std::map<uint64_t, std::vector<Change>> changes_;  // instance -> its changes, in time order
 };

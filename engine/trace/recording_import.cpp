@@ -280,7 +280,9 @@ class Converter {
   // `acts`: the call's GPU records (ActivityOf), looked up once by Run.
   void Convert(const RecordedCall& c, const std::vector<const RecordedActivity*>* acts) {
     const std::string& role = c.role;
-    if (role == "graph_node" || role == "graph_node_clone" || role == "graph_node_params" || role == "graph_edge") return;
+    if (role == "graph_node" || role == "graph_node_clone" || role == "graph_node_params" || role == "graph_edge" ||
+        role == "graph_node_update")
+      return;
     int thread = Thread(c.thread);
     if (graphs_.Captured(c)) {
       // Built a graph node (or an edge) and ran nothing: the replay runs it.

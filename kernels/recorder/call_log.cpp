@@ -116,6 +116,7 @@ const char* RoleName(Role role) {
     case Role::kGraphNodeParams: return "graph_node_params";
     case Role::kGraphEdge: return "graph_edge";
     case Role::kGraphExecEdit: return "graph_exec_edit";
+    case Role::kGraphNodeUpdate: return "graph_node_update";
     case Role::kLaunchArgs: return "launch_args";
   }
   return "other";

@@ -63,6 +63,9 @@ enum class Role : uint8_t {
   kGraphExecEdit,     // a call that changed one instance (exec) of a graph in a way not read
                       // (cudaGraphExecUpdate, ...); flags 1 = it changes nothing the race
                       // check uses (cudaGraphNodeSetEnabled: a disabled node orders as an empty one)
+  kGraphNodeUpdate,   // cuGraphExecUpdate gave instance `exec`'s node `out` (the id its replays
+                      // carry) the parameters of node `parent` of the graph it was handed, as
+                      // CUPTI pairs them (its GRAPH_NODE_UPDATED callback); correlation = the call
   kLaunchArgs,        // a launch's addresses past the 8 its record holds: correlation = the
                       // launch's (out = the node, for a graph's kernel node), args = 8 more
 };

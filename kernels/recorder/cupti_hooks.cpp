@@ -389,8 +389,9 @@ void OnNvtx(CUpti_CallbackId id, const CUpti_NvtxData* d) {
 }
 
 // Graph nodes: replayed work's activity records name the node (a clone made when the graph
-// was instantiated) that ran it; these two records lead back to the call, and the NVTX range,
-// that created the original node while the program captured the graph. Subscribed for the
+// was instantiated) that ran it; these records lead back to the call, and the NVTX range,
+// that created the original node while the program captured the graph, and, after
+// cuGraphExecUpdate, to the node of the graph whose parameters the instance's node took. Subscribed for the
 // whole run, also outside a capture range: programs capture before the steps they study.
 void OnGraphNode(CUpti_CallbackId id, const CUpti_ResourceData* d) {
   const auto* g = static_cast<const CUpti_GraphData*>(d->resourceDescriptor);
@@ -406,6 +407,18 @@ void OnGraphNode(CUpti_CallbackId id, const CUpti_ResourceData* d) {
     r.value = static_cast<int32_t>(g->nodeType);
     // The program's own call (the outermost one: a runtime call encloses the driver calls
     // it makes, and the log names calls by the outer one).
+    if (t_cutbacks_seen != g_cutbacks.load(std::memory_order_relaxed)) ForgetLostCalls();
+    if (t_depth > 0) r.correlation = t_stack[0].correlation;
+  } else if (id == CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED) {
+    // cuGraphExecUpdate pairs each node of the instance (originalNode: the id its replays
+    // carry) with a node of the graph it was handed (node), whose parameters it takes from now.
+    uint64_t instance_node = 0;
+    if (!g->originalNode || cuptiGetGraphNodeId(g->originalNode, &instance_node) != CUPTI_SUCCESS) return;
+    r.role = Role::kGraphNodeUpdate;
+    r.function = "graph node updated";
+    r.out = instance_node;
+    r.parent = node;
+    r.exec = reinterpret_cast<uint64_t>(g->graphExec);
     if (t_cutbacks_seen != g_cutbacks.load(std::memory_order_relaxed)) ForgetLostCalls();
     if (t_depth > 0) r.correlation = t_stack[0].correlation;
   } else {
@@ -591,6 +604,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     cuptiEnableDomain(1, g_subscriber, CUPTI_CB_DOMAIN_NVTX);
     cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
     cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+    cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED);
     RouteNvtxToCupti();
   }
   // Diagnosis only (bench/README.md): STREAMLAB_RECORD_ACTIVITY=0 records calls without GPU times.
