@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "engine/analysis/analyzer.h"
+#include "engine/analysis/findings_text.h"
 #include "engine/trace/recording.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
@@ -361,6 +362,25 @@ TEST(Recording, ABlockingCallHoldsOnlyItsOwnThread) {
   };
   EXPECT_TRUE(held_by_slow_call(log_with(0)));
   EXPECT_FALSE(held_by_slow_call(log_with(1)));
+}
+
+// The call that held the host was a kernel's launch: the text names it as a launch, not by the
+// kernel's name alone ("blocked in _Z1kv and only then submitted _Z1kv" read as if a kernel
+// waited for itself). graph_exec_update.cu's first Fill loaded its module (130 us, H100).
+TEST(Recording, AHostLateDelayNamesTheLaunchThatHeldTheHost) {
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/graph_exec_update.raw.jsonl"));
+  Analysis a = Analyze(t);
+  FindingTexts en = FindingTexts::Load("en"), zh = FindingTexts::Load("zh");
+  int said = 0;
+  for (const Finding* f : FindingsOfKind(a, FindingKind::kStartDelay)) {
+    if (f->cause != Cause::kHostLate || t.scenario.ops[f->op].name != "Fill") continue;
+    std::string text = en.Render(t, *f);
+    EXPECT_EQ(text.find("in Fill and only then"), std::string::npos) << text;
+    if (text.find("in an earlier launch of Fill and only then submitted Fill") == std::string::npos) continue;
+    ++said;
+    EXPECT_NE(zh.Render(t, *f).find("更早一次 Fill 的启动调用"), std::string::npos) << zh.Render(t, *f);
+  }
+  EXPECT_EQ(said, 1);  // the second Fill, after the first one's launch
 }
 
 // A run longer than one trace holds is cut at the first call that would not fit: the ops

@@ -53,7 +53,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k{
       "delay.prompt", "delay.stream_order", "delay.event_wait", "delay.wait_stream",
-      "delay.legacy_waits_blocking", "delay.blocking_waits_legacy", "delay.host_late",
+      "delay.legacy_waits_blocking", "delay.blocking_waits_legacy", "delay.host_late", "call.launch_of", "call.launch_of_earlier",
       "delay.sms_busy", "delay.copy_engine_busy", "delay.hardware_queue", "delay.hardware_queue_collective", "delay.also",
       "delay.module_load", "delay.module_load_self", "cause.module_load", "delay.unexplained",
       "cause.unexplained", "sms_estimated",
@@ -281,7 +281,12 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
       if (f.cause == Cause::kHardwareQueue && f.marker >= 0) key = "delay.hardware_queue_collective";
       if (f.marker >= 0 && s.ops[f.marker].event >= 0) v["event"] = s.events[s.ops[f.marker].event].name;
       if (f.cause == Cause::kHostLate) {
-        v["call"] = Name(s, f.because.front());
+        // A kernel's op is named by the kernel: the call that held the host was its launch
+        // ("blocked in Fill and only then submitted Fill" read as if one op waited for itself).
+        int call = f.because.front();
+        bool launch = call >= 0 && s.ops[call].kind == OpKind::kKernel;
+        bool same_name = Name(s, call) == Name(s, f.op);
+        v["call"] = !launch ? Name(s, call) : Fill(same_name ? "call.launch_of_earlier" : "call.launch_of", {{"op", Name(s, call)}});
         v["blocked"] = FormatDuration(f.amount);
       }
       v["queued"] = FormatDuration(f.cause == Cause::kSmsBusy ? f.amount : QueuedTime(t, t.ops[f.op]));
