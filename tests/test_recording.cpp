@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/findings_text.h"
@@ -381,6 +382,41 @@ TEST(Recording, AHostLateDelayNamesTheLaunchThatHeldTheHost) {
     EXPECT_NE(zh.Render(t, *f).find("更早一次 Fill 的启动调用"), std::string::npos) << zh.Render(t, *f);
   }
   EXPECT_EQ(said, 1);  // the second Fill, after the first one's launch
+}
+
+// record --delay 6 --duration 0.06 of training_loop.py (H100): the calls of the window only, the
+// timer thread's start and stop marks on no lane, and the GPU records of the grace period after
+// the stop (work launched later) neither placed nor counted as records without a call.
+TEST(Recording, ATimedWindowHoldsItsCallsAndSaysWhen) {
+  std::string path = testing::SourcePath("tests/fixtures/recorded/training_loop_timed.raw.jsonl");
+  Recording r = ParseRecording(ReadTextFile(path), path);
+  uint64_t start = 0, stop = 0;
+  for (const RecordedCall& c : r.calls) {
+    if (c.role == "capture_start") start = c.begin;
+    if (c.role == "capture_stop") stop = c.begin;
+  }
+  ASSERT_GT(stop, start);
+  size_t after_stop = 0;
+  for (const RecordedActivity& a : r.activity) after_stop += a.begin > stop ? 1 : 0;
+  ASSERT_GT(after_stop, 100u);  // the grace period's records are in the log
+  Trace t = TraceFromRecording(r);
+  EXPECT_GT(t.scenario.ops.size(), 500u);
+  bool said = false;
+  for (const TraceNote& n : t.notes) {
+    EXPECT_NE(n.key, "unplaced_activity") << n.text;
+    EXPECT_NE(n.key, "capture_range") << n.text;
+    if (n.key != "timed_range") continue;
+    said = true;
+    EXPECT_EQ(n.vars.at("after"), "6.01 s");
+    EXPECT_EQ(n.vars.at("us"), "60402");
+  }
+  EXPECT_TRUE(said);
+  std::set<int> threads;
+  for (const Op& op : t.scenario.ops) threads.insert(op.thread);
+  EXPECT_EQ(threads.size(), 2u);  // the main thread and autograd's: not the recorder's timer
+  for (size_t i = 0; i < t.ops.size(); ++i)
+    if (!t.ops[i].graph_replay) EXPECT_LE(t.ops[i].submit, static_cast<TimeNs>(stop - start)) << i;
+  EXPECT_FALSE(Analyze(t).findings.empty());
 }
 
 // A run longer than one trace holds is cut at the first call that would not fit: the ops

@@ -73,8 +73,8 @@ TraceNote ProgramNote(const std::string& command, int status) {
 }
 
 // Runs the program with the recorder injected; returns its wait status.
-int RunRecorded(const std::vector<std::string>& argv, const std::string& library, const std::string& dir,
-                const std::string& capture_range) {
+int RunRecorded(const RecordCommand& cmd, const std::string& library, const std::string& dir) {
+  const std::vector<std::string>& argv = cmd.argv;
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -83,7 +83,11 @@ int RunRecorded(const std::vector<std::string>& argv, const std::string& library
   if (pid == 0) {
     setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
     setenv("STREAMLAB_RECORD_DIR", dir.c_str(), 1);
-    if (capture_range != "none") setenv("STREAMLAB_RECORD_RANGE", capture_range.c_str(), 1);
+    if (cmd.capture_range != "none") setenv("STREAMLAB_RECORD_RANGE", cmd.capture_range.c_str(), 1);
+    if (cmd.delay_s >= 0) {  // the timed window (kernels/recorder/timed_range.h), in ms
+      setenv("STREAMLAB_RECORD_DELAY_MS", std::to_string(static_cast<long long>(cmd.delay_s * 1000)).c_str(), 1);
+      setenv("STREAMLAB_RECORD_DURATION_MS", std::to_string(static_cast<long long>(cmd.duration_s * 1000)).c_str(), 1);
+    }
     setenv("NCCL_NVLS_ENABLE", "0", 0);  // never NVLink multicast, also in what it starts
     execvp(args[0], args.data());
     std::fprintf(stderr, "streamlab-cli record: cannot run %s: %s\n", args[0], std::strerror(errno));
@@ -106,6 +110,9 @@ int RunRecorded(const std::vector<std::string>& argv, const std::string& library
 
 int CmdRecord(const RecordCommand& cmd) {
   if (cmd.argv.empty()) throw InputError("record: give the program to run after --, e.g. record -- python3 train.py");
+  if (cmd.delay_s >= 0 && cmd.capture_range != "none")
+    throw InputError("record: --delay chooses the window by time and --capture-range by the program's calls; give one");
+  if (cmd.duration_s > 0 && cmd.delay_s < 0) throw InputError("record: --duration needs --delay (0 to start at once)");
   // The folder's logs all become one trace (one lane group per process): logs left by an
   // earlier run would join this one as if its processes had run beside it.
   std::error_code missing;
@@ -127,7 +134,7 @@ int CmdRecord(const RecordCommand& cmd) {
   } else {
     fs::create_directories(dir);
   }
-  int status = RunRecorded(cmd.argv, library, fs::absolute(dir).string(), cmd.capture_range);
+  int status = RunRecorded(cmd, library, fs::absolute(dir).string());
   bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && fs::is_empty(dir))
     throw InputError("record: could not run " + cmd.argv.front());
@@ -151,7 +158,10 @@ int CmdRecord(const RecordCommand& cmd) {
   std::string program = cmd.argv.front();
   if (!converted) {
     std::string why = logs == 0 ? "the program never initialised CUDA, so there is nothing to record" : problem;
-    if (logs > 0 && cmd.capture_range == "cudaProfilerApi")
+    if (logs > 0 && cmd.delay_s >= 0)
+      why = "with --delay only work after that time is recorded, and there was none (the program's CUDA work "
+            "ended sooner, counted from when it initialised CUDA)";
+    else if (logs > 0 && cmd.capture_range == "cudaProfilerApi")
       why = "with --capture-range cudaProfilerApi only work between cudaProfilerStart and cudaProfilerStop is "
             "recorded, and there was none (does the program call torch.cuda.profiler.start() and stop()?)";
     throw BackendError(program + " " + Describe(status) + "; " + why);

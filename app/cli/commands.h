@@ -58,6 +58,8 @@ struct RecordCommand {
   std::string out = "recording.json";
   std::string raw_dir;            // keep the recorder's raw logs here (default: a temp folder)
   std::string capture_range = "none";  // "cudaProfilerApi": only from cudaProfilerStart to Stop
+  double delay_s = -1;     // >= 0: record only from this long after the program initialises CUDA
+  double duration_s = 0;   // > 0: and for this long (with delay_s)
 };
 
 struct ExerciseCommand {

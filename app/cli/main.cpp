@@ -87,6 +87,12 @@ int main(int argc, char** argv) {
                          "(torch.cuda.profiler.start()) to its cudaProfilerStop; the rest runs unrecorded")
       ->check(CLI::IsMember({"none", "cudaProfilerApi"}))
       ->capture_default_str();
+  record_cmd->add_option("--delay", record.delay_s,
+                         "Seconds: record only from this long after the program initialises CUDA (its steady "
+                         "state, without editing it); the rest runs unrecorded")
+      ->check(CLI::Range(0.0, 86400.0));
+  record_cmd->add_option("--duration", record.duration_s, "Seconds: with --delay, record for this long, then stop")
+      ->check(CLI::Range(0.001, 86400.0));
   record_cmd->add_option("command", record.argv, "The program and its arguments (after --)")->required();
   record_cmd->footer("Example: streamlab-cli record --out r.json -- python3 examples/pytorch/event_chain.py");
 

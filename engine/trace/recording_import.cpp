@@ -92,6 +92,7 @@ class Converter {
   void Index() {
     for (const RecordedCall& c : r_.calls) {
       if (c.role == "capture_start") window_begin_ = windowed_ = c.begin;
+      if (c.role == "capture_start") timed_window_ = c.function == "record --delay";  // record --delay, not the program's call
       if (c.role == "capture_stop") window_end_ = c.begin;
     }
     if (windowed_ == 0 && window_end_ != UINT64_MAX) window_end_ = UINT64_MAX;  // a stop without a start
@@ -385,10 +386,17 @@ class Converter {
     for (const RecordedActivity* a : by_start) AddGpuWork(c, *a, thread, false, linked ? &replay : nullptr);
   }
 
+  // A GPU record the "no API call" note counts: begun inside the window, before any cut. Work
+  // that began after a capture range closed (a timed stop keeps GPU records coming a while, for
+  // the work in flight) is after the window, not unexplained.
+  bool Counted(const RecordedActivity& a) const {
+    return a.begin >= window_begin_ && a.begin < cut_at_ && a.begin <= window_end_;
+  }
+
   // `replay`: the graph launch whose node this is (its ops must follow the launch unbroken).
   void AddGpuWork(const RecordedCall& c, const RecordedActivity& a, int thread, bool synchronous,
                   ReplayedLaunch* replay = nullptr) {
-    ++placed_;
+    if (Counted(a)) ++placed_;
     auto moved_nothing = [&] {
       if (!replay) AddApiCall(c, thread);
     };
@@ -484,8 +492,11 @@ class Converter {
       TimeNs last = 0;
       for (const OpRecord& rec : t_.ops) last = std::max({last, rec.ret, rec.end});
       uint64_t end = window_end_ != UINT64_MAX ? window_end_ : t0_ + static_cast<uint64_t>(last);
-      t_.notes.push_back(
-          Note("capture_range", {{"us", std::to_string(end > window_begin_ ? (end - window_begin_) / 1000 : 0)}}));
+      std::string us = std::to_string(end > window_begin_ ? (end - window_begin_) / 1000 : 0);
+      // The first clock pair is read as the recorder starts, when the program initialises CUDA.
+      uint64_t cuda_init = r_.clocks.empty() ? window_begin_ : r_.clocks.front().cupti;
+      std::string after = FormatDuration(static_cast<TimeNs>(window_begin_ > cuda_init ? window_begin_ - cuda_init : 0));
+      t_.notes.push_back(timed_window_ ? Note("timed_range", {{"after", after}, {"us", us}}) : Note("capture_range", {{"us", us}}));
     }
     if (calls_left_out_) {
       uint64_t last = cut_at_;  // the run's last call, where it ended
@@ -500,7 +511,7 @@ class Converter {
     if (r_.untimed) t_.notes.push_back(Note("cupti_untimed", {{"n", std::to_string(r_.untimed)}}));
     if (threads_.size() > 1) t_.notes.push_back(Note("host_threads", {{"n", std::to_string(threads_.size())}}));
     size_t in_window = 0;
-    for (const RecordedActivity& a : r_.activity) in_window += a.begin >= window_begin_ && a.begin < cut_at_ ? 1 : 0;
+    for (const RecordedActivity& a : r_.activity) in_window += Counted(a) ? 1 : 0;
     if (in_window > placed_)
       t_.notes.push_back(Note("unplaced_activity", {{"n", std::to_string(in_window - placed_)}}));
   }
@@ -514,6 +525,7 @@ class Converter {
   Trace t_;
   uint64_t t0_ = 0;
   uint64_t windowed_ = 0, window_begin_ = 0, window_end_ = UINT64_MAX;  // the capture range
+  bool timed_window_ = false;  // chosen by time (record --delay/--duration)
   SlowLaunches range_start_;  // each thread's first launch of the capture range, when slow
   std::set<uint64_t> recorded_in_window_;                              // event handles
   int device_count_ = 1;

@@ -56,6 +56,9 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
       {"clock_not_measured", "the host/GPU clock error is not measured here: CUPTI stamps both sides with one clock"},
       {"capture_range", "recorded only between cudaProfilerStart and cudaProfilerStop (--capture-range "
                         "cudaProfilerApi): {us} us; what the program did before and after is not in this trace"},
+      {"timed_range", "recorded only from {after} after the program initialised CUDA, for {us} us (record --delay, "
+                      "--duration); what the program did before and after is not in this trace, and work in flight "
+                      "when the window opened or closed may be cut"},
       {"cupti_overhead", "CUPTI reported {us} us of its own overhead (buffer flushes, instrumentation)"},
       {"cupti_dropped", "CUPTI dropped {n} activity records: some GPU work is missing"},
       {"cupti_untimed", "{n} GPU records (kernels, copies, memsets) came without timestamps (CUPTI could not "
@@ -69,11 +72,12 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
       {"cut.record", "only the first {ops} ops are in this trace, as many as fit: the run's first {kept} of {total}; "
                      "its {calls} later calls and their GPU work are left out. To study a later part, record only "
                      "those steps (record --capture-range cudaProfilerApi, with torch.cuda.profiler.start() and "
-                     "stop() around them)"},
+                     "stop() around them), or a window of time (record --delay S --duration S)"},
       {"cut.record_partly", "only the first {ops} ops are in this trace, as many as fit: the run's first {kept} of at "
                             "least {total}; its at least {calls} later calls and their GPU work are left out. To "
                             "study a later part, record only those steps (record --capture-range cudaProfilerApi, "
-                            "with torch.cuda.profiler.start() and stop() around them)"},
+                            "with torch.cuda.profiler.start() and stop() around them), or a window of time "
+                            "(record --delay S --duration S)"},
       {"cut.kineto", "only the first {ops} ops are in this trace, as many as fit: the run's first {kept} of {total}; "
                      "its {calls} later calls and their GPU work are left out. To study a later part, profile fewer "
                      "steps (torch.profiler's schedule(wait=..., warmup=..., active=...))"},

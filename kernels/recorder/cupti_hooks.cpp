@@ -27,7 +27,9 @@
 #include "kernels/recorder/call_stack.h"
 #include "kernels/recorder/graph_build.h"
 #include "kernels/recorder/launch_memory.h"
+#include "kernels/recorder/log_header.h"
 #include "kernels/recorder/python_stack.h"
+#include "kernels/recorder/timed_range.h"
 
 namespace streamlab::recorder {
 
@@ -98,12 +100,16 @@ std::atomic<Capture> g_capture{Capture::kAlways};
 // Diagnosis (bench/launch_rate.py's paired batches): every start/stop pair is a range, not
 // only the first. The conversion reads the last range only.
 bool g_range_repeat = false;
+// record --delay/--duration (timed_range.h): the window is chosen by time, and the program's own
+// profiler calls are ordinary calls.
+bool g_timed = false;
 
 void AppendCaptureMark(Role role) {
   CallRecord r;
   r.begin = r.end = Now();
   r.role = role;
-  r.function = role == Role::kCaptureStart ? "cudaProfilerStart" : "cudaProfilerStop";
+  bool start = role == Role::kCaptureStart;
+  r.function = g_timed ? (start ? "record --delay" : "record --duration") : start ? "cudaProfilerStart" : "cudaProfilerStop";
   Append(CurrentThreadLog(), r);
 }
 
@@ -174,7 +180,9 @@ void StopCapture() {
   Capture on = Capture::kOn;
   if (!g_capture.compare_exchange_strong(on, g_range_repeat ? Capture::kWaiting : Capture::kDone)) return;
   AppendCaptureMark(Role::kCaptureStop);
-  SetWorkActivity(false);
+  // A timed stop comes at any moment, not after the program synchronized: the GPU records of
+  // work still running come in a grace period, and then the activity is switched off.
+  if (!g_timed) SetWorkActivity(false);
   if (g_range_repeat) {
     if (g_open_captures == 0) SubscribeWaiting();
     return;
@@ -183,6 +191,12 @@ void StopCapture() {
   cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
   cuptiEnableDomain(0, g_subscriber, CUPTI_CB_DOMAIN_NVTX);
 }
+
+// How long GPU records keep coming after a timed stop: work launched in the window that runs
+// longer than this after it closes loses its record; everything launched after it closes costs
+// the instrumentation meanwhile, and its records are dropped by the conversion.
+constexpr uint64_t kTimedGraceMs = 250;
+void EndTimedActivity() { SetWorkActivity(false); }
 
 // [SECTION] Python stacks: where in a Python program a call that holds the host was made ----
 
@@ -258,7 +272,7 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   // For a capture range: only stream creation, graph captures and edits are logged, allocations followed.
   bool waiting = false;
   if (g_capture.load(std::memory_order_relaxed) != Capture::kAlways) {
-    int control = ProfilerControl(runtime, id);
+    int control = g_timed ? 0 : ProfilerControl(runtime, id);
     if (control > 0 && d->callbackSite == CUPTI_API_EXIT) StartCapture();
     if (control < 0 && d->callbackSite == CUPTI_API_ENTER) return StopCapture();
     Capture now = g_capture.load(std::memory_order_relaxed);
@@ -444,8 +458,6 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
 
 // [SECTION] lifetime: start, exit, fatal signals, fork ----------------------------------
 
-void WriteClockPair();
-
 // How many launches' addresses were read (the conversion's race check rests on them).
 void WriteAddressCounts() {
   char line[160];
@@ -503,50 +515,6 @@ void OnForkChild() {
   DisableLog();
 }
 
-// The process's rank in a distributed job (torchrun and MPI launchers set it), or -1.
-int Rank() {
-  for (const char* name : {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"})
-    if (const char* v = std::getenv(name); v && *v >= '0' && *v <= '9') return std::atoi(v);
-  return -1;
-}
-
-void WriteMeta() {
-  char line[512];
-  uint64_t t = Now();
-  int n = std::snprintf(line, sizeof(line),
-                        "{\"t\":\"meta\",\"format\":\"streamlab-record\",\"version\":1,\"pid\":%d,\"rank\":%d,"
-                        "\"start\":%" PRIu64 "}\n",
-                        static_cast<int>(g_pid), Rank(), t);
-  WriteLine(line, static_cast<size_t>(n));
-}
-
-uint64_t MonotonicNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-// CUPTI's clock against the host's CLOCK_MONOTONIC, which every process on the host shares:
-// `record` puts several processes' logs on one timeline with these pairs. The pair with the
-// tightest bracket of 8 tries is kept; half its width is how far off the pair can be.
-void WriteClockPair() {
-  uint64_t best_cupti = 0, best_host = 0, best_width = UINT64_MAX;
-  for (int i = 0; i < 8; ++i) {
-    uint64_t before = MonotonicNs();
-    uint64_t cupti = Now();
-    uint64_t after = MonotonicNs();
-    if (after - before < best_width) {
-      best_width = after - before;
-      best_cupti = cupti;
-      best_host = before + (after - before) / 2;
-    }
-  }
-  char line[160];
-  int n = std::snprintf(line, sizeof(line), "{\"t\":\"clock\",\"cupti\":%" PRIu64 ",\"host\":%" PRIu64 ",\"err\":%" PRIu64 "}\n",
-                        best_cupti, best_host, (best_width + 1) / 2);
-  WriteLine(line, static_cast<size_t>(n));
-}
-
 // NVTX ranges reach CUPTI only when NVTX loads CUPTI as its injection; point it there
 // (unless the user chose another) before the program's first NVTX call.
 void RouteNvtxToCupti() {
@@ -582,13 +550,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     std::fprintf(stderr, "streamlab record: cannot write %s\n", path);
     return 1;
   }
-  WriteMeta();
+  WriteMeta(static_cast<int>(g_pid));
   WriteClockPair();
   // Diagnosis (bench/record_overhead.sh): STREAMLAB_RECORD_ADDRESSES=0 leaves arguments unread.
   const char* addresses = std::getenv("STREAMLAB_RECORD_ADDRESSES");
   g_addresses_supported = !(addresses && std::strcmp(addresses, "0") == 0) && StartLaunchMemory();
   const char* range = std::getenv("STREAMLAB_RECORD_RANGE");
-  bool capture_range = range && std::strcmp(range, "cudaProfilerApi") == 0;
+  const char* delay_ms = std::getenv("STREAMLAB_RECORD_DELAY_MS");
+  g_timed = delay_ms && *delay_ms;
+  bool capture_range = g_timed || (range && std::strcmp(range, "cudaProfilerApi") == 0);
   if (cuptiSubscribe(&g_subscriber, OnCallback, nullptr) != CUPTI_SUCCESS) {
     std::fprintf(stderr, "streamlab record: CUPTI is in use by another tool; recording GPU activity only\n");
     g_subscriber = nullptr;
@@ -610,6 +580,14 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   // Diagnosis only (bench/README.md): STREAMLAB_RECORD_ACTIVITY=0 records calls without GPU times.
   const char* activity = std::getenv("STREAMLAB_RECORD_ACTIVITY");
   if (!activity || std::strcmp(activity, "0") != 0) StartActivity(!capture_range, flush_ms > 0 ? 200 : 0);
+  if (g_timed) {
+    const char* duration_ms = std::getenv("STREAMLAB_RECORD_DURATION_MS");
+    uint64_t duration = duration_ms ? std::strtoull(duration_ms, nullptr, 10) : 0;
+    if (!StartTimedRange(std::strtoull(delay_ms, nullptr, 10), duration, kTimedGraceMs, {StartCapture, StopCapture, EndTimedActivity})) {
+      std::fprintf(stderr, "streamlab record: cannot start the --delay timer; recording from now\n");
+      StartCapture();
+    }
+  }
   // A Python program's stacks: looked up now, when CPython has loaded the CUDA library.
   g_python_stacks = PythonStacksAvailable();
   if (g_python_stacks) AddBeforeDrain(WritePythonStacks);

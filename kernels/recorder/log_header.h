@@ -1,0 +1,16 @@
+// The lines of a recorder log that describe the process rather than its calls: its meta line
+// (pid, rank in a distributed job, start time) and CUPTI-clock/host-clock pairs, with which
+// `record` puts several processes' logs on one timeline.
+#pragma once
+
+namespace streamlab::recorder {
+
+// The process's rank in a distributed job (torchrun and MPI launchers set it), or -1.
+int Rank();
+// Writes the meta line: the log's format, `pid`, Rank() and CUPTI's time now.
+void WriteMeta(int pid);
+// Writes a pair of CUPTI's clock and CLOCK_MONOTONIC read together (at the start, and again
+// at the end to show their drift).
+void WriteClockPair();
+
+}  // namespace streamlab::recorder
