@@ -111,9 +111,11 @@ ChildRunResult RunCommandInChild(std::vector<std::string> args, double timeout_s
 }
 
 ChildRunResult RecordInChild(const std::string& self, const std::vector<std::string>& program, double timeout_s,
-                             const std::atomic<bool>* cancel) {
+                             const std::atomic<bool>* cancel, const std::vector<std::string>& options) {
   std::string trace_path = TempPath(".recording.json");
-  std::vector<std::string> args{self, "record", "--out", trace_path, "--"};
+  std::vector<std::string> args{self, "record", "--out", trace_path};
+  args.insert(args.end(), options.begin(), options.end());
+  args.push_back("--");
   args.insert(args.end(), program.begin(), program.end());
   // Exit 4: the program failed or crashed, and what ran before is in the trace.
   return SpawnForTrace(std::move(args), trace_path, timeout_s, cancel, {0, 4});

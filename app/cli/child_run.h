@@ -23,8 +23,9 @@ ChildRunResult RunChild(const std::string& self, std::vector<std::string> args,
                         double timeout_s, const std::atomic<bool>* cancel = nullptr);
 // Runs `self record --out TMP -- program...` in a child and reads the recording back (also
 // when the program failed: exit 4 still leaves what ran before the failure).
+// `options`: more of record's options (--delay S --duration S), before the program.
 ChildRunResult RecordInChild(const std::string& self, const std::vector<std::string>& program, double timeout_s,
-                             const std::atomic<bool>* cancel = nullptr);
+                             const std::atomic<bool>* cancel = nullptr, const std::vector<std::string>& options = {});
 // Runs a command (a bare name is looked up on PATH), killed past the deadline: its exit
 // code and stderr (no trace).
 ChildRunResult RunCommandInChild(std::vector<std::string> args, double timeout_s);

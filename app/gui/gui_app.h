@@ -53,6 +53,8 @@ struct GuiOptions {
   std::string exercise;        // open this lab's exercise in the sandbox (with sandbox_script: edit, then check);
                                // an exercise on parameters is checked at once with `params`
   std::string record_command;    // record this program (a command line) and show it
+  double record_delay = -1;      // ... only from this many seconds after it initialises CUDA (record --delay)
+  double record_duration = 0;    // ... for this many seconds (record --duration; 0: to the end)
   std::string compare_file;      // with open_trace: the same program after a change, compared per step
   std::string compare_per;       // the step range's name for compare_file (empty: ProfilerStep#N if both have it)
   std::string browse;            // show the file picker at this folder (a screenshot of it)
@@ -233,6 +235,10 @@ class GuiApp {
   int export_size_[2] = {1600, 600};
   std::string export_status_;
   char record_command_[512] = {};  // the Record panel's command line
+  // The Record panel's window of time (record --delay, --duration; 0 s for: to the end).
+  bool record_window_ = options_.record_delay >= 0;
+  float record_delay_s_ = options_.record_delay >= 0 ? static_cast<float>(options_.record_delay) : 10.0f;
+  float record_duration_s_ = static_cast<float>(options_.record_duration);
   FilePicker open_picker_;         // "Open a trace"
   FilePicker compare_picker_;      // the compare view's second trace
 };

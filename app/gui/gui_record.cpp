@@ -1,6 +1,8 @@
 // "Record a program": the sidebar panel where a student types the command that runs their
-// own program (python3 train.py ...); it runs under `streamlab-cli record` in a child process
-// on the worker thread, and the recording opens like a lab's trace (chart, findings).
+// own program (python3 train.py ...), and if they want only a window of time of it (record
+// --delay, --duration); it runs under `streamlab-cli record` in a child process on the worker
+// thread, and the recording opens like a lab's trace (chart, findings).
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -54,6 +56,13 @@ void GuiApp::StartRecording(const std::string& command) {
   comparison_.reset();
   RunRequest request;
   request.record = std::move(argv);
+  if (record_window_) {  // a window of time: the program's steady state, without editing it
+    request.record_options = {"--delay", std::to_string(std::max(0.0f, record_delay_s_))};
+    if (record_duration_s_ > 0) {
+      request.record_options.push_back("--duration");
+      request.record_options.push_back(std::to_string(record_duration_s_));
+    }
+  }
   Submit(std::move(request));
 }
 
@@ -64,6 +73,13 @@ void GuiApp::DrawRecordPanel() {
   ImGui::SetNextItemWidth(-1);
   bool enter = ImGui::InputText("##record_command", record_command_, sizeof(record_command_),
                                 ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::Checkbox(ui_("record.window"), &record_window_);
+  if (record_window_) {
+    ImGui::SetNextItemWidth(90);
+    ImGui::InputFloat(ui_("record.delay"), &record_delay_s_, 0, 0, "%.1f");
+    ImGui::SetNextItemWidth(90);
+    ImGui::InputFloat(ui_("record.duration"), &record_duration_s_, 0, 0, "%.2f");
+  }
   bool busy = worker_.Busy();
   if (busy) ImGui::BeginDisabled();
   if ((ImGui::Button(ui_("record.button")) || enter) && !busy) StartRecording(record_command_);

@@ -45,7 +45,8 @@ struct Args {
                        "                 [--replay-at 0..1] [--predict] [--predict-order a,b,c] [--predict-answer X] [--sandbox-script FILE]\n"
                        "                 [--exercise LAB [--sandbox-script FILE]]\n"
                        "                 [--chart-only] [--bench-frames] [--hover X,Y (with --screenshot)] [--view FROM,TO (ms)]\n"
-                       "                 [--open BEFORE --compare-file AFTER [--per STEP_RANGE]] [--browse DIR [--browse-pick FILE]]\n",
+                       "                 [--open BEFORE --compare-file AFTER [--per STEP_RANGE]] [--browse DIR [--browse-pick FILE]]\n"
+                       "                 [--record COMMAND [--record-delay S [--record-duration S]]]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -64,6 +65,8 @@ Args Parse(int argc, char** argv) {
     else if (k == "--lang") a.options.lang = value();
     else if (k == "--open") a.options.open_trace = value();
     else if (k == "--record") a.options.record_command = value();
+    else if (k == "--record-delay") a.options.record_delay = std::atof(value().c_str());
+    else if (k == "--record-duration") a.options.record_duration = std::atof(value().c_str());
     else if (k == "--compare-file") a.options.compare_file = value();
     else if (k == "--per") a.options.compare_per = value();
     else if (k == "--browse") a.options.browse = value();
@@ -160,6 +163,9 @@ int main(int argc, char** argv) {
   if (args.bench_frames && args.options.open_trace.empty()) Usage("--bench-frames needs --open FILE");
   if (!args.options.compare_file.empty() && args.options.open_trace.empty()) Usage("--compare-file needs --open FILE (the trace before the change)");
   if (!args.options.browse_pick.empty() && args.options.browse.empty()) Usage("--browse-pick needs --browse DIR");
+  if (args.options.record_delay >= 0 && args.options.record_command.empty()) Usage("--record-delay needs --record COMMAND");
+  if (args.options.record_duration != 0 && args.options.record_delay < 0) Usage("--record-duration needs --record-delay");
+  if (args.options.record_duration < 0) Usage("--record-duration must be 0 (to the end) or more");
   args.options.headless = !args.screenshot.empty() || !args.bench_spans.empty() || args.bench_frames;
   glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "streamlab: GLFW error %d: %s\n", code, text); });
   if (!glfwInit()) {

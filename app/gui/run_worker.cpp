@@ -46,7 +46,7 @@ void RunWorker::Start(RunRequest request) {
         return;
       }
       if (!request.record.empty()) {
-        ChildRunResult child = RecordInChild(cli_path_, request.record, 600, &cancel_);
+        ChildRunResult child = RecordInChild(cli_path_, request.record, 600, &cancel_, request.record_options);
         if (child.exit_code != 0 && child.exit_code != 4)
           throw std::runtime_error(child.error.empty() ? "the recording failed" : child.error);
         result.trace = std::move(child.trace);

@@ -28,6 +28,7 @@ struct RunRequest {
   std::string profile;          // the simulator's profile (a shipped name or a file; empty: built-in)
   std::optional<Scenario> scenario;  // the sandbox: run this instead of a lab
   std::vector<std::string> record;   // "Record a program": this command, under `streamlab-cli record`
+  std::vector<std::string> record_options;  // ... with these options (--delay S --duration S)
   std::string open;                  // --open: read this trace file (a recording, a torch.profiler trace)
 };
 
