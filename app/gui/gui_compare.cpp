@@ -152,6 +152,9 @@ void GuiApp::DrawChartsOnOneAxis(TimeNs origin_a, TimeNs origin_b, TimeNs span, 
 
 void GuiApp::StartProgramCompare(const std::string& path, const std::string& per) {
   if (path.empty()) return;
+  // The fields show what is compared, also when it came from --compare-file and --per.
+  if (path.c_str() != compare_path_) std::snprintf(compare_path_, sizeof compare_path_, "%s", path.c_str());
+  if (per.c_str() != compare_per_text_) std::snprintf(compare_per_text_, sizeof compare_per_text_, "%s", per.c_str());
   if (trace_ && program_label_a_.empty())
     program_label_a_ = options_.open_trace.empty() ? trace_->scenario.name
                                                    : std::filesystem::path(options_.open_trace).filename().string();
