@@ -7,6 +7,7 @@
 #include "engine/classroom/compare_programs.h"
 #include "engine/classroom/compare_programs_text.h"
 #include "engine/trace/trace_json.h"
+#include "engine/util/errors.h"
 #include "tests/test_util.h"
 
 namespace streamlab {
@@ -149,6 +150,40 @@ TEST(ComparePrograms, WithoutRangesTheStacksSayWhereTheHostCameBack) {
   ProgramComparison none = Compare(lab, lab, "");
   EXPECT_FALSE(none.host_work_resumed);
   EXPECT_TRUE(none.host_work_places.empty());
+}
+
+// explain --per step: one trace described step by step, with the same figures, places and
+// finding counts as a comparison, and no "A -> B" anywhere.
+TEST(ComparePrograms, OneTraceDescribedPerStep) {
+  Trace t = Fixture("recorded/grad_scaler_step.json");
+  Analysis a = Analyze(t);
+  ProgramComparison c = DescribeSteps(t, a, "step");
+  EXPECT_TRUE(c.single);
+  EXPECT_EQ(c.unit, "step");
+  ASSERT_EQ(c.a.steps, 3);
+  ASSERT_FALSE(c.tallies.empty());
+  EXPECT_EQ(c.tallies.front().kind, FindingKind::kHiddenSync);  // the most time first
+  EXPECT_EQ(c.tallies.front().count_a, 3);
+  std::string text;
+  for (const std::string& line : RenderStepReport(c, FindingTexts::Load("en"))) {
+    text += line + "\n";
+    EXPECT_EQ(line.find(" -> "), std::string::npos) << line;
+  }
+  EXPECT_TRUE(Contains(text, "Per step, over its 3 \"step\" ranges")) << text;
+  EXPECT_TRUE(Contains(text, "hidden syncs (small reads the host waited for), inside step: 1 a step (")) << text;
+  EXPECT_TRUE(Contains(text, "kernels launched 41")) << text;
+  // The same figures as the trace's side of a comparison.
+  ProgramComparison pair = ComparePrograms(t, a, Fixture("recorded/grad_scaler_step_fused.json"),
+                                           Analyze(Fixture("recorded/grad_scaler_step_fused.json")), "step");
+  EXPECT_EQ(c.a.gpu_busy, pair.a.gpu_busy);
+  EXPECT_EQ(c.a.host_blocked, pair.a.host_blocked);
+  // Without NVTX: where the host came back to CUDA, the largest first.
+  Trace w2 = Fixture("recorded/training_loop_stacks_w2.raw.jsonl");
+  ProgramComparison back = DescribeSteps(w2, Analyze(w2), "step");
+  EXPECT_TRUE(back.host_work_resumed);
+  ASSERT_FALSE(back.host_work_places.empty());
+  EXPECT_EQ(back.host_work_places.front().place.line, 62);  // GradScaler's unscale_
+  EXPECT_THROW(DescribeSteps(t, a, "nope"), InputError);
 }
 
 TEST(ComparePrograms, StepRangesAreCountedByName) {

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "app/cli/backend_choice.h"
 #include "app/cli/commands.h"
@@ -11,6 +12,7 @@
 #include "engine/analysis/finding_groups.h"
 #include "engine/util/errors.h"
 #include "engine/analysis/findings_text.h"
+#include "engine/classroom/compare_programs_text.h"
 #include "engine/classroom/lab_texts.h"
 #include "engine/trace/recording.h"
 #include "engine/trace/trace_json.h"
@@ -64,6 +66,9 @@ int CmdExplain(const ExplainCommand& cmd) {
   FindingTexts texts = FindingTexts::Load(lang);
   Trace trace = TraceFor(cmd);
   Analysis analysis = Analyze(trace);
+  // Per step (--per NAME): decided before anything is printed, so a missing range is a clean error.
+  std::optional<ProgramComparison> steps;
+  if (!cmd.per.empty()) steps = DescribeSteps(trace, analysis, cmd.per);
 
   if (cmd.json) {
     Json notes = Json::array();
@@ -177,6 +182,8 @@ int CmdExplain(const ExplainCommand& cmd) {
   }
   if (analysis.summarised_only) std::cout << texts.RenderSummarised(trace) << "\n";
   std::cout << texts.RenderFigures(trace, analysis.figures) << "\n";
+  if (steps)
+    for (const std::string& l : RenderStepReport(*steps, texts)) std::cout << l << "\n";
   return kExitOk;
 }
 

@@ -44,6 +44,7 @@ struct ExplainCommand {
   std::vector<std::string> params;
   bool json = false;
   bool all = false;  // also list ops that started promptly
+  std::string per;   // also describe the trace per step: the range around each step (NAME or NAME#N)
 };
 
 struct CompareCommand {

@@ -65,6 +65,9 @@ int main(int argc, char** argv) {
   explain_cmd->add_option("--param", explain.params, "Lab parameter name=value (repeatable)");
   explain_cmd->add_flag("--json", explain.json, "Findings as JSON");
   explain_cmd->add_flag("--all", explain.all, "List every finding: ops that started promptly, and each member of a long group");
+  explain_cmd->add_option("--per", explain.per,
+                          "Then the trace per step: the range around each step (an NVTX or record_function name, "
+                          "or ProfilerStep)");
 
   CompareCommand compare;
   CLI::App* compare_cmd =

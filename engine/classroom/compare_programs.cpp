@@ -249,4 +249,24 @@ ProgramComparison ComparePrograms(const Trace& a, const Analysis& analysis_a, co
   return c;
 }
 
+ProgramComparison DescribeSteps(const Trace& trace, const Analysis& analysis, const std::string& per) {
+  ProgramComparison c;
+  c.single = true;
+  if (!per.empty() && CountStepRanges(trace, per) == 0)
+    throw InputError("--per " + per + ": the trace has no range named \"" + per + "\" or \"" + per + "#N\"");
+  c.unit = StepRangeOf(trace, trace, per);
+  std::vector<char> in_steps;
+  c.a = FiguresOver(trace, analysis, c.unit, in_steps);
+  // Against a run with nothing in it: each place's and each finding's time is its change.
+  const Trace none;
+  c.host_work_places = HostWorkPlaces(trace, analysis, c.a, none, analysis, StepFigures{}, &c.host_work_resumed);
+  std::map<TallyKey, FindingTally> tallies;
+  Tally(trace, analysis, in_steps, false, tallies);
+  for (auto& [key, tally] : tallies) c.tallies.push_back(tally);
+  std::stable_sort(c.tallies.begin(), c.tallies.end(), [](const FindingTally& x, const FindingTally& y) {
+    return x.time_a != y.time_a ? x.time_a > y.time_a : x.count_a > y.count_a;
+  });
+  return c;
+}
+
 }  // namespace streamlab

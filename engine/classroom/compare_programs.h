@@ -50,6 +50,7 @@ struct PlaceChange {
 
 struct ProgramComparison {
   std::string unit;  // the step range's name ("" when whole traces are compared)
+  bool single = false;  // one trace described per step (DescribeSteps): only `a` and the `_a` counts
   StepFigures a, b;
   std::vector<FindingTally> tallies;  // largest change in time first, then in count
   // The places that held a tenth of either run's idle time for the host's own work, largest
@@ -69,5 +70,9 @@ int CountStepRanges(const Trace& trace, const std::string& name);
 
 ProgramComparison ComparePrograms(const Trace& a, const Analysis& analysis_a, const Trace& b,
                                   const Analysis& analysis_b, const std::string& per = "");
+
+// One trace per step (`explain --per NAME`): the same figures, places and finding counts for it
+// alone (`per` as for ComparePrograms; "ProfilerStep" when it has those and `per` is empty).
+ProgramComparison DescribeSteps(const Trace& trace, const Analysis& analysis, const std::string& per);
 
 }  // namespace streamlab

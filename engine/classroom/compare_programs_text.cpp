@@ -1,5 +1,6 @@
 // Renders a program comparison (compare_programs_text.h): per step when the traces mark steps,
-// each figure as "A -> B (change)", then the findings whose time changed most.
+// each figure as "A -> B (change)", then the findings whose time changed most; or one trace's
+// steps (DescribeSteps), each figure as its value.
 #include "engine/classroom/compare_programs_text.h"
 
 #include <algorithm>
@@ -32,7 +33,10 @@ class Renderer {
   double PerStep(size_t n, const StepFigures& f) const {
     return f.steps > 0 ? static_cast<double>(n) / f.steps : static_cast<double>(n);
   }
-  std::string Change(TimeNs a, TimeNs b) const { return FormatDuration(a) + " -> " + FormatDuration(b) + Percent(a, b); }
+  // "A -> B (+n%)", or, describing one trace, its value.
+  std::string Change(TimeNs a, TimeNs b) const {
+    return c_.single ? FormatDuration(a) : FormatDuration(a) + " -> " + FormatDuration(b) + Percent(a, b);
+  }
   std::string Change(TimeNs StepFigures::*field) const {
     return Change(PerStep(c_.a.*field, c_.a), PerStep(c_.b.*field, c_.b));
   }
@@ -47,9 +51,14 @@ class Renderer {
     return name + ": " + label + " (" + backend + ", " + steps + ")";
   }
 
+  std::string Times(TimeNs a, TimeNs b) const { return c_.single ? FormatDuration(a) : FormatDuration(a) + " -> " + FormatDuration(b); }
+
   void Figures(std::vector<std::string>& out) const {
-    out.push_back(c_.unit.empty() ? texts_.Fill("compare.whole_traces", {})
-                                  : texts_.Fill("compare.per_step", {{"unit", c_.unit}}));
+    if (c_.single)
+      out.push_back(texts_.Fill("compare.per_step_one", {{"n", std::to_string(c_.a.steps)}, {"unit", c_.unit}}));
+    else
+      out.push_back(c_.unit.empty() ? texts_.Fill("compare.whole_traces", {})
+                                    : texts_.Fill("compare.per_step", {{"unit", c_.unit}}));
     auto row = [&](const char* key, const std::string& change) { out.push_back("  " + texts_.Fill(key, {{"change", change}})); };
     row("compare.wall", Change(PerStep(c_.a.to - c_.a.from, c_.a), PerStep(c_.b.to - c_.b.from, c_.b)));
     if (!c_.unit.empty()) row("compare.host_in_steps", Change(&StepFigures::host_in_steps));
@@ -60,21 +69,23 @@ class Renderer {
       TimeNs a = PerStep(c_.a.idle_by_cause[i], c_.a), b = PerStep(c_.b.idle_by_cause[i], c_.b);
       if (a == 0 && b == 0) continue;
       out.push_back("    " + texts_.Fill(std::string("compare.idle.") + ToString(static_cast<IdleCause>(i)), {}) + ": " +
-                    FormatDuration(a) + " -> " + FormatDuration(b));
+                    Times(a, b));
       if (static_cast<IdleCause>(i) != IdleCause::kHostWork) continue;
       // Where the host was then, or, where no range says it, where it came back to CUDA.
       if (c_.host_work_resumed && !c_.host_work_places.empty())
         out.push_back("      " + texts_.Fill("compare.came_back", {}));
       for (const PlaceChange& p : c_.host_work_places)
         out.push_back(std::string(c_.host_work_resumed ? "        " : "      ") + texts_.RenderPlace(p.place) + ": " +
-                      FormatDuration(PerStep(p.time_a, c_.a)) + " -> " + FormatDuration(PerStep(p.time_b, c_.b)));
+                      Times(PerStep(p.time_a, c_.a), PerStep(p.time_b, c_.b)));
     }
     TimeNs outside_a = PerStep(c_.a.outside_kernels, c_.a), outside_b = PerStep(c_.b.outside_kernels, c_.b);
     if (outside_a > 0 || outside_b > 0)
-      out.push_back("    " + texts_.Fill("compare.idle.outside", {}) + ": " + FormatDuration(outside_a) + " -> " +
-                    FormatDuration(outside_b));
-    out.push_back("  " + texts_.Fill("compare.kernels", {{"a", Count(PerStep(c_.a.kernels, c_.a))},
-                                                        {"b", Count(PerStep(c_.b.kernels, c_.b))}}));
+      out.push_back("    " + texts_.Fill("compare.idle.outside", {}) + ": " + Times(outside_a, outside_b));
+    if (c_.single)
+      out.push_back("  " + texts_.Fill("compare.kernels_one", {{"n", Count(PerStep(c_.a.kernels, c_.a))}}));
+    else
+      out.push_back("  " + texts_.Fill("compare.kernels", {{"a", Count(PerStep(c_.a.kernels, c_.a))},
+                                                          {"b", Count(PerStep(c_.b.kernels, c_.b))}}));
   }
 
   // The largest changes, at most 12 and none under 1 % of the longer wall time a step (noise:
@@ -92,9 +103,13 @@ class Renderer {
       if (shown == kShown || std::max(PerStep(t.time_a, c_.a), PerStep(t.time_b, c_.b)) < noise) continue;
       ++shown;
       std::string place = t.site.empty() ? texts_.Fill("compare.at_call", {{"call", t.call}}) : texts_.RenderPlace(t.site);
+      std::string head = "  " + texts_.Fill(std::string("compare.kind.") + ToString(t.kind), {}) + ", " + place + ": ";
+      if (c_.single) {
+        out.push_back(head + Amount(t.count_a, t.time_a, c_.a));
+        continue;
+      }
       std::string verdict = t.count_b == 0 ? texts_.Fill("compare.gone", {}) : t.count_a == 0 ? texts_.Fill("compare.new", {}) : "";
-      out.push_back("  " + texts_.Fill(std::string("compare.kind.") + ToString(t.kind), {}) + ", " + place + ": " +
-                    Amount(t.count_a, t.time_a, c_.a) + " -> " + Amount(t.count_b, t.time_b, c_.b) + verdict);
+      out.push_back(head + Amount(t.count_a, t.time_a, c_.a) + " -> " + Amount(t.count_b, t.time_b, c_.b) + verdict);
     }
     if (c_.tallies.size() > shown)
       out.push_back("  " + texts_.Fill("group.more", {{"n", std::to_string(c_.tallies.size() - shown)}}));
@@ -112,6 +127,14 @@ std::vector<std::string> RenderProgramComparison(const ProgramComparison& c, con
                                                  const std::string& backend_a, const std::string& backend_b) {
   Renderer r(c, texts);
   std::vector<std::string> out{r.Run("A", label_a, backend_a, c.a), r.Run("B", label_b, backend_b, c.b)};
+  r.Figures(out);
+  r.Findings(out);
+  return out;
+}
+
+std::vector<std::string> RenderStepReport(const ProgramComparison& c, const FindingTexts& texts) {
+  Renderer r(c, texts);
+  std::vector<std::string> out;
   r.Figures(out);
   r.Findings(out);
   return out;

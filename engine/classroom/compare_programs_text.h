@@ -16,4 +16,8 @@ std::vector<std::string> RenderProgramComparison(const ProgramComparison& c, con
                                                  const std::string& label_a, const std::string& label_b,
                                                  const std::string& backend_a, const std::string& backend_b);
 
+// One trace's steps (DescribeSteps): its figures per step, where the host was in its own work,
+// and its findings per step, largest first (what `explain --per NAME` prints after the findings).
+std::vector<std::string> RenderStepReport(const ProgramComparison& c, const FindingTexts& texts);
+
 }  // namespace streamlab
