@@ -414,8 +414,11 @@ TEST(Recording, ATimedWindowHoldsItsCallsAndSaysWhen) {
   std::set<int> threads;
   for (const Op& op : t.scenario.ops) threads.insert(op.thread);
   EXPECT_EQ(threads.size(), 2u);  // the main thread and autograd's: not the recorder's timer
-  for (size_t i = 0; i < t.ops.size(); ++i)
-    if (!t.ops[i].graph_replay) EXPECT_LE(t.ops[i].submit, static_cast<TimeNs>(stop - start)) << i;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    if (!t.ops[i].graph_replay) {
+      EXPECT_LE(t.ops[i].submit, static_cast<TimeNs>(stop - start)) << i;
+    }
+  }
   EXPECT_FALSE(Analyze(t).findings.empty());
 }
 
