@@ -335,7 +335,7 @@ void GuiApp::Frame(ImVec2 display) {
     else ImGui::TextUnformatted(ui_("select_lab"));
   } else {
     DrawLabHeader();
-    bool show_compare = comparison_.has_value() || program_comparison_.has_value() || comparing_;
+    bool show_compare = ShowsCompare();
     if (presenting_) {
       show_compare ? DrawCompare() : DrawTimeline();
     } else if (ImGui::BeginTabBar("tabs")) {

@@ -103,6 +103,11 @@ class GuiApp {
   void StartProgramCompare(const std::string& path, const std::string& per);
   void AcceptProgram(Trace trace, Analysis analysis);
   void DrawProgramCompare();
+  bool ShowsCompare() const;  // the compare tab is the one to show (a comparison, or --per alone)
+  // This trace per step (DescribeSteps) for the step range `per` names, or ProfilerStep or "step"
+  // when it has those; none when it marks no steps. Cached for the trace and range drawn.
+  const ProgramComparison* StepsReport();
+  std::optional<ProgramComparison> DescribeOwnSteps() const;
   // gui_predict.cpp
   void ResetPrediction();
   void ApplyPredictedOrder(const std::vector<std::string>& names);
@@ -241,6 +246,8 @@ class GuiApp {
   float record_duration_s_ = static_cast<float>(options_.record_duration);
   FilePicker open_picker_;         // "Open a trace"
   FilePicker compare_picker_;      // the compare view's second trace
+  std::optional<ProgramComparison> steps_report_;  // StepsReport()'s, for the key below
+  std::string steps_report_key_;
 };
 
 }  // namespace streamlab

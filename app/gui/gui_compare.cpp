@@ -3,7 +3,8 @@
 // GPU start), with what changed called out: GPU time, overlap (speed-up), host blocked,
 // and the ops whose start moved most, each with the analyzer's reason in the second run.
 // For a program's trace (recorded or imported), the same program after a change, per step
-// (engine/classroom/compare_programs.h), each chart from its first step.
+// (engine/classroom/compare_programs.h), each chart from its first step; until a second trace
+// is chosen, the trace alone per step when it marks its steps.
 #include <imgui.h>
 
 #include <filesystem>
@@ -180,7 +181,45 @@ void GuiApp::AcceptProgram(Trace trace, Analysis analysis) {
   }
 }
 
+bool GuiApp::ShowsCompare() const {
+  // --per without --compare-file (a screenshot): the trace per step, in the compare tab.
+  bool steps_only = options_.headless && !options_.compare_per.empty() && options_.compare_file.empty() && lab_id_.empty();
+  return comparison_.has_value() || program_comparison_.has_value() || comparing_ || steps_only;
+}
+
+std::optional<ProgramComparison> GuiApp::DescribeOwnSteps() const {
+  if (!trace_ || !lab_id_.empty()) return std::nullopt;
+  std::string per = compare_per_text_[0] ? compare_per_text_ : options_.compare_per;
+  if (per.empty()) per = CountStepRanges(*trace_, "ProfilerStep") > 0 ? "ProfilerStep" : "step";
+  if (CountStepRanges(*trace_, per) == 0) return std::nullopt;
+  try {
+    return DescribeSteps(*trace_, analysis_, per);
+  } catch (const InputError&) {  // ranges that all end before they begin
+    return std::nullopt;
+  }
+}
+
+const ProgramComparison* GuiApp::StepsReport() {
+  // The trace shown (its address is reused by the next one, so its size and time say which)
+  // and the range named.
+  std::string key = trace_ ? std::to_string(reinterpret_cast<uintptr_t>(&*trace_)) + "/" +
+                                 std::to_string(trace_->ops.size()) + "/" + trace_->captured_at + "/" + compare_per_text_
+                           : "";
+  if (key != steps_report_key_) {
+    steps_report_key_ = key;
+    steps_report_ = DescribeOwnSteps();
+  }
+  return steps_report_ ? &*steps_report_ : nullptr;
+}
+
 std::string GuiApp::ProgramCompareReport() const {
+  if (!program_comparison_ && !comparing_ && options_.compare_file.empty()) {  // the trace alone, per step
+    std::optional<ProgramComparison> steps = DescribeOwnSteps();
+    std::string out;
+    if (steps)
+      for (const std::string& line : RenderStepReport(*steps, texts_)) out += (out.empty() ? "" : "\n") + line;
+    return out;
+  }
   if (!program_comparison_ || !trace_ || !compare_b_.trace) return "";
   std::string out;
   for (const std::string& line : RenderProgramComparison(*program_comparison_, texts_, program_label_a_, program_label_b_,
@@ -204,6 +243,17 @@ void GuiApp::DrawProgramCompare() {
   }
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
   if (comparing_) ImGui::TextUnformatted(ui_("running"));
+  if (!comparing_ && !program_comparison_) {  // nothing compared yet: this trace per step, if it marks steps
+    if (const ProgramComparison* steps = StepsReport()) {
+      ImGui::TextDisabled("%s", ui_("compare.own_steps"));
+      ImGui::BeginChild("own_steps", ImVec2(0, 0), false);
+      ImGui::PushTextWrapPos(0);
+      for (const std::string& line : RenderStepReport(*steps, texts_)) ImGui::TextUnformatted(line.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndChild();
+    }
+    return;
+  }
   if (comparing_ || !program_comparison_ || !trace_ || !compare_b_.trace) return;
   const ProgramComparison& c = *program_comparison_;
   // The comparison scrolls in at most two fifths of the height; the charts get the rest.
