@@ -29,6 +29,7 @@
 #include "kernels/recorder/launch_memory.h"
 #include "kernels/recorder/log_header.h"
 #include "kernels/recorder/python_stack.h"
+#include "kernels/recorder/stack_policy.h"
 #include "kernels/recorder/timed_range.h"
 
 namespace streamlab::recorder {
@@ -43,7 +44,9 @@ namespace {
 
 CUpti_SubscriberHandle g_subscriber = nullptr;
 pid_t g_pid = 0;
-bool g_finished = false;
+// Atomic: the timed window's thread (timed_range.h) reads it, and must not switch recording
+// on or off once the exit handler has written the log.
+std::atomic<bool> g_finished{false};
 // Diagnosis (bench/record_overhead.sh): the callback returns at once, so what is left is
 // CUPTI's own dispatch and activity.
 bool g_empty_callbacks = false;
@@ -196,36 +199,18 @@ void StopCapture() {
 // longer than this after it closes loses its record; everything launched after it closes costs
 // the instrumentation meanwhile, and its records are dropped by the conversion.
 constexpr uint64_t kTimedGraceMs = 250;
-void EndTimedActivity() { SetWorkActivity(false); }
+void EndTimedActivity() {
+  if (!g_finished) SetWorkActivity(false);
+}
+void StartTimedCapture() {
+  if (!g_finished) StartCapture();
+}
+void StopTimedCapture() {
+  if (!g_finished) StopCapture();
+}
 
 // [SECTION] Python stacks: where in a Python program a call that holds the host was made ----
-
-// Calls that hold the host by their nature (syncs, copies to or from the host, allocations) get
-// the program's Python stack at their entry, before their time is stamped: while the GPU still
-// works, which a sync waits for anyway. A call id is marked the first time one of its calls
-// shows such a role; that first call, and any other call that held the host 500 us or more,
-// get it on exit. A copy between two device buffers (GradScaler's per-device copies) does not
-// hold the host: it gets none unless it took that long. And a call made after a millisecond or
-// more outside CUDA gets one at entry: where the program came back after its own work.
-constexpr uint64_t kLongCallNs = 500'000;
-constexpr CUpti_CallbackId kMaxCallbackId = 1024;
-static_assert(CUPTI_RUNTIME_TRACE_CBID_SIZE <= kMaxCallbackId && CUPTI_DRIVER_TRACE_CBID_SIZE <= kMaxCallbackId);
-std::atomic<bool> g_stack_at_entry[2][kMaxCallbackId] = {};
-
-bool HoldsHostByNature(Role role) {
-  switch (role) {
-    case Role::kSyncDevice: case Role::kSyncStream: case Role::kSyncEvent: case Role::kMemcpy:
-    case Role::kMemcpyAsync: case Role::kMemset: case Role::kMalloc: case Role::kFree:
-    case Role::kMallocHost: case Role::kHostRegister: case Role::kFreeHost:
-      return true;
-    default:
-      return false;
-  }
-}
-
-std::atomic<bool>* StackAtEntry(bool runtime, CUpti_CallbackId id) {
-  return id < kMaxCallbackId ? &g_stack_at_entry[runtime ? 0 : 1][id] : nullptr;
-}
+// (which calls get one: stack_policy.h)
 
 // A call made after the thread spent this long outside CUDA calls gets the stack too: where
 // the program came back to CUDA after its own work (what kept the GPU idle, if it was).
@@ -235,23 +220,6 @@ std::atomic<bool>* StackAtEntry(bool runtime, CUpti_CallbackId id) {
 uint64_t g_resume_ns = 1'000'000;
 thread_local uint64_t t_last_exit = 0;
 thread_local uint32_t t_resume_stack = 0;
-
-// A thread whose last stack had no Python frame (autograd's, coming back for each backward) is
-// not read again for that until a call that holds the host finds frames on it.
-bool StackOnEntry(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d, uint64_t now) {
-  if (g_resume_ns && t_last_exit != 0 && now > t_last_exit + g_resume_ns && !LastStackWasFrameless()) return true;
-  std::atomic<bool>* marked = StackAtEntry(runtime, id);
-  return marked && marked->load(std::memory_order_relaxed) && !CopiesOnDevice(runtime, id, d);
-}
-
-uint32_t StackOnExit(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d, Role role, uint64_t took_ns,
-                     uint32_t read_on_entry) {
-  bool by_nature = HoldsHostByNature(role) && !CopiesOnDevice(runtime, id, d);
-  if (by_nature)
-    if (std::atomic<bool>* marked = StackAtEntry(runtime, id)) marked->store(true, std::memory_order_relaxed);
-  if (read_on_entry || !(by_nature || took_ns >= kLongCallNs)) return read_on_entry;
-  return CapturePythonStack();
-}
 
 bool g_python_stacks = false;
 
@@ -290,7 +258,7 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
     }
     uint64_t begin = nested ? 0 : Now();
     uint32_t stack = 0;
-    if (g_python_stacks && !nested && !waiting && StackOnEntry(runtime, id, d, begin)) {
+    if (g_python_stacks && !nested && !waiting && StackOnEntry(runtime, id, d, begin, t_last_exit, g_resume_ns)) {
       stack = CapturePythonStack();
       begin = Now();  // the stack's time is the recorder's, not the call's
     }
@@ -583,7 +551,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   if (g_timed) {
     const char* duration_ms = std::getenv("STREAMLAB_RECORD_DURATION_MS");
     uint64_t duration = duration_ms ? std::strtoull(duration_ms, nullptr, 10) : 0;
-    if (!StartTimedRange(std::strtoull(delay_ms, nullptr, 10), duration, kTimedGraceMs, {StartCapture, StopCapture, EndTimedActivity})) {
+    if (!StartTimedRange(std::strtoull(delay_ms, nullptr, 10), duration, kTimedGraceMs,
+                          {StartTimedCapture, StopTimedCapture, EndTimedActivity})) {
       std::fprintf(stderr, "streamlab record: cannot start the --delay timer; recording from now\n");
       StartCapture();
     }
