@@ -1,12 +1,15 @@
 // The ImGui file picker (file_picker.h). The listing is read once per folder entered, not per
-// frame, and drawn through a list clipper, so a folder of thousands of traces stays smooth.
+// frame, on a detached thread, and drawn through a list clipper, so a folder of thousands of
+// traces stays smooth and a hung one holds only its own thread.
 #include "app/gui/file_picker.h"
 
 #include <imgui.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
 namespace streamlab {
 namespace fs = std::filesystem;
@@ -38,13 +41,43 @@ void FilePicker::Open(const std::string& dir) {
 }
 
 void FilePicker::Enter(const std::string& dir) {
-  listing_ = ListDirectory(dir, kTraceSuffixes);
+  std::error_code ec;
+  fs::path path = fs::absolute(dir.empty() ? fs::path(".") : fs::path(dir), ec).lexically_normal();
+  dir_ = ec ? dir : path.string();
+  if (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
+  listing_ = DirListing{};
+  listing_.dir = dir_;
   selected_ = -1;
   message_.clear();
-  std::snprintf(typed_, sizeof typed_, "%s", listing_.dir.c_str());
+  std::snprintf(typed_, sizeof typed_, "%s", dir_.c_str());
+  auto reading = std::make_shared<Reading>();
+  reading_ = reading;
+  try {
+    std::thread([reading, folder = dir_] {
+      DirListing listing = ListDirectory(folder, kTraceSuffixes);
+      std::lock_guard<std::mutex> lock(reading->mutex);
+      reading->listing = std::move(listing);
+      reading->done = true;
+    }).detach();
+  } catch (const std::system_error&) {  // no thread to spare: read it here
+    reading_.reset();
+    listing_ = ListDirectory(dir_, kTraceSuffixes);
+  }
 }
 
-std::string FilePicker::Summary() const {
+void FilePicker::Poll() {
+  if (!reading_) return;
+  std::lock_guard<std::mutex> lock(reading_->mutex);
+  if (!reading_->done) return;
+  listing_ = std::move(reading_->listing);
+  reading_.reset();
+}
+
+std::string FilePicker::Summary() {
+  for (int i = 0; i < 1000 && reading_; ++i) {
+    Poll();
+    if (reading_) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   size_t folders = 0;
   for (const DirEntry& e : listing_.entries) folders += e.folder ? 1 : 0;
   std::string text = listing_.dir + ": " + std::to_string(folders) + " folders, " +
@@ -57,7 +90,7 @@ std::string FilePicker::Summary() const {
 // A typed folder is entered; a typed file is chosen (relative paths from the folder shown).
 void FilePicker::TakeTypedPath() {
   fs::path typed(typed_);
-  if (typed.is_relative()) typed = fs::path(listing_.dir) / typed;
+  if (typed.is_relative()) typed = fs::path(dir_) / typed;
   std::error_code ec;
   if (fs::is_directory(typed, ec)) {
     Enter(typed.string());
@@ -77,8 +110,9 @@ bool FilePicker::Pick(const std::string& path) {
 }
 
 void FilePicker::DrawEntries(const UiText& ui, bool* chosen_now) {
+  if (reading_) ImGui::TextDisabled("%s", ui("picker.reading"));
   if (!listing_.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", listing_.error.c_str());
-  if (listing_.entries.empty() && listing_.error.empty()) ImGui::TextDisabled("%s", ui("picker.empty"));
+  if (!reading_ && listing_.entries.empty() && listing_.error.empty()) ImGui::TextDisabled("%s", ui("picker.empty"));
   float rows_height = ImGui::GetTextLineHeightWithSpacing() * 16;
   ImGui::BeginChild("entries", ImVec2(ImGui::GetFontSize() * 40, rows_height), true);
   std::string enter;  // entered after the loop: the listing must not change while it is drawn
@@ -93,9 +127,9 @@ void FilePicker::DrawEntries(const UiText& ui, bool* chosen_now) {
         selected_ = i;
         if (ImGui::IsMouseDoubleClicked(0)) {
           if (e.folder) {
-            enter = (fs::path(listing_.dir) / e.name).string();
+            enter = (fs::path(dir_) / e.name).string();
           } else {
-            chosen_ = (fs::path(listing_.dir) / e.name).string();
+            chosen_ = (fs::path(dir_) / e.name).string();
             *chosen_now = true;
           }
         }
@@ -118,10 +152,11 @@ bool FilePicker::Draw(const char* title, const UiText& ui) {
     open_requested_ = false;
   }
   shown_ = ImGui::IsPopupOpen(title);
+  Poll();
   ImGui::SetNextWindowBgAlpha(1.0f);  // opaque: the lab list must not show through the file list
   if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return false;
   bool chosen_now = false;
-  if (ImGui::Button(ui("picker.up"))) Enter(ParentDirectory(listing_.dir));
+  if (ImGui::Button(ui("picker.up"))) Enter(ParentDirectory(dir_));
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 34);
   if (ImGui::InputText("##path", typed_, sizeof typed_, ImGuiInputTextFlags_EnterReturnsTrue)) {
@@ -134,7 +169,7 @@ bool FilePicker::Draw(const char* title, const UiText& ui) {
                        !listing_.entries[selected_].folder;
   if (!file_selected) ImGui::BeginDisabled();
   if (ImGui::Button(ui("picker.open")) && file_selected) {
-    chosen_ = (fs::path(listing_.dir) / listing_.entries[selected_].name).string();
+    chosen_ = (fs::path(dir_) / listing_.entries[selected_].name).string();
     chosen_now = true;
   }
   if (!file_selected) ImGui::EndDisabled();

@@ -2,8 +2,12 @@
 // trace: GLFW has no file dialog, and a native one would differ on each desktop the class uses.
 // A modal lists one folder (engine/util/dir_listing.h): its folders, then the files a trace can
 // be. Double-click a folder to enter it, a file to choose it; or type a path and press Enter.
+// A folder is read on a thread of its own, so a slow or hung one (a network mount) never
+// freezes the window: the picker says it is reading, and another folder can be chosen meanwhile.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "app/gui/ui_text.h"
@@ -24,17 +28,26 @@ class FilePicker {
   const std::string& chosen() const { return chosen_; }
   bool shown() const { return shown_; }
   // The folder shown and what it holds, for headless checks ("DIR: N folders, M files"), and
-  // why a typed path was not taken.
-  std::string Summary() const;
+  // why a typed path was not taken; waits up to 10 s for a folder still being read.
+  std::string Summary();
 
  private:
+  // A folder being read: the reading thread fills it, Poll takes it.
+  struct Reading {
+    std::mutex mutex;
+    bool done = false;
+    DirListing listing;
+  };
   void Enter(const std::string& dir);
+  void Poll();
   void TakeTypedPath();
   void DrawEntries(const UiText& ui, bool* chosen_now);
 
   bool open_requested_ = false;
   bool shown_ = false;
+  std::string dir_;  // the folder shown (absolute), known before its listing is
   DirListing listing_;
+  std::shared_ptr<Reading> reading_;  // dropped (and left to finish alone) when another folder is entered
   int selected_ = -1;
   char typed_[1024] = {};
   std::string message_;  // why a typed path was not taken

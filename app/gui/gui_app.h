@@ -79,7 +79,7 @@ class GuiApp {
   // The compare view's lines for two traces of one program ("" if none is shown).
   std::string ProgramCompareReport() const;
   // The file picker shown: its folder and what it lists ("" when none is shown).
-  std::string PickerReport() const;
+  std::string PickerReport();
   double run_seconds() const { return run_seconds_; }
   // Shows a trace without analysing it (the frame-time bench's synthetic traces).
   void ShowTraceUnanalysed(Trace trace);

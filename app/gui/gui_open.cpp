@@ -45,7 +45,7 @@ void GuiApp::StartBrowsing() {
   else error_ = open_picker_.Summary();
 }
 
-std::string GuiApp::PickerReport() const {
+std::string GuiApp::PickerReport() {
   if (compare_picker_.shown()) return compare_picker_.Summary();
   if (open_picker_.shown()) return open_picker_.Summary();
   return "";
