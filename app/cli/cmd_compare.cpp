@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
+#include "app/cli/comparison_json.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/classroom/compare_programs.h"
@@ -24,37 +25,6 @@ Trace ReadProgramTrace(const std::string& path) {
   return trace ? std::move(*trace) : LoadTraceFile(path);
 }
 
-Json FiguresJson(const StepFigures& f) {
-  Json idle = Json::object();
-  for (int i = 0; i < kIdleCauseCount; ++i) idle[ToString(static_cast<IdleCause>(i))] = f.idle_by_cause[i];
-  return {{"steps", f.steps},         {"from_ns", f.from},       {"to_ns", f.to},
-          {"host_in_steps_ns", f.host_in_steps}, {"gpu_busy_ns", f.gpu_busy}, {"host_blocked_ns", f.host_blocked},
-          {"gpu_idle_ns", f.gpu_idle}, {"idle_by_cause_ns", idle}, {"kernels", f.kernels}};
-}
-
-void PrintJson(const ProgramComparison& c, const FindingTexts& texts) {
-  Json tallies = Json::array();
-  for (const FindingTally& t : c.tallies)
-    tallies.push_back({{"kind", ToString(t.kind)},
-                       {"place", t.site.empty() ? t.call : texts.RenderPlace(t.site)},
-                       {"count_a", t.count_a},
-                       {"count_b", t.count_b},
-                       {"time_a_ns", t.time_a},
-                       {"time_b_ns", t.time_b}});
-  // Where the host was in the idle time for its own work, or, with host_work_places_are
-  // "came_back_at", where it came back to CUDA after that work (the line after it).
-  Json places = Json::array();
-  for (const PlaceChange& p : c.host_work_places)
-    places.push_back({{"place", texts.RenderPlace(p.place)}, {"time_a_ns", p.time_a}, {"time_b_ns", p.time_b}});
-  Json out{{"step_range", c.unit},
-           {"a", FiguresJson(c.a)},
-           {"b", FiguresJson(c.b)},
-           {"host_work_places", places},
-           {"host_work_places_are", c.host_work_resumed ? "came_back_at" : "was_at"},
-           {"findings", tallies}};
-  std::cout << DumpJson(out, 2) << "\n";
-}
-
 }  // namespace
 
 int CmdCompare(const CompareCommand& cmd) {
@@ -65,7 +35,7 @@ int CmdCompare(const CompareCommand& cmd) {
   Analysis analysis_a = Analyze(a), analysis_b = Analyze(b);
   ProgramComparison c = ComparePrograms(a, analysis_a, b, analysis_b, cmd.per);
   if (cmd.json) {
-    PrintJson(c, texts);
+    std::cout << DumpJson(ComparisonJson(c, texts), 2) << "\n";
     return 0;
   }
   auto name = [](const std::string& path) { return std::filesystem::path(path).filename().string(); };

@@ -7,6 +7,7 @@
 
 #include "app/cli/backend_choice.h"
 #include "app/cli/commands.h"
+#include "app/cli/comparison_json.h"
 #include "app/cli/run_target.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/finding_groups.h"
@@ -128,29 +129,29 @@ int CmdExplain(const ExplainCommand& cmd) {
     Json overlaps = Json::array();
     for (const LaneOverlap& o : fig.overlaps)
       overlaps.push_back({{"lane_a", o.lane_a}, {"lane_b", o.lane_b}, {"overlap_ns", o.overlap}, {"fraction", o.fraction}});
-    std::cout << DumpJson(Json{{"lab", trace.lab},
-                      {"variant", trace.variant},
-                      {"backend", trace.backend},
-                      {"language", lang},
-                      {"notes", notes},
-                      {"findings", findings},
-                      {"groups", groups},
-                      {"figures",
-                       {{"makespan_ns", fig.makespan},
-                        {"gpu_busy_ns", fig.gpu_busy},
-                        {"serial_ns", fig.serial},
-                        {"speedup", fig.speedup},
-                        {"host_blocked_ns", fig.host_blocked},
-                        {"overlaps", overlaps},
-                        {"critical_path", IdsToJson(fig.critical_path)},
-                        {"critical_path_host", host_stretches},
-                        {"critical_span_ns", fig.critical_span},
-                        {"device_time_ns", fig.device_time},
-                        {"gpu_idle_ns", fig.gpu_idle},
-                        {"idle_by_cause", IdleByCause(fig)},
-                        {"text", texts.RenderFigures(trace, fig)}}}},
-                           1)
-              << "\n";
+    Json out{{"lab", trace.lab},
+              {"variant", trace.variant},
+              {"backend", trace.backend},
+              {"language", lang},
+              {"notes", notes},
+              {"findings", findings},
+              {"groups", groups},
+              {"figures",
+               {{"makespan_ns", fig.makespan},
+                {"gpu_busy_ns", fig.gpu_busy},
+                {"serial_ns", fig.serial},
+                {"speedup", fig.speedup},
+                {"host_blocked_ns", fig.host_blocked},
+                {"overlaps", overlaps},
+                {"critical_path", IdsToJson(fig.critical_path)},
+                {"critical_path_host", host_stretches},
+                {"critical_span_ns", fig.critical_span},
+                {"device_time_ns", fig.device_time},
+                {"gpu_idle_ns", fig.gpu_idle},
+                {"idle_by_cause", IdleByCause(fig)},
+                {"text", texts.RenderFigures(trace, fig)}}}};
+    if (steps) out["per_step"] = ComparisonJson(*steps, texts);  // explain --per NAME
+    std::cout << DumpJson(out, 1) << "\n";
     return kExitOk;
   }
 
