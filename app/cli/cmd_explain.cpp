@@ -183,8 +183,15 @@ int CmdExplain(const ExplainCommand& cmd) {
   }
   if (analysis.summarised_only) std::cout << texts.RenderSummarised(trace) << "\n";
   std::cout << texts.RenderFigures(trace, analysis.figures) << "\n";
-  if (steps)
+  if (steps) {
     for (const std::string& l : RenderStepReport(*steps, texts)) std::cout << l << "\n";
+  } else if (trace.lab.empty()) {  // a program's trace that marks its steps: say how to see them
+    for (const char* name : {"ProfilerStep", "step"})
+      if (int n = CountStepRanges(trace, name); n > 0) {
+        std::cout << texts.Fill("hint.per_step", {{"n", std::to_string(n)}, {"unit", name}}) << "\n";
+        break;
+      }
+  }
   return kExitOk;
 }
 

@@ -82,6 +82,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
                           "gpu_idle", "idle.outside", "kernels", "no_findings", "findings", "findings_per_step", "at_call", "gone", "new",
                           "none", "count", "count_per_step", "came_back", "kernels_one", "per_step_one"})
       k.push_back(std::string("compare.") + c);
+    k.push_back("hint.per_step");  // explain's pointer to --per
     for (int i = 0; i < kIdleCauseCount; ++i) k.push_back(std::string("compare.idle.") + ToString(static_cast<IdleCause>(i)));
     for (FindingKind kind : {FindingKind::kHostBlock, FindingKind::kScopeTooWide, FindingKind::kWaitCapturedNothing,
                              FindingKind::kDataRace, FindingKind::kPageableAsyncCopy, FindingKind::kLegacyNextToBlocking,
