@@ -163,13 +163,16 @@ class Log {
   // cudaGraphExecUpdate of instance `exec` from another graph as the recorder logs it: a
   // graph_node_update per pair CUPTI names (the instance's node, as its replays carry it; the
   // other graph's node whose parameters it takes), then the instance edit of the driver call.
-  Log& ExecUpdate(uint64_t exec, std::initializer_list<std::pair<uint64_t, uint64_t>> pairs) {
-    int corr = Call("cudaGraphExecUpdate", "graph_edit", "");
+  // `failed`: the call returned an error (cudaErrorGraphExecUpdateFailure), and the recorder
+  // logged no instance edit under it.
+  Log& ExecUpdate(uint64_t exec, std::initializer_list<std::pair<uint64_t, uint64_t>> pairs, bool failed = false) {
+    int corr = Call("cudaGraphExecUpdate", "graph_edit", failed ? ",\"status\":910" : "");
     for (const auto& [instance_node, source] : pairs)
       text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph node updated\",\"role\":\"graph_node_update\",\"dom\":0,\"b\":" +
                std::to_string(Inside()) + ",\"e\":" + std::to_string(Inside()) + ",\"corr\":" + std::to_string(corr) +
                ",\"out\":" + std::to_string(instance_node) + ",\"parent\":" + std::to_string(source) +
                ",\"exec\":" + std::to_string(exec) + "}\n";
+    if (failed) return *this;
     text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"graph instance changed\",\"role\":\"graph_exec_edit\",\"dom\":1,\"b\":" +
              std::to_string(Inside()) + ",\"e\":" + std::to_string(Inside()) + ",\"corr\":" + std::to_string(corr) +
              ",\"exec\":" + std::to_string(exec) + "}\n";

@@ -166,6 +166,18 @@ TEST(RecordedGraphEdits, AnInstanceUpdatedFromAnotherCaptureRunsItsAddresses) {
   Trace unread = old.Convert();
   EXPECT_TRUE(Races(unread).empty());
   EXPECT_TRUE(HasNote(unread, "replays_edited"));
+
+  // An update that failed changed nothing, whatever pairs were named before it failed: its
+  // pairs are not taken, and the replays after it are not checked.
+  Log failed;
+  capture(failed, 4096, 8192, 1, 5);
+  failed.Instantiate({1, 2});
+  capture(failed, 4096, 4096, 11, 7);
+  failed.ExecUpdate(kA, {{1001, 11}, {1002, 12}}, true);
+  failed.Replay(77, {{1, 77, true}, {2, 150, true}}, kA).Addresses(2);
+  Trace refused = failed.Convert();
+  EXPECT_TRUE(Races(refused).empty());
+  EXPECT_TRUE(HasNote(refused, "replays_edited"));
 }
 
 TEST(RecordedGraphEdits, AChangeNotReadLeavesTheReplaysAfterItUnchecked) {

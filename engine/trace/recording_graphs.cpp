@@ -17,7 +17,6 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
   std::map<int, std::vector<Mark>> by_thread;
   for (const RecordedCall& c : r.calls) {
     if (c.role == "graph_node_clone") clone_of_[c.out] = {c.parent, c.begin};
-
     if (c.role == "nvtx_push" || c.role == "nvtx_pop") by_thread[c.thread].push_back({c.begin, c.role == "nvtx_pop", &c.text, 0});
     if (c.role == "graph_node") by_thread[c.thread].push_back({c.begin, 2, nullptr, c.out});
     if (c.role == "graph_node" && c.correlation) {
@@ -52,12 +51,15 @@ void RecordedGraphs::Built(const Recording& r) {
     auto call = program_call.find(record.correlation);
     return call == program_call.end() ? record.function : call->second->function;
   };
-  // The node pairs of cudaGraphExecUpdate: only under that call (CUPTI's callback is not
-  // documented to fire for that call alone; parameters set by hand are read from their calls).
+  // The node pairs CUPTI names while cudaGraphExecUpdate runs, if it succeeded (parameters set
+  // by hand are read from their own calls; a failed update changed nothing, and with nothing
+  // read under it leaves the replays after it unchecked).
   for (const RecordedCall& c : r.calls) {
     if (c.role != "graph_node_update") continue;
     auto call = program_call.find(c.correlation);
-    if (call == program_call.end() || call->second->function.find("GraphExecUpdate") == std::string::npos) continue;
+    if (call == program_call.end() || call->second->status != 0 ||
+        call->second->function.find("GraphExecUpdate") == std::string::npos)
+      continue;
     updates_[c.out].push_back({c.begin, c.parent});
     updating_calls_.insert(c.correlation);
   }
