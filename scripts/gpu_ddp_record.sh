@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On a GPU machine with 2 GPUs: records examples/pytorch/ddp_straggler.py under torchrun, balanced
+# On a GPU machine with 2 GPUs (NPROC=4: four, a rank each): records examples/pytorch/ddp_straggler.py under torchrun, balanced
 # and with rank 1 spinning 3 ms more a step, explains both, and times 20 steps plainly, recorded
 # whole and recorded with --capture-range (ROUNDS each, in turn). Results go to OUT_DIR.
 # Usage: scripts/gpu_ddp_record.sh OUT_DIR [ROUNDS]
@@ -8,7 +8,7 @@ out=${1:?usage: gpu_ddp_record.sh OUT_DIR [ROUNDS]}
 mkdir -p "$out/rec"
 . "$(dirname "$0")/gpu_build.sh"
 gpu_build "$out" streamlab_recorder || exit 1
-ddp=(torchrun --nproc_per_node=2 examples/pytorch/ddp_straggler.py)
+ddp=(torchrun --nproc_per_node="${NPROC:-2}" examples/pytorch/ddp_straggler.py)
 for name in balanced straggler; do
   extra=()
   [ "$name" = straggler ] && extra=(--straggler-ms 3)

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/happens_before.h"
@@ -233,6 +234,36 @@ TEST(RecordingMerge, DdpStragglerEveryStepRankZeroWaitsForRankOneInsideTheAllRed
   // the window was slow (~3.4 ms: CUPTI switching activity recording on, or a first launch),
   // which hid rank 1's 3 ms (the trace says so on those launches; README, "Multi-process programs").
   EXPECT_EQ(long_waits, 2);
+}
+
+// The same job on four H200s (torchrun --nproc_per_node=4, 2026-11-26): each of ranks 0, 2 and
+// 3 waits inside the all-reduce for rank 1 in steps 2 and 3, about the 3 ms it spun (one wait
+// was 2.07 ms: that rank was itself late). In step 1 the window's slow first launches again
+// hide the spin (two waits of 1.1-1.3 ms there, for rank 2).
+TEST(RecordingMerge, DdpStragglerOnFourGpusTheOtherThreeWaitForRankOne) {
+  Trace t = Ddp("straggler-4");
+  ASSERT_EQ(t.scenario.processes.size(), 4u);
+  EXPECT_EQ(t.scenario.device_count, 4);
+  int collectives = 0;
+  for (size_t i = 0; i < t.scenario.ops.size(); ++i) {
+    const Op& op = t.scenario.ops[i];
+    if (op.kind != OpKind::kCollective || op.collective_first != static_cast<int>(i)) continue;
+    ++collectives;
+    EXPECT_EQ(CollectiveParts(t.scenario, static_cast<int>(i)).size(), 4u);
+  }
+  EXPECT_EQ(collectives, 24);
+  Analysis a = Analyze(t);
+  std::map<int, int> waits_for_rank_one;  // waiting rank -> how many
+  auto process = [&](int op) { return t.scenario.streams[t.scenario.ops[op].stream].process; };
+  for (const Finding* f : Waits(a)) {
+    if (f->amount < 1 * kMs || process(f->other) != 1) continue;
+    ++waits_for_rank_one[process(f->op)];
+    EXPECT_GT(f->amount, 1.8 * kMs);
+    EXPECT_LT(f->amount, 3.6 * kMs);
+    ASSERT_FALSE(f->because.empty());
+    EXPECT_EQ(process(f->because[0]), 1);  // what rank 1 was still computing
+  }
+  EXPECT_EQ(waits_for_rank_one, (std::map<int, int>{{0, 2}, {2, 2}, {3, 2}}));
 }
 
 TEST(RecordingMerge, DdpBalancedNoRankWaitsLong) {
