@@ -19,7 +19,10 @@
 # no-addresses (kernel arguments not read: what the race check's addresses cost);
 # write-at-exit (no writer thread: the log is written at exit); writer-idle (the writer thread
 # at SCHED_IDLE); empty-callbacks (subscribed as recorded, the callback returns at once:
-# CUPTI's own dispatch and activity); cupti:SPEC (recorded with CUPTI's activity attributes
+# CUPTI's own dispatch and activity); launch-records (kernel launches from CUPTI's API activity
+# records, not callbacks); no-launch-callbacks (launches not recorded at all, kernel records
+# only: what a launch's callback costs); no-python-stacks (a Python program's stacks not read);
+# cupti:SPEC (recorded with CUPTI's activity attributes
 # STREAMLAB_RECORD_CUPTI=SPEC, e.g. cupti:zeroed=1,per_thread=0); torch.profiler (CPU and CUDA activity); torch.profiler-cuda
 # (CUDA activity only); plain@K (plain, pinned to core K with taskset). Costs are ratios to plain in the same round (or, for
 # resnet-ab, inside/outside the range in one process).
@@ -46,11 +49,14 @@ run_in() {  # CONFIG PROGRAM...: runs PROGRAM in CONFIG, prints its result lines
     write-at-exit) STREAMLAB_RECORD_FLUSH_MS=0 "${record[@]}" "$@" ;;
     writer-idle) STREAMLAB_RECORD_WRITER_IDLE=1 "${record[@]}" "$@" ;;
     empty-callbacks) STREAMLAB_RECORD_EMPTY_CALLBACKS=1 "${record[@]}" "$@" ;;
+    launch-records) STREAMLAB_RECORD_LAUNCHES=records "${record[@]}" "$@" ;;
+    no-launch-callbacks) STREAMLAB_RECORD_LAUNCHES=none "${record[@]}" "$@" ;;
+    no-python-stacks) STREAMLAB_RECORD_PYTHON=0 "${record[@]}" "$@" ;;
     cupti:*) STREAMLAB_RECORD_CUPTI=${config#cupti:} "${record[@]}" "$@" ;;
     torch.profiler) STREAMLAB_KINETO_OUT=/tmp/overhead.kineto.json "$@" ;;
     torch.profiler-cuda) STREAMLAB_KINETO_CUDA_ONLY=1 STREAMLAB_KINETO_OUT=/tmp/overhead.kineto.json "$@" ;;
     *) echo "unknown configuration $config" >&2; return 2 ;;
-  esac 2>&1 | grep -E "^(resnet50|launch rate|capture range|step pairs)" | tr '\n' ' '
+  esac 2>&1 | grep -E "^(resnet50|launch rate|capture range|step pairs|streamlab record: [0-9]+ API)" | tr '\n' ' '
 }
 for i in $(seq "$rounds"); do
   for c in $configs; do

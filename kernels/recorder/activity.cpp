@@ -5,6 +5,7 @@
 #include <cupti.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -77,6 +78,22 @@ std::string Head(const char* type, uint32_t corr, uint32_t dev, uint32_t sid, ui
                 "{\"t\":\"%s\",\"corr\":%u,\"dev\":%u,\"sid\":%u,\"b\":%" PRIu64 ",\"e\":%" PRIu64, type, corr, dev,
                 sid, b, e);
   return head;
+}
+
+// Diagnosis (bench/record_overhead.sh): STREAMLAB_RECORD_LAUNCHES=records subscribes no
+// kernel-launch callbacks and asks CUPTI for API activity records of the launches instead;
+// =none takes launches from nowhere (kernel records only). Both lose what a launch's callback
+// gives (its host times, thread and arguments); they measure what that callback costs.
+std::atomic<uint64_t> g_api_records{0};
+constexpr CUpti_CallbackId kRuntimeLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060};
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
+const char* LaunchesMode() {
+  const char* mode = std::getenv("STREAMLAB_RECORD_LAUNCHES");
+  return mode ? mode : "callbacks";
 }
 
 // A copy's line, from either of CUPTI's copy records (same field names).
@@ -155,6 +172,10 @@ void WriteRecord(const CUpti_Activity* record) {
       WriteLine(extra, std::strlen(extra));
       break;
     }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+      g_api_records.fetch_add(1, std::memory_order_relaxed);  // counted only (STREAMLAB_RECORD_LAUNCHES)
+      break;
     default: break;
   }
 }
@@ -259,6 +280,10 @@ bool SetWorkActivity(bool on) {
   bool ok = true;
   for (CUpti_ActivityKind kind : kWorkKinds)
     ok = (on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind)) == CUPTI_SUCCESS && ok;
+  if (std::strcmp(LaunchesMode(), "records") == 0) {
+    for (CUpti_CallbackId id : kRuntimeLaunches) cuptiActivityEnableRuntimeApi(id, on ? 1 : 0);
+    for (CUpti_CallbackId id : kDriverLaunches) cuptiActivityEnableDriverApi(id, on ? 1 : 0);
+  }
   const char* overhead = std::getenv("STREAMLAB_RECORD_OVERHEAD");
   if (overhead && std::strcmp(overhead, "1") == 0)
     on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_OVERHEAD) : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_OVERHEAD);
@@ -276,6 +301,14 @@ bool StartActivity(bool work, int flush_ms) {
   if (flush_ms > 0) cuptiActivityFlushPeriod(static_cast<uint32_t>(flush_ms));
   return ok;
 }
+
+void DropLaunchCallbacks(CUpti_SubscriberHandle subscriber) {
+  if (std::strcmp(LaunchesMode(), "callbacks") == 0) return;
+  for (CUpti_CallbackId id : kRuntimeLaunches) cuptiEnableCallback(0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  for (CUpti_CallbackId id : kDriverLaunches) cuptiEnableCallback(0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+}
+
+uint64_t ApiRecordCount() { return g_api_records.load(); }
 
 void FlushActivity(bool forced) { cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); }
 

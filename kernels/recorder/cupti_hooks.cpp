@@ -39,6 +39,8 @@ namespace streamlab::recorder {
 bool StartActivity(bool work, int flush_ms);
 bool SetWorkActivity(bool on);
 void FlushActivity(bool forced);
+void DropLaunchCallbacks(CUpti_SubscriberHandle subscriber);  // diagnosis: STREAMLAB_RECORD_LAUNCHES
+uint64_t ApiRecordCount();
 
 namespace {
 
@@ -92,6 +94,7 @@ void EnableCalls(CUpti_CallbackDomain domain, const char* choice, std::span<cons
     return;
   }
   for (CUpti_CallbackId id : calls) cuptiEnableCallback(1, g_subscriber, domain, id);
+  DropLaunchCallbacks(g_subscriber);
 }
 
 // As Nsight Systems' option of that name: until the program calls cudaProfilerStart
@@ -440,6 +443,8 @@ void Finish() {
   WriteAddressCounts();
   WritePythonStackCounts();
   WriteClockPair();  // a second pair: how far the two clocks drifted over the run
+  if (std::getenv("STREAMLAB_RECORD_LAUNCHES"))
+    std::fprintf(stderr, "streamlab record: %" PRIu64 " API activity records\n", ApiRecordCount());
   g_finished = true;
   if (g_subscriber) cuptiUnsubscribe(g_subscriber);
   StopLog();
