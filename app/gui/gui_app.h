@@ -214,6 +214,9 @@ class GuiApp {
   std::string program_per_;                              // the step range asked for
   char compare_path_[512] = {};
   char compare_per_text_[64] = {};
+  // The range the trace's own per-step report uses: the field's text once its edit is done
+  // (not per keystroke: each change recomputes the report on the GUI thread).
+  std::string steps_per_;
   bool predict_first_ = false;
   std::optional<Scenario> predict_scenario_;  // the lab's program for the current settings
   std::vector<int> predicted_;     // the student's order (op indices of predict_scenario_)

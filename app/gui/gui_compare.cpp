@@ -156,6 +156,7 @@ void GuiApp::StartProgramCompare(const std::string& path, const std::string& per
   // The fields show what is compared, also when it came from --compare-file and --per.
   if (path.c_str() != compare_path_) std::snprintf(compare_path_, sizeof compare_path_, "%s", path.c_str());
   if (per.c_str() != compare_per_text_) std::snprintf(compare_per_text_, sizeof compare_per_text_, "%s", per.c_str());
+  steps_per_ = per;
   if (trace_ && program_label_a_.empty())
     program_label_a_ = options_.open_trace.empty() ? trace_->scenario.name
                                                    : std::filesystem::path(options_.open_trace).filename().string();
@@ -189,7 +190,7 @@ bool GuiApp::ShowsCompare() const {
 
 std::optional<ProgramComparison> GuiApp::DescribeOwnSteps() const {
   if (!trace_ || !lab_id_.empty()) return std::nullopt;
-  std::string per = compare_per_text_[0] ? compare_per_text_ : options_.compare_per;
+  std::string per = !steps_per_.empty() ? steps_per_ : options_.compare_per;
   if (per.empty()) per = CountStepRanges(*trace_, "ProfilerStep") > 0 ? "ProfilerStep" : "step";
   if (CountStepRanges(*trace_, per) == 0) return std::nullopt;
   try {
@@ -203,7 +204,7 @@ const ProgramComparison* GuiApp::StepsReport() {
   // The trace shown (its address is reused by the next one, so its size and time say which)
   // and the range named.
   std::string key = trace_ ? std::to_string(reinterpret_cast<uintptr_t>(&*trace_)) + "/" +
-                                 std::to_string(trace_->ops.size()) + "/" + trace_->captured_at + "/" + compare_per_text_
+                                 std::to_string(trace_->ops.size()) + "/" + trace_->captured_at + "/" + steps_per_
                            : "";
   if (key != steps_report_key_) {
     steps_report_key_ = key;
@@ -238,6 +239,7 @@ void GuiApp::DrawProgramCompare() {
       std::snprintf(compare_path_, sizeof compare_path_, "%s", compare_picker_.chosen().c_str());
     ImGui::SetNextItemWidth(160);
     ImGui::InputText(ui_("compare.per"), compare_per_text_, sizeof compare_per_text_);
+    if (ImGui::IsItemDeactivatedAfterEdit()) steps_per_ = compare_per_text_;
     ImGui::SameLine();
     if (!worker_.Busy() && ImGui::Button(ui_("compare.open"))) StartProgramCompare(compare_path_, compare_per_text_);
   }
