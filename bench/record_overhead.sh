@@ -21,7 +21,8 @@
 # at SCHED_IDLE); empty-callbacks (subscribed as recorded, the callback returns at once:
 # CUPTI's own dispatch and activity); launch-records (kernel launches from CUPTI's API activity
 # records, not callbacks); no-launch-callbacks (launches not recorded at all, kernel records
-# only: what a launch's callback costs); no-python-stacks (a Python program's stacks not read);
+# only: what a launch's callback costs); driver-launches (only the driver's launch callbacks, not
+# the runtime's around them); no-python-stacks (a Python program's stacks not read);
 # cupti:SPEC (recorded with CUPTI's activity attributes
 # STREAMLAB_RECORD_CUPTI=SPEC, e.g. cupti:zeroed=1,per_thread=0); torch.profiler (CPU and CUDA activity); torch.profiler-cuda
 # (CUDA activity only); plain@K (plain, pinned to core K with taskset). Costs are ratios to plain in the same round (or, for
@@ -51,6 +52,7 @@ run_in() {  # CONFIG PROGRAM...: runs PROGRAM in CONFIG, prints its result lines
     empty-callbacks) STREAMLAB_RECORD_EMPTY_CALLBACKS=1 "${record[@]}" "$@" ;;
     launch-records) STREAMLAB_RECORD_LAUNCHES=records "${record[@]}" "$@" ;;
     no-launch-callbacks) STREAMLAB_RECORD_LAUNCHES=none "${record[@]}" "$@" ;;
+    driver-launches) STREAMLAB_RECORD_LAUNCHES=driver "${record[@]}" "$@" ;;
     no-python-stacks) STREAMLAB_RECORD_PYTHON=0 "${record[@]}" "$@" ;;
     cupti:*) STREAMLAB_RECORD_CUPTI=${config#cupti:} "${record[@]}" "$@" ;;
     torch.profiler) STREAMLAB_KINETO_OUT=/tmp/overhead.kineto.json "$@" ;;

@@ -82,7 +82,8 @@ std::string Head(const char* type, uint32_t corr, uint32_t dev, uint32_t sid, ui
 
 // Diagnosis (bench/record_overhead.sh): STREAMLAB_RECORD_LAUNCHES=records subscribes no
 // kernel-launch callbacks and asks CUPTI for API activity records of the launches instead;
-// =none takes launches from nowhere (kernel records only). Both lose what a launch's callback
+// =none takes launches from nowhere (kernel records only); =driver keeps only the driver's
+// launch callbacks (the runtime's launch calls the driver's inside it). Both lose what a launch's callback
 // gives (its host times, thread and arguments); they measure what that callback costs.
 std::atomic<uint64_t> g_api_records{0};
 constexpr CUpti_CallbackId kRuntimeLaunches[] = {
@@ -305,6 +306,7 @@ bool StartActivity(bool work, int flush_ms) {
 void DropLaunchCallbacks(CUpti_SubscriberHandle subscriber) {
   if (std::strcmp(LaunchesMode(), "callbacks") == 0) return;
   for (CUpti_CallbackId id : kRuntimeLaunches) cuptiEnableCallback(0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  if (std::strcmp(LaunchesMode(), "driver") == 0) return;  // the driver's launch, called inside, stays
   for (CUpti_CallbackId id : kDriverLaunches) cuptiEnableCallback(0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
 }
 
