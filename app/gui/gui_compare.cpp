@@ -230,6 +230,10 @@ std::string GuiApp::ProgramCompareReport() const {
 }
 
 void GuiApp::DrawProgramCompare() {
+  if (steps_per_.empty() && !options_.compare_per.empty()) {  // --per alone: the field shows it too
+    steps_per_ = options_.compare_per;
+    std::snprintf(compare_per_text_, sizeof compare_per_text_, "%s", steps_per_.c_str());
+  }
   if (!presenting_) {
     ImGui::SetNextItemWidth(420);
     ImGui::InputText(ui_("compare.file"), compare_path_, sizeof compare_path_);
