@@ -4,7 +4,7 @@
 # recorder, and prints the warnings and notes of each, by kind, beside the fixture's. After a
 # recorder change the warnings must match; host-block and start-delay notes depend on timing.
 # Fixtures recorded under an allocator setting (*_expandable, *_async) and the crash are left
-# out: their command does not say it. Usage: scripts/gpu_compare_fixtures.sh OUT_DIR
+# out: their command does not say it. Usage: [ONLY=GLOB] scripts/gpu_compare_fixtures.sh OUT_DIR
 out=${1:?usage: gpu_compare_fixtures.sh OUT_DIR}
 mkdir -p "$out/rec"
 . "$(dirname "$0")/gpu_build.sh"
@@ -19,15 +19,25 @@ print(" ".join(f"{s}:{k}={n}" for (s, k), n in sorted(c.items())))'
 for f in tests/fixtures/recorded/*.json; do
   name=$(basename "$f" .json)
   case $name in *_expandable | *_async | crash_midway) continue ;; esac
+  [[ -n ${ONLY:-} && $name != $ONLY ]] && continue  # ONLY='training_loop*': those fixtures alone
   cmd=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 print([k["vars"]["command"] for k in d["note_keys"] if k["key"].startswith("program")][0])' "$f")
   cmd=${cmd//\/work\/main\/build-gpu/$build}  # the raw CUDA examples were built there
+  # The NVTX training loops: recorded by scripts/gpu_record_examples.sh with settings their
+  # command does not show (two steps, a profiler range, every op an NVTX range); the first
+  # was run from examples/pytorch.
+  settings=()
+  case $name in
+    training_loop_nvtx*)
+      settings=(STREAMLAB_STEPS=2 STREAMLAB_PROFILER_RANGE=1 STREAMLAB_EMIT_NVTX=1)
+      cmd=${cmd/python3 training_loop.py/python3 examples/pytorch/training_loop.py} ;;
+  esac
   # Recorded in a capture range: the fixture's notes say so.
   range=()
   grep -q '"key": *"capture_range"' "$f" && range=(--capture-range cudaProfilerApi)
   # shellcheck disable=SC2086  # the command is split into its words on purpose
-  timeout 120 "$cli" record "${range[@]}" --out "$out/rec/$name.json" -- $cmd >"$out/rec/$name.log" 2>&1
+  timeout 120 env "${settings[@]}" "$cli" record "${range[@]}" --out "$out/rec/$name.json" -- $cmd >"$out/rec/$name.log" 2>&1
   echo "$name (record exit $?)"
   echo "  fixture: $("$cli" explain --json "$f" | counts)"
   echo "  now:     $("$cli" explain --json "$out/rec/$name.json" | counts)"
