@@ -157,6 +157,10 @@ struct Recording {
 std::vector<TraceNote> MemoryNotes(const Recording& recording);
 // How many calls the recorder read the program's Python stack at, and how many it could not.
 std::vector<TraceNote> PythonStackNotes(const Recording& recording);
+// What recording (or torch.profiler) is estimated to have added to the host's time: the cost
+// per call that submitted GPU work measured on the GPU machines (bench/README.md), times the
+// trace's `submitted` such calls, against its `span` (from the first GPU work submitted).
+std::vector<TraceNote> HostCostNotes(const Recording& recording, size_t submitted, TimeNs span);
 // What an op of a capture range was inferred to hold: its first launch, CUPTI switching
 // activity on; a wait whose event was recorded before the range, what it waited for.
 std::shared_ptr<const Inference> FirstLaunchOfRange();

@@ -2,6 +2,7 @@
 // the host made them (all threads on one clock), GPU spans from CUPTI activity joined by
 // correlation id, streams and events identified by the program's own handles.
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -448,6 +449,8 @@ class Converter {
                                            : ReplayedLaunch::Placed{};
     if (!replayed || placed.addresses) op.addresses = AddressesOf(placed.addresses ? *placed.addresses : c, op.kind);
     if (replayed && !replay) tally_.Unchecked();
+    if (!replayed) ++submitted_;  // its own call (a graph launch's nodes share one)
+    else graph_launches_.insert(&c);
     int index = Add(std::move(op), c, &a);
     if (replayed) MarkReplayed(t_.ops[index], graphs_.CapturedIn(a.graph_node), placed.node);
   }
@@ -468,6 +471,22 @@ class Converter {
   }
 
   // [SECTION] finishing: marker times, ranges, metadata ---------------------------------
+  // From the first GPU work's submission to the end of the last (CUDA's start-up before it,
+  // often most of a short program, is not what recording slows). Call after Finish moved the
+  // scenario into the trace.
+  TimeNs WorkSpan() const {
+    TimeNs first = std::numeric_limits<TimeNs>::max(), last = 0;
+    for (const OpRecord& rec : t_.ops) {
+      OpKind kind = t_.scenario.ops[rec.op].kind;
+      bool work = kind == OpKind::kKernel || kind == OpKind::kMemcpy || kind == OpKind::kMemset ||
+                  kind == OpKind::kPeerCopy || kind == OpKind::kCollective;
+      if (!rec.gpu || !work) continue;
+      first = std::min(first, rec.submit);
+      last = std::max({last, rec.ret, rec.end});
+    }
+    return last > first ? last - first : 0;
+  }
+
   void Finish() {
     ranges_.AppendRanges(cut_at_, [this](int thread) { return Thread(thread); }, [this](uint64_t at) { return T(at); }, t_.ranges);
     t_.scenario = std::move(s_);
@@ -485,6 +504,7 @@ class Converter {
     t_.notes.push_back(Note("cupti_clock"));
     for (TraceNote& note : MemoryNotes(r_)) t_.notes.push_back(std::move(note));
     for (TraceNote& note : PythonStackNotes(r_)) t_.notes.push_back(std::move(note));
+    for (TraceNote& note : HostCostNotes(r_, submitted_ + graph_launches_.size(), WorkSpan())) t_.notes.push_back(std::move(note));
     if (r_.addresses == 1)
       for (TraceNote& note : tally_.Notes()) t_.notes.push_back(std::move(note));
     t_.notes.push_back(Note("clock_not_measured"));
@@ -532,6 +552,8 @@ class Converter {
   int device_ = 0;
   int main_device_ = 0;  // the device with the most GPU work
   int kernels_ = 0, copies_ = 0;
+  size_t submitted_ = 0;  // GPU ops submitted by a call of their own (not replayed from a graph)
+  std::set<const RecordedCall*> graph_launches_;  // the graph launches whose nodes ran
   ReplayTally tally_;  // replayed nodes the race check could not follow
   size_t placed_ = 0;  // GPU records that became ops (or API calls, when they moved nothing)
   std::map<uint64_t, uint64_t> alias_;
