@@ -488,7 +488,7 @@ class Converter {
   }
 
   void Finish() {
-    ranges_.AppendRanges(cut_at_, [this](int thread) { return Thread(thread); }, [this](uint64_t at) { return T(at); }, t_.ranges);
+    ranges_.AppendRanges(cut_at_, windowed_ ? window_begin_ : 0, [this](int thread) { return Thread(thread); }, [this](uint64_t at) { return T(at); }, t_.ranges);
     t_.scenario = std::move(s_);
     PlaceRecordedMarkers(t_, windowed_ != 0);
     if (!r_.devices.empty()) {

@@ -28,16 +28,21 @@ std::string RecordingRanges::LabelAt(int thread, uint64_t at) {
   return inner == cursor.open.rend() || (*inner)->text->empty() ? "" : "in " + *(*inner)->text;
 }
 
-void RecordingRanges::AppendRanges(uint64_t cut_at, const std::function<int(int)>& trace_thread,
+void RecordingRanges::AppendRanges(uint64_t cut_at, uint64_t window_begin, const std::function<int(int)>& trace_thread,
                                    const std::function<TimeNs(uint64_t)>& trace_time,
                                    std::vector<HostRange>& out) const {
   size_t pushes = 0;  // the ranges' exact count, reserved: a long trace has hundreds of thousands
   for (const auto& [thread, marks] : marks_)
     for (const Mark& m : marks) pushes += m.push && m.at < cut_at ? 1 : 0;
+  const size_t first = out.size();
   out.reserve(out.size() + pushes);
+  std::vector<char> before_window(pushes, 0);  // by index from `first`
   for (const auto& [thread, marks] : marks_) {
     std::vector<size_t> open;  // in `out`
-    auto close = [&](uint64_t at) { out[open.back()].end = std::max(trace_time(at), out[open.back()].begin); };
+    auto close = [&](uint64_t at) {
+      out[open.back()].end = std::max(trace_time(at), out[open.back()].begin);
+      if (at < window_begin) before_window[open.back() - first] = 1;
+    };
     for (const Mark& m : marks) {
       if (m.at >= cut_at) break;
       if (m.push) {
@@ -53,6 +58,13 @@ void RecordingRanges::AppendRanges(uint64_t cut_at, const std::function<int(int)
     if (cut_at != UINT64_MAX) last = std::min(last, cut_at);
     for (; !open.empty(); open.pop_back()) close(last);
   }
+  size_t kept = first;
+  for (size_t i = first; i < out.size(); ++i) {
+    if (before_window[i - first]) continue;
+    if (kept != i) out[kept] = std::move(out[i]);  // not onto itself: a moved-from name is empty
+    ++kept;
+  }
+  out.resize(kept);
 }
 
 }  // namespace streamlab

@@ -24,8 +24,10 @@ class RecordingRanges {
   // time order per thread, so each thread's marks are walked once.
   std::string LabelAt(int thread, uint64_t at);
   // The ranges opened before `cut_at` (CUPTI time), in the order they were opened: of two with
-  // the same times the outer comes first. One still open ends at its thread's last mark.
-  void AppendRanges(uint64_t cut_at, const std::function<int(int)>& trace_thread,
+  // the same times the outer comes first. One still open ends at its thread's last mark. Those
+  // that ended before `window_begin` (a capture range's start: the recorder logs NVTX ranges
+  // before it, to know the ranges around it) are left out: nothing else of them was recorded.
+  void AppendRanges(uint64_t cut_at, uint64_t window_begin, const std::function<int(int)>& trace_thread,
                     const std::function<TimeNs(uint64_t)>& trace_time, std::vector<HostRange>& out) const;
 
  private:
