@@ -200,5 +200,23 @@ TEST(ComparePrograms, StepRangesAreCountedByName) {
   EXPECT_NE(testing::InputErrorOf([&] { Compare(backwards, backwards, "step"); }), "no error");
 }
 
+// A timed window (record --delay 6 --duration 0.06) of training_loop.py, whose NVTX "step"
+// ranges the recorder logged from the start: the steps that ended before the window are not in
+// the trace, and the one the window opened in, begun before it, is not measured as a step.
+TEST(ComparePrograms, AWindowsStepsAreTheOnesItRecorded) {
+  Trace t = Fixture("recorded/training_loop_timed.raw.jsonl");
+  const TimeNs first_op = TraceBegin(t);
+  int steps_in_trace = 0;
+  for (const HostRange& r : t.ranges) {
+    if (r.name != "step") continue;
+    ++steps_in_trace;
+    EXPECT_GE(r.end, first_op - 20'000'000);  // none ends long before the window (one step)
+  }
+  EXPECT_EQ(steps_in_trace, 4);  // 60 ms of ~20 ms steps; the first began before the window
+  ProgramComparison steps = DescribeSteps(t, Analyze(t), "step");
+  EXPECT_EQ(steps.a.steps, 3);
+  EXPECT_GE(steps.a.from, first_op);
+}
+
 }  // namespace
 }  // namespace streamlab

@@ -1,12 +1,16 @@
 // The note that estimates what recording (or torch.profiler) added to the host's time: the
 // per-call cost measured in bench/README.md times the calls of the trace that submitted GPU
-// work (a graph launch once, not per node), said against the time from its first GPU work.
+// work (a graph launch once, not per node), said against the time from its first GPU work;
+// and the same estimate a step in the per-step report and the comparison of two traces.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <limits>
 #include <set>
 
+#include "engine/analysis/findings_text.h"
+#include "engine/classroom/compare_programs.h"
+#include "engine/classroom/compare_programs_text.h"
 #include "engine/trace/recording.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/format.h"
@@ -83,6 +87,38 @@ TEST(HostCostNotes, ATorchProfilerTraceSaysWhichProfilingItHad) {
   ASSERT_NE(cuda, nullptr);
   EXPECT_EQ(cuda->vars.at("low"), FormatDuration(static_cast<TimeNs>(3600 * OwnCallOps(cuda_only))));
   EXPECT_EQ(cuda->vars.at("high"), FormatDuration(static_cast<TimeNs>(4600 * OwnCallOps(cuda_only))));
+}
+
+TEST(HostCostNotes, ThePerStepReportEstimatesItAStep) {
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/training_loop_timed.raw.jsonl"));
+  Analysis analysis = Analyze(t);
+  ProgramComparison steps = DescribeSteps(t, analysis, "step");
+  ASSERT_EQ(steps.a.steps, 3);
+  EXPECT_GE(steps.a.submitting_calls, steps.a.kernels);
+  EXPECT_LT(steps.a.submitting_calls, OwnCallOps(t));  // those submitted inside the steps only
+  EXPECT_EQ(steps.a.tool_low, static_cast<TimeNs>(700.0 * static_cast<double>(steps.a.submitting_calls)));
+  EXPECT_EQ(steps.a.tool_high, static_cast<TimeNs>(1800.0 * static_cast<double>(steps.a.submitting_calls)));
+  std::string per_step_low = FormatDuration(steps.a.tool_low / steps.a.steps);
+  bool said = false;
+  for (const std::string& line : RenderStepReport(steps, FindingTexts::Load("en")))
+    if (line.find("the recording tool's own host time, estimated: " + per_step_low + " to ") != std::string::npos) said = true;
+  EXPECT_TRUE(said);
+}
+
+TEST(HostCostNotes, AComparisonSaysWhichTraceDoesNotSayIt) {
+  // A trace converted before the note existed has no estimate: "not said", not zero.
+  Trace a = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/training_loop_timed.raw.jsonl"));
+  Trace b = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/training_loop_nvtx_w0.json"));
+  Analysis analysis_a = Analyze(a), analysis_b = Analyze(b);
+  ProgramComparison c = ComparePrograms(a, analysis_a, b, analysis_b, "step");
+  EXPECT_GT(c.a.tool_high, 0);
+  EXPECT_EQ(c.b.tool_high, 0);
+  bool said = false;
+  for (const std::string& line : RenderProgramComparison(c, FindingTexts::Load("en"), "a", "b", "record", "record"))
+    if (line.find("the recording tool's own host time, estimated: ") != std::string::npos &&
+        line.find(" -> not said") != std::string::npos)
+      said = true;
+  EXPECT_TRUE(said);
 }
 
 TEST(HostCostNotes, NoneWithoutSubmittedWork) {

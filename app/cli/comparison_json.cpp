@@ -9,7 +9,9 @@ Json FiguresJson(const StepFigures& f) {
   for (int i = 0; i < kIdleCauseCount; ++i) idle[ToString(static_cast<IdleCause>(i))] = f.idle_by_cause[i];
   return {{"steps", f.steps},         {"from_ns", f.from},       {"to_ns", f.to},
           {"host_in_steps_ns", f.host_in_steps}, {"gpu_busy_ns", f.gpu_busy}, {"host_blocked_ns", f.host_blocked},
-          {"gpu_idle_ns", f.gpu_idle}, {"idle_by_cause_ns", idle}, {"kernels", f.kernels}};
+          {"gpu_idle_ns", f.gpu_idle}, {"idle_by_cause_ns", idle}, {"kernels", f.kernels},
+          // What recording or torch.profiler is estimated to have added (0, 0: the trace does not say).
+          {"submitting_calls", f.submitting_calls}, {"tool_time_estimate_ns", Json::array({f.tool_low, f.tool_high})}};
 }
 
 }  // namespace

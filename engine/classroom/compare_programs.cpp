@@ -11,6 +11,7 @@
 #include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/program_sites.h"
 #include "engine/analysis/resumed_places.h"
+#include "engine/trace/recording.h"
 #include "engine/trace/trace_query.h"
 #include "engine/util/errors.h"
 
@@ -22,11 +23,20 @@ bool IsStepRange(const HostRange& r, const std::string& name) {
                             r.name[name.size()] == '#');
 }
 
+// A recording of a capture range or a timed window keeps the ranges open at its start (the
+// ranges around what it recorded); a step that began before its first op holds work that was
+// not recorded, so it is not a step to measure.
+bool RecordedFromMidRun(const Trace& t) {
+  return std::any_of(t.notes.begin(), t.notes.end(),
+                     [](const TraceNote& n) { return n.key == "capture_range" || n.key == "timed_range"; });
+}
+
 // The steps' ranges, by begin.
 std::vector<std::pair<TimeNs, TimeNs>> StepSpans(const Trace& t, const std::string& name) {
   std::vector<std::pair<TimeNs, TimeNs>> out;
+  const TimeNs first = RecordedFromMidRun(t) ? TraceBegin(t) : std::numeric_limits<TimeNs>::min();
   for (const HostRange& r : t.ranges)
-    if (r.end >= r.begin && IsStepRange(r, name)) out.push_back({r.begin, r.end});
+    if (r.end >= r.begin && r.begin >= first && IsStepRange(r, name)) out.push_back({r.begin, r.end});
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -51,7 +61,8 @@ StepFigures FiguresOver(const Trace& t, const Analysis& analysis, const std::str
     f.to = TraceEnd(t);
   } else {
     std::vector<std::pair<TimeNs, TimeNs>> spans = StepSpans(t, unit);
-    if (spans.empty()) throw InputError("the trace's \"" + unit + "\" ranges all end before they begin");
+    if (spans.empty())
+      throw InputError("the trace's \"" + unit + "\" ranges all end before they begin, or began before what it recorded");
     f.steps = static_cast<int>(spans.size());
     std::vector<TimeNs> end_so_far;
     for (const auto& [b, e] : spans) end_so_far.push_back(std::max(end_so_far.empty() ? e : end_so_far.back(), e));
@@ -78,6 +89,7 @@ StepFigures FiguresOver(const Trace& t, const Analysis& analysis, const std::str
     if (IsGpuWork(op) && r.gpu) busy.push_back({std::max(r.start, f.from), std::min(r.end, f.to)});
     if (!in_steps[i] || op.kind == OpKind::kHostWork) continue;
     if (op.kind == OpKind::kKernel) ++f.kernels;
+    if (IsGpuWork(op) && r.gpu && !r.graph_replay) ++f.submitting_calls;
     if (!IsGpuWork(op) && r.gpu) continue;  // records and waits: no host time of their own
     if (HostCallTime(r) > slack) f.host_blocked = SaturatingAdd(f.host_blocked, HostCallTime(r));
   }
@@ -100,6 +112,9 @@ StepFigures FiguresOver(const Trace& t, const Analysis& analysis, const std::str
   }
   for (const auto& [device, span] : kernels_span)
     f.outside_kernels = SaturatingAdd(f.outside_kernels, std::max<TimeNs>(0, span.first - f.from) + std::max<TimeNs>(0, f.to - span.second));
+  HostCostPerCall cost = HostCostOf(t);
+  f.tool_low = static_cast<TimeNs>(cost.low_ns * static_cast<double>(f.submitting_calls));
+  f.tool_high = static_cast<TimeNs>(cost.high_ns * static_cast<double>(f.submitting_calls));
   for (const IdleGap& g : analysis.figures.idle_gaps) {
     TimeNs part = Overlap(g.from, g.to, f.from, f.to);
     f.idle_by_cause[static_cast<int>(g.cause)] = SaturatingAdd(f.idle_by_cause[static_cast<int>(g.cause)], part);

@@ -31,6 +31,11 @@ struct StepFigures {
   // idle gaps lie between kernels, so this is GPU time idle that no gap counts.
   TimeNs outside_kernels = 0;
   size_t kernels = 0;        // kernels submitted in the steps
+  // Kernels, copies and memsets submitted in the steps by a call of their own (not replayed
+  // from a graph), and what recording (or torch.profiler) is estimated to have added to the
+  // host's time for them (engine/trace/recording.h's HostCostOf; 0 when the trace does not say).
+  size_t submitting_calls = 0;
+  TimeNs tool_low = 0, tool_high = 0;
 };
 
 // One kind of finding at one place: how many in each run, and the time they account for.

@@ -86,6 +86,24 @@ class Renderer {
     else
       out.push_back("  " + texts_.Fill("compare.kernels", {{"a", Count(PerStep(c_.a.kernels, c_.a))},
                                                           {"b", Count(PerStep(c_.b.kernels, c_.b))}}));
+    ToolTime(out);
+  }
+
+  // What recording or torch.profiler is estimated to have added to the host's time a step,
+  // when the trace's notes say what it costs a call (a recorded or imported trace).
+  std::string ToolRange(const StepFigures& f) const {
+    if (f.tool_high == 0) return texts_.Fill("compare.tool_time_unknown", {});
+    TimeNs low = PerStep(f.tool_low, f), high = PerStep(f.tool_high, f);
+    if (low == high) return FormatDuration(low);
+    return texts_.Fill("compare.range", {{"low", FormatDuration(low)}, {"high", FormatDuration(high)}});
+  }
+  void ToolTime(std::vector<std::string>& out) const {
+    if (c_.a.tool_high == 0 && (c_.single || c_.b.tool_high == 0)) return;
+    if (c_.single)
+      out.push_back("  " + texts_.Fill("compare.tool_time_one", {{"range", ToolRange(c_.a)},
+                                                                  {"n", Count(PerStep(c_.a.submitting_calls, c_.a))}}));
+    else
+      out.push_back("  " + texts_.Fill("compare.tool_time", {{"a", ToolRange(c_.a)}, {"b", ToolRange(c_.b)}}));
   }
 
   // The largest changes, at most 12 and none under 1 % of the longer wall time a step (noise:

@@ -84,6 +84,15 @@ std::vector<TraceNote> HostCostNotes(const Recording& r, size_t submitted, TimeN
                      {"high_share", percent(high_ns)}})};
 }
 
+HostCostPerCall HostCostOf(const Trace& trace) {
+  for (const TraceNote& note : trace.notes) {
+    if (note.key == "recording_cost") return {kRecordLowNs, kRecordHighNs};
+    if (note.key == "profiler_cost_cuda") return {kProfilerCudaLowNs, kProfilerCudaHighNs};
+    if (note.key == "profiler_cost_cpu") return {kProfilerCpuNs, kProfilerCpuNs};
+  }
+  return {};
+}
+
 // Measured: on two H200s (DDP, warm kernels, NCCL's threads running) each rank's first launch
 // after cudaProfilerStart took 3.4-5.6 ms, and on an H100 a warm launch beside another
 // launching thread 3.9-6.2 ms; with one thread and warm kernels it took 0.06-0.12 ms. A
