@@ -6,7 +6,9 @@
 #include "engine/analysis/findings_text.h"
 #include "engine/classroom/compare_programs.h"
 #include "engine/classroom/compare_programs_text.h"
+#include "engine/trace/recording.h"
 #include "engine/trace/trace_json.h"
+#include "engine/util/json_reader.h"
 #include "engine/util/errors.h"
 #include "tests/test_util.h"
 
@@ -213,9 +215,36 @@ TEST(ComparePrograms, AWindowsStepsAreTheOnesItRecorded) {
     EXPECT_GE(r.end, first_op - 20'000'000);  // none ends long before the window (one step)
   }
   EXPECT_EQ(steps_in_trace, 4);  // 60 ms of ~20 ms steps; the first began before the window
+  ASSERT_TRUE(t.recorded_from.has_value());
+  // Written with the trace (streamlab-cli import) and read back, in both readers.
+  EXPECT_EQ(TraceFromJson(TraceToJson(t), "t.json").recorded_from, t.recorded_from);
+  EXPECT_EQ(TraceFromJsonText(TraceToJson(t).dump(), "t.json").recorded_from, t.recorded_from);
+  EXPECT_FALSE(Fixture("recorded/training_loop_nvtx.json").recorded_from.has_value());  // written before it
   ProgramComparison steps = DescribeSteps(t, Analyze(t), "step");
   EXPECT_EQ(steps.a.steps, 3);
-  EXPECT_GE(steps.a.from, first_op);
+  EXPECT_GE(steps.a.from, *t.recorded_from);
+}
+
+// data_dependent_shape.py's log (3 steps of about 2 ms) with a cudaProfilerStart put in its
+// first step: right after the step's range opened (as a program that starts its profiler
+// range inside the step), the step is measured; half-way through, it is not.
+TEST(ComparePrograms, AStepTheRecordingBeganInIsMeasuredOnlyFromItsStart) {
+  const std::string path = testing::SourcePath("tests/fixtures/recorded/data_dependent_shape_stacks.raw.jsonl");
+  const std::string log = ReadTextFile(path);
+  const std::string push = R"("role":"nvtx_push","dom":2,"b":)";
+  size_t at = log.find(push);
+  ASSERT_NE(at, std::string::npos);
+  uint64_t step_begin = std::stoull(log.substr(at + push.size(), 19));
+  size_t line_end = log.find('\n', at) + 1;
+  auto steps_with_start_at = [&](uint64_t start) {
+    std::string mark = R"({"t":"call","tid":0,"fn":"cudaProfilerStart","role":"capture_start","dom":0,"b":)" +
+                       std::to_string(start) + R"(,"e":)" + std::to_string(start) + R"(,"corr":0})" + "\n";
+    Trace t = TraceFromRecording(ParseRecording(log.substr(0, line_end) + mark + log.substr(line_end), path));
+    EXPECT_TRUE(t.recorded_from.has_value());
+    return DescribeSteps(t, Analyze(t), "step").a.steps;
+  };
+  EXPECT_EQ(steps_with_start_at(step_begin + 5'000), 3);      // 5 us into a 2 ms step
+  EXPECT_EQ(steps_with_start_at(step_begin + 1'000'000), 2);  // half of it unrecorded
 }
 
 }  // namespace

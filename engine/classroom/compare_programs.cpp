@@ -23,20 +23,19 @@ bool IsStepRange(const HostRange& r, const std::string& name) {
                             r.name[name.size()] == '#');
 }
 
-// A recording of a capture range or a timed window keeps the ranges open at its start (the
-// ranges around what it recorded); a step that began before its first op holds work that was
-// not recorded, so it is not a step to measure.
-bool RecordedFromMidRun(const Trace& t) {
-  return std::any_of(t.notes.begin(), t.notes.end(),
-                     [](const TraceNote& n) { return n.key == "capture_range" || n.key == "timed_range"; });
+// Whether a step lies in what was recorded. A recording of a capture range or a --delay window
+// keeps the ranges open at its start; a step begun before it lacks its first part, unless the
+// recording began right after it (under 1 % of the step in: a program that starts its
+// profiler range inside its first step), and is not measured.
+bool Recorded(const Trace& t, const HostRange& r) {
+  return !t.recorded_from || r.begin + (r.end - r.begin) / 100 >= *t.recorded_from;
 }
 
 // The steps' ranges, by begin.
 std::vector<std::pair<TimeNs, TimeNs>> StepSpans(const Trace& t, const std::string& name) {
   std::vector<std::pair<TimeNs, TimeNs>> out;
-  const TimeNs first = RecordedFromMidRun(t) ? TraceBegin(t) : std::numeric_limits<TimeNs>::min();
   for (const HostRange& r : t.ranges)
-    if (r.end >= r.begin && r.begin >= first && IsStepRange(r, name)) out.push_back({r.begin, r.end});
+    if (r.end >= r.begin && IsStepRange(r, name) && Recorded(t, r)) out.push_back({r.begin, r.end});
   std::sort(out.begin(), out.end());
   return out;
 }

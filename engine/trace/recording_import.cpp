@@ -490,6 +490,7 @@ class Converter {
   void Finish() {
     ranges_.AppendRanges(cut_at_, windowed_ ? window_begin_ : 0, [this](int thread) { return Thread(thread); }, [this](uint64_t at) { return T(at); }, t_.ranges);
     t_.scenario = std::move(s_);
+    if (windowed_) t_.recorded_from = T(window_begin_);
     PlaceRecordedMarkers(t_, windowed_ != 0);
     if (!r_.devices.empty()) {
       t_.device_name = r_.devices.front().name;

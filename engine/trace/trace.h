@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,9 @@ struct Trace {
   std::vector<BufferCheck> checks;
   std::vector<TraceNote> notes;
   std::vector<HostRange> ranges;  // recorded programs: their NVTX ranges
+  // A recording of a capture range or a --delay window: when it began. Before it only the
+  // ranges open at its start were recorded (a step begun before it lacks its first part).
+  std::optional<TimeNs> recorded_from;
 };
 
 enum class LaneKind { kHost, kStream };

@@ -108,6 +108,7 @@ Json TraceToJson(const Trace& t) {
               {"checks", checks}};
   if (std::any_of(t.notes.begin(), t.notes.end(), [](const TraceNote& n) { return !n.key.empty(); }))
     out["note_keys"] = NoteKeys(t.notes);
+  if (t.recorded_from) out["recorded_from_ns"] = *t.recorded_from;
   if (!t.ranges.empty()) {
     // Compact: [thread, begin, end, name] rows.
     Json rows = Json::array();
@@ -133,6 +134,7 @@ void ReadTraceHeader(const JsonReader& root, Trace& t) {
   t.captured_at = root.String("captured_at", "");
   t.profile = root.String("profile", "");
   t.clock_error = root.Int("clock_error_ns", 0);
+  if (root.Has("recorded_from_ns")) t.recorded_from = root.Int("recorded_from_ns");
   t.sm_count = static_cast<int>(std::clamp<int64_t>(root.Int("sm_count", 0), 0, 4096));
   t.lab = root.String("lab", "");
   t.variant = root.String("variant", "");
