@@ -76,7 +76,13 @@ std::vector<TraceNote> HostCostNotes(const Recording& r, size_t submitted, TimeN
     return std::string(text);
   };
   const char* key = !kineto ? "recording_cost" : cpu_ops ? "profiler_cost_cpu" : "profiler_cost_cuda";
-  return {Note(key, {{"n", std::to_string(submitted)},
+  auto us = [](double ns) {
+    char text[16];
+    std::snprintf(text, sizeof text, "%.1f", ns / 1000);
+    return std::string(text);
+  };
+  return {Note(key, {{"per_call", low == high ? us(low) : us(low) + "-" + us(high)},
+                     {"n", std::to_string(submitted)},
                      {"low", FormatDuration(low_ns)},
                      {"high", FormatDuration(high_ns)},
                      {"span", FormatDuration(span)},

@@ -64,18 +64,18 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
       {"cupti_untimed", "{n} GPU records (kernels, copies, memsets) came without timestamps (CUPTI could not "
                         "collect them): their calls are kept, their GPU work is not in the chart"},
       {"host_threads", "{n} host threads called CUDA (one host lane each)"},
-      {"recording_cost", "recording lengthens each call that submits GPU work: by 0.7-1.8 us on the H100 and H200 "
+      {"recording_cost", "recording lengthens each call that submits GPU work: by {per_call} us on the H100 and H200 "
                          "hosts measured (bench/README.md), so this trace's {n} such calls hold an estimated "
                          "{low} to {high} of the recorder's own time ({low_share} to {high_share}% of its {span}). Where the "
                          "host set the pace the program runs about that much faster unrecorded; an estimate from "
                          "those machines, not measured in this run"},
-      {"profiler_cost_cuda", "torch.profiler lengthens each call that submits GPU work: by 3.6-4.6 us with CUDA "
+      {"profiler_cost_cuda", "torch.profiler lengthens each call that submits GPU work: by {per_call} us with CUDA "
                              "activity only on the H100 hosts measured (bench/README.md), so this trace's {n} such "
                              "calls hold an estimated {low} to {high} of the profiler's own time ({low_share} to "
                              "{high_share}% of its {span}). Where the host set the pace the program runs about that "
                              "much faster unprofiled; an estimate from those machines, not measured in this run"},
       {"profiler_cost_cpu", "torch.profiler with PyTorch's ops profiled lengthens each op that submits GPU work: by "
-                            "about 6.5 us on the H100 host measured (bench/README.md; more with stacks or shapes "
+                            "about {per_call} us on the H100 host measured (bench/README.md; more with stacks or shapes "
                             "recorded), so this trace's {n} such calls hold an estimated {low} or more of the "
                             "profiler's own time ({low_share}% or more of its {span}). Where the host set the pace "
                             "the program runs about that much faster unprofiled; an estimate from that machine, not "

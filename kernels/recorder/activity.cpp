@@ -83,8 +83,8 @@ std::string Head(const char* type, uint32_t corr, uint32_t dev, uint32_t sid, ui
 // Diagnosis (bench/record_overhead.sh): STREAMLAB_RECORD_LAUNCHES=records subscribes no
 // kernel-launch callbacks and asks CUPTI for API activity records of the launches instead;
 // =none takes launches from nowhere (kernel records only); =driver keeps only the driver's
-// launch callbacks (the runtime's launch calls the driver's inside it). Both lose what a launch's callback
-// gives (its host times, thread and arguments); they measure what that callback costs.
+// launch callbacks (the runtime's launch calls the driver's inside it). The first two lose what
+// a launch's callback gives (its host times, thread and arguments); they measure its cost.
 std::atomic<uint64_t> g_api_records{0};
 constexpr CUpti_CallbackId kRuntimeLaunches[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
