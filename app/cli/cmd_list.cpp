@@ -21,7 +21,35 @@ int CmdProbe(const std::string& out_path) {
   return probe.usable ? kExitOk : kExitNoBackend;
 }
 
-int CmdList() {
+namespace {
+
+// The claims a variant is checked against, with the lab's default parameters.
+Json ClaimsJson(const std::vector<Expectation>& expectations) {
+  Json claims = Json::array();
+  for (const Expectation& e : expectations) claims.push_back(e.claim);
+  return claims;
+}
+
+// One lab as JSON: what the docs generator (scripts/gen_docs.py) writes a lab's page from.
+Json LabJson(const Lab& lab) {
+  Json params = Json::array();
+  for (const LabParam& p : lab.params)
+    params.push_back({{"name", p.name}, {"min", p.min}, {"max", p.max}, {"default", p.fallback}, {"unit", p.unit}});
+  Json variants = Json::array();
+  for (const std::string& v : lab.variants) {
+    LabArgs args = ResolveLabArgs(lab, v, {});
+    Json variant{{"name", v}, {"gpus", DevicesFor(lab, v)}, {"claims", ClaimsJson(lab.expectations(args))}};
+    if (lab.torch_expectations) {
+      std::vector<Expectation> torch = lab.torch_expectations(args);
+      if (!torch.empty()) variant["torch_claims"] = ClaimsJson(torch);
+    }
+    variants.push_back(variant);
+  }
+  return {{"id", lab.id}, {"week", lab.week}, {"order", lab.order}, {"gpus", lab.devices},
+          {"params", params}, {"variants", variants}};
+}
+
+void PrintCatalogueText() {
   int week = 0;
   for (const Lab& lab : AllLabs()) {
     if (lab.week != week) {
@@ -46,6 +74,18 @@ int CmdList() {
     if (lab.devices > 1) std::cout << "   needs " << lab.devices << " GPUs";
     std::cout << "\n";
   }
+}
+
+}  // namespace
+
+int CmdList(const ListCommand& cmd) {
+  if (!cmd.json) {
+    PrintCatalogueText();
+    return kExitOk;
+  }
+  Json labs = Json::array();
+  for (const Lab& lab : AllLabs()) labs.push_back(LabJson(lab));
+  std::cout << Json{{"labs", labs}}.dump(2) << "\n";
   return kExitOk;
 }
 

@@ -9,6 +9,10 @@ namespace streamlab {
 
 enum ExitCode { kExitOk = 0, kExitFailed = 1, kExitBadInput = 2, kExitNoBackend = 3, kExitRunError = 4 };
 
+struct ListCommand {
+  bool json = false;  // the catalogue as JSON (scripts/gen_docs.py reads it)
+};
+
 struct RunCommand {
   std::string target;  // lab id or scenario file
   std::string backend = "sim";
@@ -88,7 +92,7 @@ struct SoakCommand {
   std::string backend = "sim";
 };
 
-int CmdList();
+int CmdList(const ListCommand& cmd);
 int CmdSoak(const SoakCommand& cmd);
 int CmdProbe(const std::string& out_path);
 int CmdExplain(const ExplainCommand& cmd);
