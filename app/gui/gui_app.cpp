@@ -332,7 +332,7 @@ void GuiApp::Frame(ImVec2 display) {
       ImGui::TextDisabled("%s", ui_.Fill("open.running", {{"file", options_.open_trace}, {"seconds", seconds}}).c_str());
     else if (worker_.Busy()) ImGui::TextDisabled("%s", ui_.Fill("record.running", {{"seconds", seconds}}).c_str());
     else if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
-    else ImGui::TextUnformatted(ui_("select_lab"));
+    DrawWelcome();
   } else {
     DrawLabHeader();
     bool show_compare = ShowsCompare();

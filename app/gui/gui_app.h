@@ -80,6 +80,9 @@ class GuiApp {
   std::string ProgramCompareReport() const;
   // The file picker shown: its folder and what it lists ("" when none is shown).
   std::string PickerReport();
+  // The doors the first screen drew in the last frame ("labs, open a trace, record a program");
+  // empty once a lab or a trace is shown.
+  std::string FirstScreenReport() const;
   double run_seconds() const { return run_seconds_; }
   // Shows a trace without analysing it (the frame-time bench's synthetic traces).
   void ShowTraceUnanalysed(Trace trace);
@@ -137,7 +140,12 @@ class GuiApp {
   void ShowTrace(Trace trace, std::optional<Analysis> analysis = std::nullopt);
   // "Record a program" (gui_record.cpp): a command line run under `streamlab-cli record`.
   void DrawRecordPanel();
+  void DrawRecordForm();  // the panel's body, also on the first screen
   void DrawOpenPanel();  // gui_open.cpp
+  void DrawOpenForm();
+  // gui_welcome.cpp: the first screen, with the labs, "Open a trace" and "Record a program".
+  void DrawWelcome();
+  void DrawLabDoor();
   void OpenTrace(const std::string& path);
   void StartBrowsing();  // --browse (and --browse-pick)
   void StartRecording(const std::string& command);
@@ -189,6 +197,7 @@ class GuiApp {
   std::vector<FindingGroup> finding_groups_;  // of analysis_, prompt starts left out
   GanttViewState view_;
   std::vector<SpanRect> layout_;
+  std::vector<std::string> welcome_doors_;  // drawn by DrawWelcome this frame
   // trace_'s notes in the current language, and their height at a wrap width: rendered once per
   // trace and language (reset where either changes), measured again only when the width changes.
   struct RenderedNotes {

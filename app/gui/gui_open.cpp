@@ -28,14 +28,18 @@ void GuiApp::OpenTrace(const std::string& path) {
 
 void GuiApp::DrawOpenPanel() {
   if (!options_.browse.empty()) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
-  if (ImGui::CollapsingHeader(ui_("open.heading"))) {
-    ImGui::TextWrapped("%s", ui_("open.hint"));
-    bool busy = worker_.Busy();
-    if (busy) ImGui::BeginDisabled();
-    if (ImGui::Button(ui_("open.browse")) && !busy) open_picker_.Open(options_.open_trace);
-    if (busy) ImGui::EndDisabled();
-  }
+  if (ImGui::CollapsingHeader(ui_("open.heading"))) DrawOpenForm();
   if (open_picker_.Draw(ui_("open.heading"), ui_)) OpenTrace(open_picker_.chosen());
+}
+
+void GuiApp::DrawOpenForm() {
+  ImGui::PushID("open_form");  // drawn in the sidebar and on the first screen
+  ImGui::TextWrapped("%s", ui_("open.hint"));
+  bool busy = worker_.Busy();
+  if (busy) ImGui::BeginDisabled();
+  if (ImGui::Button(ui_("open.browse")) && !busy) open_picker_.Open(options_.open_trace);
+  if (busy) ImGui::EndDisabled();
+  ImGui::PopID();
 }
 
 void GuiApp::StartBrowsing() {

@@ -68,7 +68,11 @@ void GuiApp::StartRecording(const std::string& command) {
 
 void GuiApp::DrawRecordPanel() {
   if (!options_.record_command.empty()) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
-  if (!ImGui::CollapsingHeader(ui_("record.heading"))) return;
+  if (ImGui::CollapsingHeader(ui_("record.heading"))) DrawRecordForm();
+}
+
+void GuiApp::DrawRecordForm() {
+  ImGui::PushID("record_form");  // drawn in the sidebar and on the first screen
   ImGui::TextWrapped("%s", ui_("record.hint"));
   ImGui::SetNextItemWidth(-1);
   bool enter = ImGui::InputText("##record_command", record_command_, sizeof(record_command_),
@@ -88,6 +92,7 @@ void GuiApp::DrawRecordPanel() {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", ui_.Fill("record.running", {{"seconds", std::to_string(static_cast<int>(worker_.ElapsedSeconds()))}}).c_str());
   }
+  ImGui::PopID();
 }
 
 }  // namespace streamlab

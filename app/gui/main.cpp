@@ -269,6 +269,8 @@ int main(int argc, char** argv) {
           }
           std::string picker = app.PickerReport();
           if (!picker.empty()) std::printf("picker: %s\n", picker.c_str());
+          std::string doors = app.FirstScreenReport();
+          if (!doors.empty()) std::printf("first screen: %s\n", doors.c_str());
           if (!WriteScreenshot(args.screenshot, w, h)) {
             std::fprintf(stderr, "streamlab: cannot write %s\n", args.screenshot.c_str());
             exit_code = 1;

@@ -1,0 +1,49 @@
+// The first screen: the three ways in, side by side - learn with a lab, open a trace made
+// elsewhere, record one's own program - so someone who came with their own program sees its
+// door at once, not only the lab list.
+#include <imgui.h>
+
+#include "app/gui/gui_app.h"
+#include "labs/catalogue.h"
+
+namespace streamlab {
+
+void GuiApp::DrawWelcome() {
+  welcome_doors_.clear();
+  ImGui::TextUnformatted(ui_("welcome.heading"));
+  ImGui::Spacing();
+  if (!ImGui::BeginTable("doors", 3, ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchSame)) return;
+  ImGui::TableNextColumn();
+  DrawLabDoor();
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(ui_("open.heading"));
+  welcome_doors_.push_back("open a trace");
+  DrawOpenForm();
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(ui_("record.heading"));
+  welcome_doors_.push_back("record a program");
+  DrawRecordForm();
+  ImGui::EndTable();
+}
+
+void GuiApp::DrawLabDoor() {
+  ImGui::TextUnformatted(ui_("welcome.labs"));
+  welcome_doors_.push_back("labs");
+  ImGui::TextWrapped("%s", ui_("welcome.labs_hint"));
+  const Lab& first = AllLabs().front();
+  std::string label = ui_.Fill("welcome.start", {{"title", lab_titles_[first.id]}});
+  if (!ImGui::Button(label.c_str())) return;
+  mode_ = Mode::kLab;
+  SelectLab(first.id);
+  error_.clear();
+  banner_.clear();
+  ResetPrediction();
+}
+
+std::string GuiApp::FirstScreenReport() const {
+  std::string report;
+  for (const std::string& door : welcome_doors_) report += (report.empty() ? "" : ", ") + door;
+  return report;
+}
+
+}  // namespace streamlab
