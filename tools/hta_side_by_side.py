@@ -6,7 +6,7 @@ critical-path summary, next to the main findings of `streamlab-cli explain` on t
 file, and how long each tool took. Writes a Markdown table.
 
     pip install holistictraceanalysis 'pandas<3' psutil
-    python3 tools/hta_side_by_side.py --traces DIR --cli build/app/cli/streamlab-cli --out docs/hta-side-by-side.md
+    python3 tools/hta_side_by_side.py --traces DIR --cli build/app/cli/streamlab-cli --out docs/evidence/hta-side-by-side.md
 
 --append adds the rows of DIR's traces to the table already in --out (traces taken later).
 

@@ -3,7 +3,7 @@
 // ph, cat, name, ts, dur, pid, tid and the args the importer uses, and freed after; flow,
 // instant and metadata events are dropped as they are read. Every other top-level key is kept
 // whole. Building the whole document tree of a 54 MB trace took 450 MB and half the import's
-// time (docs/kineto-corpus.md).
+// time (docs/evidence/kineto-corpus.md).
 #pragma once
 
 #include <cstddef>
