@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One command from a fresh Debian 12 machine to a running StreamLab or a green test run:
 #   scripts/setup.sh run    install what is missing, build, open the app
-#   scripts/setup.sh test   install what is missing, build (warnings as errors), run all tests:
+#   scripts/setup.sh test   install what is missing, build (warnings as errors, in build-test/), run all tests:
 #                           an ASan+UBSan build's tests, the fuzzers for 60 s each, then
 #                           every test of the normal build (the GUI's under Xvfb)
 # Packages come from Debian (apt-get, with sudo when not root). CUDA is used when nvcc is
@@ -36,9 +36,15 @@ if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
 
+# Each mode keeps a build folder of its own, so that `run` after `test` (or the other way
+# round) reuses what is built instead of rebuilding every target with other warning flags:
+# `run` and `build` use build/ (warnings shown), `test` uses build-test/ (warnings as errors).
 build_dir=${STREAMLAB_BUILD_DIR:-build}
 werror=OFF
-[ "$mode" = test ] && werror=ON
+if [ "$mode" = test ]; then
+  build_dir="$build_dir-test"
+  werror=ON
+fi
 cmake -S . -B "$build_dir" -G Ninja -DSTREAMLAB_WERROR=$werror >/dev/null
 cmake --build "$build_dir" -j "$(nproc)"
 
