@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/trace/kineto.h"
-#include "engine/trace/kineto_parse.h"
+#include "engine/ingest/kineto.h"
+#include "engine/ingest/kineto_parse.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_scan.h"
 

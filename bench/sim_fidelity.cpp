@@ -16,6 +16,7 @@
 
 #include "engine/sim/device_profile.h"
 #include "engine/sim/sim_executor.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/trace/trace_query.h"
 #include "labs/catalogue.h"

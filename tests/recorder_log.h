@@ -7,7 +7,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
 
 namespace streamlab::testing {
 

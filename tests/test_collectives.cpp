@@ -6,6 +6,7 @@
 #include "engine/scenario/code_gen.h"
 #include "engine/scenario/scenario_builder.h"
 #include "engine/scenario/scenario_json.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
 #include "engine/analysis/analyzer_context.h"

@@ -7,7 +7,7 @@
 #include "engine/analysis/finding_groups.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/scenario/scenario_builder.h"
-#include "engine/trace/kineto.h"
+#include "engine/ingest/kineto.h"
 #include "tests/test_util.h"
 
 namespace streamlab {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine/scenario/scenario_json.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 

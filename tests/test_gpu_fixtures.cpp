@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "labs/catalogue.h"
 #include "tests/test_util.h"

@@ -14,6 +14,7 @@
 #include "engine/analysis/program_sites.h"
 #include "engine/analysis/resumed_places.h"
 #include "engine/scenario/scenario_builder.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 

@@ -9,6 +9,7 @@
 #include "engine/analysis/findings_text.h"
 #include "engine/scenario/scenario_builder.h"
 #include "engine/scenario/scenario_json.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 

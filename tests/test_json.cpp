@@ -9,6 +9,7 @@
 #include "engine/sim/device_profile.h"
 #include "engine/util/errors.h"
 #include "engine/scenario/scenario_json.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "labs/catalogue.h"
 #include "tests/test_util.h"

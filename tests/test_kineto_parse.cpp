@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/trace/kineto.h"
-#include "engine/trace/kineto_parse.h"
+#include "engine/ingest/kineto.h"
+#include "engine/ingest/kineto_parse.h"
 #include "engine/util/errors.h"
 #include "tests/test_util.h"
 

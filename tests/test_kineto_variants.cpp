@@ -11,7 +11,7 @@
 #include "engine/analysis/findings_text.h"
 #include "engine/scenario/scenario_json.h"
 #include "engine/trace/chrome_trace.h"
-#include "engine/trace/kineto.h"
+#include "engine/ingest/kineto.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_reader.h"

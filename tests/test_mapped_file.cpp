@@ -6,7 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/trace/kineto.h"
+#include "engine/ingest/kineto.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_reader.h"

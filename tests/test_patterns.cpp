@@ -6,6 +6,7 @@
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/scenario/scenario_builder.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 

@@ -11,6 +11,7 @@
 #include "engine/analysis/finding_groups.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/program_sites.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "labs/catalogue.h"
 #include "tests/test_util.h"

@@ -1,4 +1,4 @@
-// A recording's Python stacks (engine/trace/python_traceback.h, read by the recorder with
+// A recording's Python stacks (engine/ingest/python_traceback.h, read by the recorder with
 // CPython's own dumper): the dump's text read into frames, the frames made ranges around their
 // call, and the findings naming the program's line. Real logs: examples/pytorch/
 // grad_scaler_step.py, data_dependent_shape.py and crash_midway.py recorded on an H100
@@ -12,7 +12,8 @@
 #include "engine/analysis/finding_groups.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/program_sites.h"
-#include "engine/trace/python_traceback.h"
+#include "engine/ingest/python_traceback.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 

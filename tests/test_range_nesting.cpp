@@ -1,11 +1,12 @@
 // torch.profiler's ranges made to nest before they become push/pop marks
-// (engine/trace/range_nesting.h): a record_function begun inside its __enter__ frame keeps its
+// (engine/ingest/range_nesting.h): a record_function begun inside its __enter__ frame keeps its
 // length, and every imported range nests.
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "engine/trace/range_nesting.h"
+#include "engine/ingest/range_nesting.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 

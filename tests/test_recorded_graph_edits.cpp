@@ -8,8 +8,9 @@
 #include <map>
 
 #include "engine/analysis/findings_text.h"
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
 #include "engine/trace/trace.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "tests/recorder_log.h"
 #include "tests/test_util.h"

@@ -8,7 +8,7 @@
 
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/findings_text.h"
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
 #include "engine/trace/trace_json.h"
 #include "tests/recorder_log.h"
 #include "tests/test_util.h"

@@ -13,7 +13,8 @@
 
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/findings_text.h"
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_reader.h"

@@ -1,4 +1,4 @@
-// Several processes' recordings on one timeline (engine/trace/recording_merge.cpp): the clock
+// Several processes' recordings on one timeline (engine/ingest/recording_merge.cpp): the clock
 // mapping, one device numbering, per-process stream semantics, NCCL kernels matched into
 // collectives - on small logs built here - and a real `torchrun --nproc_per_node=2` DDP job
 // recorded on two H200s (tests/fixtures/recorded/ddp-*/, examples/pytorch/ddp_straggler.py).
@@ -10,7 +10,8 @@
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/happens_before.h"
 #include "engine/scenario/dependencies.h"
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
 #include "tests/recorder_log.h"

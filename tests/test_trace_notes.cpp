@@ -7,7 +7,8 @@
 #include <set>
 
 #include "engine/analysis/findings_text.h"
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/assets.h"
 #include "engine/util/format.h"

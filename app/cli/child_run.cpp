@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "engine/util/errors.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 
 extern char** environ;

@@ -10,6 +10,7 @@
 #include "engine/analysis/findings_text.h"
 #include "engine/classroom/compare_programs.h"
 #include "engine/classroom/compare_programs_text.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/assets.h"
 #include "engine/util/errors.h"

@@ -15,7 +15,8 @@
 #include "engine/analysis/findings_text.h"
 #include "engine/classroom/compare_programs_text.h"
 #include "engine/classroom/lab_texts.h"
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/json_reader.h"
 

@@ -4,8 +4,9 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
-#include "engine/trace/kineto.h"
-#include "engine/trace/recording.h"
+#include "engine/ingest/kineto.h"
+#include "engine/ingest/recording.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_reader.h"

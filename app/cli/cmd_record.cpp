@@ -17,7 +17,7 @@
 #include <sstream>
 
 #include "app/cli/commands.h"
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
 

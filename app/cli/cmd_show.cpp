@@ -3,6 +3,7 @@
 
 #include "app/cli/commands.h"
 #include "engine/trace/text_gantt.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 
 namespace streamlab {

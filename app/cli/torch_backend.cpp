@@ -15,7 +15,7 @@
 #include "app/cli/child_run.h"
 #include "engine/scenario/torch_program.h"
 #include "engine/sim/buffer_contents.h"
-#include "engine/trace/torch_mapping.h"
+#include "engine/ingest/torch_mapping.h"
 #include "engine/util/errors.h"
 #include "kernels/cuda_backend.h"
 

@@ -1,6 +1,6 @@
 // `--backend torch`: a lab's scenario run as the PyTorch program StreamLab writes for it
 // (engine/scenario/torch_program.h), under `streamlab-cli record` in a child process, and
-// mapped back onto the lab's ops (engine/trace/torch_mapping.h).
+// mapped back onto the lab's ops (engine/ingest/torch_mapping.h).
 #pragma once
 
 #include <string>

@@ -10,6 +10,7 @@
 #include "app/cli/child_run.h"
 #include "engine/scenario/scenario_json.h"
 #include "engine/sim/sim_executor.h"
+#include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "labs/catalogue.h"
 

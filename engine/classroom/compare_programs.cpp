@@ -11,7 +11,7 @@
 #include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/program_sites.h"
 #include "engine/analysis/resumed_places.h"
-#include "engine/trace/recording.h"
+#include "engine/trace/host_cost.h"
 #include "engine/trace/trace_query.h"
 #include "engine/util/errors.h"
 

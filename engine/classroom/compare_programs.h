@@ -33,7 +33,7 @@ struct StepFigures {
   size_t kernels = 0;        // kernels submitted in the steps
   // Kernels, copies and memsets submitted in the steps by a call of their own (not replayed
   // from a graph), and what recording (or torch.profiler) is estimated to have added to the
-  // host's time for them (engine/trace/recording.h's HostCostOf; 0 when the trace does not say).
+  // host's time for them (engine/trace/host_cost.h's HostCostOf; 0 when the trace does not say).
   size_t submitting_calls = 0;
   TimeNs tool_low = 0, tool_high = 0;
 };

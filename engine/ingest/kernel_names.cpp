@@ -1,6 +1,6 @@
 // Kernel names shortened for lanes and findings (see kernel_names.h), and a recorded kernel's
 // occupancy estimate (declared in recording.h).
-#include "engine/trace/kernel_names.h"
+#include "engine/ingest/kernel_names.h"
 
 #include <cxxabi.h>
 
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
 
 namespace streamlab {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
 #include "engine/util/json_reader.h"
 #include "engine/util/mapped_file.h"
 

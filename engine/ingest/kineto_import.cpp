@@ -11,9 +11,9 @@
 #include <map>
 #include <string_view>
 
-#include "engine/trace/kineto.h"
-#include "engine/trace/kineto_parse.h"
-#include "engine/trace/range_nesting.h"
+#include "engine/ingest/kineto.h"
+#include "engine/ingest/kineto_parse.h"
+#include "engine/ingest/range_nesting.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_scan.h"
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <memory>
 
-#include "engine/trace/kineto.h"
+#include "engine/ingest/kineto.h"
 
 namespace streamlab {
 namespace {

@@ -1,6 +1,6 @@
 // The streaming reader of torch.profiler traces (kineto_parse.h): the JSON scanner reads the
 // trace once, building only what the importer reads and checking the rest as it skips it.
-#include "engine/trace/kineto_parse.h"
+#include "engine/ingest/kineto_parse.h"
 
 #include <algorithm>
 #include <cctype>

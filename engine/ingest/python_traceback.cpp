@@ -1,6 +1,6 @@
 // Recorded Python stacks (python_traceback.h): CPython's dump format read line by line, and
 // the frames placed as range marks around the calls that carry them.
-#include "engine/trace/python_traceback.h"
+#include "engine/ingest/python_traceback.h"
 
 #include <algorithm>
 #include <cctype>

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
 
 namespace streamlab {
 

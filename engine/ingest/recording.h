@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/trace/kernel_names.h"
+#include "engine/ingest/kernel_names.h"
 #include "engine/trace/trace.h"
 
 namespace streamlab {
@@ -161,12 +161,6 @@ std::vector<TraceNote> PythonStackNotes(const Recording& recording);
 // per call that submitted GPU work measured on the GPU machines (bench/README.md), times the
 // trace's `submitted` such calls, against its `span` (from the first GPU work submitted).
 std::vector<TraceNote> HostCostNotes(const Recording& recording, size_t submitted, TimeNs span);
-// The per-call cost behind a trace's such note, in ns (both 0 when it has none: a lab's run,
-// or a trace converted before the note existed).
-struct HostCostPerCall {
-  double low_ns = 0, high_ns = 0;
-};
-HostCostPerCall HostCostOf(const Trace& trace);
 // What an op of a capture range was inferred to hold: its first launch, CUPTI switching
 // activity on; a wait whose event was recorded before the range, what it waited for.
 std::shared_ptr<const Inference> FirstLaunchOfRange();

@@ -1,5 +1,5 @@
 // See recording_graphs.h.
-#include "engine/trace/recording_graphs.h"
+#include "engine/ingest/recording_graphs.h"
 
 #include <algorithm>
 #include <vector>

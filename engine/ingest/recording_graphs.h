@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "engine/scenario/scenario.h"
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
 #include "engine/trace/trace_note.h"
 
 namespace streamlab {

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "engine/trace/graph_markers.h"
-#include "engine/trace/recording.h"
-#include "engine/trace/recording_graphs.h"
-#include "engine/trace/recording_ranges.h"
+#include "engine/ingest/recording.h"
+#include "engine/ingest/recording_graphs.h"
+#include "engine/ingest/recording_ranges.h"
 #include "engine/util/errors.h"
 #include "engine/util/format.h"
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
 #include "engine/util/errors.h"
 
 namespace streamlab {

@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/trace/recording.h"
+#include "engine/ingest/recording.h"
+#include "engine/trace/host_cost.h"
 #include "engine/trace/trace_note.h"
 #include "engine/util/format.h"
 
@@ -52,14 +53,6 @@ std::vector<TraceNote> PythonStackNotes(const Recording& r) {
   return notes;
 }
 
-// Added host time per call that submits GPU work, in ns, as bench/README.md measured it
-// (pairs of batches of tiny PyTorch ops, one recorded, on H100 and H200 machines): recorded
-// +0.74 to +1.79 us; torch.profiler with CUDA activity only +3.65 to +4.57 us, with CPU ops
-// too +6.50 and +6.52 us (one machine start; stacks and shapes cost more, unmeasured).
-constexpr double kRecordLowNs = 700, kRecordHighNs = 1800;
-constexpr double kProfilerCudaLowNs = 3600, kProfilerCudaHighNs = 4600;
-constexpr double kProfilerCpuNs = 6500;
-
 std::vector<TraceNote> HostCostNotes(const Recording& r, size_t submitted, TimeNs span) {
   if (submitted == 0 || span <= 0) return {};
   bool kineto = r.source == "kineto";
@@ -88,15 +81,6 @@ std::vector<TraceNote> HostCostNotes(const Recording& r, size_t submitted, TimeN
                      {"span", FormatDuration(span)},
                      {"low_share", percent(low_ns)},
                      {"high_share", percent(high_ns)}})};
-}
-
-HostCostPerCall HostCostOf(const Trace& trace) {
-  for (const TraceNote& note : trace.notes) {
-    if (note.key == "recording_cost") return {kRecordLowNs, kRecordHighNs};
-    if (note.key == "profiler_cost_cuda") return {kProfilerCudaLowNs, kProfilerCudaHighNs};
-    if (note.key == "profiler_cost_cpu") return {kProfilerCpuNs, kProfilerCpuNs};
-  }
-  return {};
 }
 
 // Measured: on two H200s (DDP, warm kernels, NCCL's threads running) each rank's first launch

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <vector>
 
-#include "engine/trace/python_traceback.h"
-#include "engine/trace/recording.h"
+#include "engine/ingest/python_traceback.h"
+#include "engine/ingest/recording.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_reader.h"
 

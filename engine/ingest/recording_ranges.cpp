@@ -1,5 +1,5 @@
 // A recording's ranges (recording_ranges.h): marks kept per thread, walked in time order.
-#include "engine/trace/recording_ranges.h"
+#include "engine/ingest/recording_ranges.h"
 
 #include <algorithm>
 

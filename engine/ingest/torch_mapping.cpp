@@ -1,5 +1,5 @@
 // Mapping a recorded PyTorch run onto the lab's ops, range by range.
-#include "engine/trace/torch_mapping.h"
+#include "engine/ingest/torch_mapping.h"
 
 #include <algorithm>
 #include <map>

@@ -4,7 +4,7 @@
 // copies use real pinned or pageable tensors; streams, events, wait_event, wait_stream,
 // syncs and host threads are PyTorch's own. Each op of the measured pass runs inside an
 // NVTX range named "streamlab:N" (N = the op's index), which is how the recorded run is
-// mapped back onto the lab's ops (engine/trace/torch_mapping.h); a warm-up pass, where the
+// mapped back onto the lab's ops (engine/ingest/torch_mapping.h); a warm-up pass, where the
 // scenario asks for one, uses "warmup:N". A graph_launch's ops are captured with
 // torch.cuda.graph at the start of each pass, each inside "capture:N", and replayed by the
 // launch; CUPTI names the captured node behind each replayed kernel. A spin kernel of more

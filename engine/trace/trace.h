@@ -54,7 +54,7 @@ struct OpRecord {
 };
 
 // A range a program marked on a host thread (NVTX push ... pop). A PyTorch program StreamLab
-// wrote names each lab op's range "streamlab:N" (engine/trace/torch_mapping.h).
+// wrote names each lab op's range "streamlab:N" (engine/ingest/torch_mapping.h).
 struct HostRange {
   int thread = 0;
   std::string name;

@@ -2,16 +2,12 @@
 #include "engine/trace/trace_json.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <functional>
 #include <string_view>
 #include <utility>
 
-#include "engine/trace/kineto.h"
-#include "engine/trace/recording.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_scan.h"
-#include "engine/util/mapped_file.h"
 #include "engine/scenario/scenario_json.h"
 
 namespace streamlab {
@@ -364,10 +360,8 @@ Trace TraceFromJsonText(std::string_view text, const std::string& source) {
 }
 
 // Telling a trace from a scenario reads the document only as far as its top-level "kind"
-// (TraceToJson writes it first): it must not read a 150 MB trace that LoadTraceFile then
-// reads again.
-bool IsTraceContent(std::string_view text) {
-  if (LooksLikeRecording(text) || LooksLikeChromeTrace(text)) return true;
+// (TraceToJson writes it first): it must not read a 150 MB trace that is then read again.
+bool IsStreamLabTraceText(std::string_view text) {
   bool trace = false;
   ReadTopLevelMembers(text, [&](const std::string& key, JsonScanner& in) {
     if (key != "kind" || in.Peek() != '"') {
@@ -378,50 +372,6 @@ bool IsTraceContent(std::string_view text) {
     return false;
   });
   return trace;
-}
-
-namespace {
-
-void RefuseLargeNonKineto(const std::string& path, std::string_view text) {
-  if (text.size() > kMaxTextFileBytes)
-    throw InputError(path + ": file larger than " + std::to_string(kMaxTextFileBytes >> 20) +
-                     " MiB (and not a torch.profiler trace or a recorder log, which may be larger)");
-}
-
-Trace LoadRecordingFolder(const std::string& path) {
-  size_t logs = 0;
-  std::string problem;
-  std::vector<Recording> recordings = ReadRecordingFolder(path, &logs, &problem);
-  if (recordings.empty())
-    throw InputError(path + ": " + (problem.empty() ? "no recorder logs (raw.*.jsonl) in this folder" : problem));
-  return TraceFromRecordings(std::move(recordings));
-}
-
-}  // namespace
-
-std::optional<Trace> ReadTraceIfOne(const std::string& path, TraceFiles which) {
-  std::error_code ec;
-  // A folder of recorder logs (record --raw-dir): every process's log, on one timeline.
-  if (std::filesystem::is_directory(path, ec)) return LoadRecordingFolder(path);
-  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-  // A recorder log (streamlab-cli record --raw-dir) is converted on the way in, read line by
-  // line: a long run's log may be larger than any limit on a whole file.
-  if (LooksLikeRecording(ReadFileStart(path, 64))) return TraceFromRecording(ReadRecordingFile(path));
-  // So is a torch.profiler (Kineto) Chrome trace, up to 1 GiB: mapped, not copied, and handed
-  // back as it is read.
-  MappedFile file(path, kMaxKinetoFileBytes);
-  std::string_view text = file.text();
-  if (LooksLikeChromeTrace(text)) return TraceFromKineto(std::move(file), path);
-  if (which == TraceFiles::kForeignOnly) return std::nullopt;
-  RefuseLargeNonKineto(path, text);
-  if (!IsTraceContent(text)) return std::nullopt;
-  return TraceFromJsonText(text, path);
-}
-
-Trace LoadTraceFile(const std::string& path) {
-  if (std::optional<Trace> trace = ReadTraceIfOne(path)) return std::move(*trace);
-  // Not a trace (or no such file): reading it again, only to say what it is instead.
-  return TraceFromJson(ParseJson(ReadTextFile(path), path), path);
 }
 
 }  // namespace streamlab

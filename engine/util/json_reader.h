@@ -14,7 +14,7 @@ using Json = nlohmann::json;
 
 // Files StreamLab writes or a person edits (scenarios, profiles, its own traces).
 inline constexpr uint64_t kMaxTextFileBytes = uint64_t{256} << 20;
-// A torch.profiler trace is read whole but parsed as a stream (engine/trace/kineto_parse.cpp):
+// A torch.profiler trace is read whole but parsed as a stream (engine/ingest/kineto_parse.cpp):
 // the text is most of what it costs in memory.
 inline constexpr uint64_t kMaxKinetoFileBytes = uint64_t{1} << 30;
 

@@ -4,7 +4,7 @@
 // the allocator: PyTorch releases the GIL around its CUDA calls, and taking it back would stall
 // the call behind the program's other Python threads. The thread's frames cannot change while
 // it is inside the CUDA call. Each distinct stack is written once ("python_stack" lines, read
-// by engine/trace/python_traceback.h); calls carry its id. Nothing here includes CUDA.
+// by engine/ingest/python_traceback.h); calls carry its id. Nothing here includes CUDA.
 #pragma once
 
 #include <cstdint>

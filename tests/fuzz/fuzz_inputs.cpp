@@ -19,8 +19,8 @@
 #include "engine/scenario/scenario_json.h"
 #include "engine/sim/sim_executor.h"
 #include "engine/trace/text_gantt.h"
-#include "engine/trace/kineto.h"
-#include "engine/trace/recording.h"
+#include "engine/ingest/kineto.h"
+#include "engine/ingest/recording.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/json_scan.h"
 
