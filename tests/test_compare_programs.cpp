@@ -1,11 +1,11 @@
-// Two traces of one program compared per step (engine/classroom/compare_programs.h), on the H100
+// Two traces of one program compared per step (engine/analysis/compare_programs.h), on the H100
 // recordings and torch.profiler traces of grad_scaler_step.py, data_dependent_shape.py and
 // training_loop.py, each with and without its remedy, every studied step inside a range "step".
 #include <gtest/gtest.h>
 
 #include "engine/analysis/findings_text.h"
-#include "engine/classroom/compare_programs.h"
-#include "engine/classroom/compare_programs_text.h"
+#include "engine/analysis/compare_programs.h"
+#include "engine/analysis/compare_programs_text.h"
 #include "engine/ingest/recording.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"

@@ -9,8 +9,8 @@
 #include <set>
 
 #include "engine/analysis/findings_text.h"
-#include "engine/classroom/compare_programs.h"
-#include "engine/classroom/compare_programs_text.h"
+#include "engine/analysis/compare_programs.h"
+#include "engine/analysis/compare_programs_text.h"
 #include "engine/ingest/recording.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
@@ -69,7 +69,7 @@ TEST(HostCostNotes, AGraphLaunchCountsOnceNotPerNode) {
   for (const OpRecord& rec : t.ops) replayed += rec.graph_replay ? 1 : 0;
   std::set<uint64_t> launches;
   for (const RecordedCall& c : r.calls)
-    if (c.role == "graph_launch") launches.insert(c.correlation);
+    if (c.role == CallRole::kGraphLaunch) launches.insert(c.correlation);
   ASSERT_GT(replayed, launches.size());  // several nodes a replay
   EXPECT_EQ(note->vars.at("n"), std::to_string(OwnCallOps(t) + launches.size()));
 }

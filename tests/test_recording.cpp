@@ -393,8 +393,8 @@ TEST(Recording, ATimedWindowHoldsItsCallsAndSaysWhen) {
   Recording r = ParseRecording(ReadTextFile(path), path);
   uint64_t start = 0, stop = 0;
   for (const RecordedCall& c : r.calls) {
-    if (c.role == "capture_start") start = c.begin;
-    if (c.role == "capture_stop") stop = c.begin;
+    if (c.role == CallRole::kCaptureStart) start = c.begin;
+    if (c.role == CallRole::kCaptureStop) stop = c.begin;
   }
   ASSERT_GT(stop, start);
   size_t after_stop = 0;

@@ -35,7 +35,7 @@ Recording OneLaunch(int pid, int rank, TimeNs cupti_ahead_ns, TimeNs host_at_ns,
   r.devices.push_back({0, "NVIDIA H200", 132, 64, 32, 65536, 233472, uuid});
   RecordedCall launch;
   launch.function = "cudaLaunchKernel";
-  launch.role = "launch";
+  launch.role = CallRole::kLaunch;
   launch.begin = host_at + cupti_ahead;
   launch.end = launch.begin + 5000;
   launch.correlation = 1;
@@ -44,7 +44,7 @@ Recording OneLaunch(int pid, int rank, TimeNs cupti_ahead_ns, TimeNs host_at_ns,
   r.calls.push_back(launch);
   RecordedCall sync;
   sync.function = "cudaDeviceSynchronize";
-  sync.role = "sync_device";
+  sync.role = CallRole::kSyncDevice;
   sync.begin = launch.end + 1000;
   sync.end = launch.begin + 1 * ms + 20000;
   sync.correlation = 2;

@@ -1,7 +1,7 @@
 // Before and after: two traces of a program compared over their steps (compare_programs.h).
 // Which ops belong to the steps is decided by time alone (submitted inside a step range, on
 // any thread): the backward pass of autograd's own thread belongs to the step that ran it.
-#include "engine/classroom/compare_programs.h"
+#include "engine/analysis/compare_programs.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,7 @@
 // Renders a program comparison (compare_programs_text.h): per step when the traces mark steps,
 // each figure as "A -> B (change)", then the findings whose time changed most; or one trace's
 // steps (DescribeSteps), each figure as its value.
-#include "engine/classroom/compare_programs_text.h"
+#include "engine/analysis/compare_programs_text.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine/analysis/findings_text.h"
-#include "engine/classroom/compare_programs.h"
+#include "engine/analysis/compare_programs.h"
 
 namespace streamlab {
 

@@ -76,7 +76,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "address_race", "address_race.unknown", "address_race.writes", "address_race.graph.unknown", "address_race.graph.writes", "address_race.order", "address_race.argument", "address_race.read", "address_race.write", "address_race.read_range", "address_race.write_range", "group.address_race",
       "idle.part.host_sync", "idle.part.host_call", "idle.part.host_work", "idle.part.launch_bound",
       "idle.part.other_device", "idle.part.module_load", "idle.part.turnaround", "idle.part.range_start", "idle.part.unknown"};
-    // streamlab-cli compare (engine/classroom/compare_programs.h): its lines, each idle
+    // streamlab-cli compare (engine/analysis/compare_programs.h): its lines, each idle
     // cause's name, and each kind of finding it counts.
     for (const char* c : {"steps", "whole", "per_step", "whole_traces", "wall", "host_in_steps", "gpu_busy", "host_blocked",
                           "gpu_idle", "idle.outside", "kernels", "no_findings", "findings", "findings_per_step", "at_call", "gone", "new",

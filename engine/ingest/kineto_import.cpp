@@ -43,28 +43,28 @@ std::string BaseName(std::string name, bool* per_thread) {
   return name;
 }
 
-std::string RoleOf(const std::string& name) {
-  static const std::map<std::string, std::string> roles{
-      {"cudaLaunchKernel", "launch"}, {"cudaLaunchKernelExC", "launch"}, {"cudaLaunchCooperativeKernel", "launch"},
-      {"cuLaunchKernel", "launch"}, {"cuLaunchKernelEx", "launch"}, {"cuLaunchCooperativeKernel", "launch"},
-      {"cudaGraphLaunch", "graph_launch"}, {"cuGraphLaunch", "graph_launch"},
-      {"cudaEventRecord", "record"}, {"cudaEventRecordWithFlags", "record"}, {"cuEventRecord", "record"},
-      {"cuEventRecordWithFlags", "record"}, {"cudaStreamWaitEvent", "wait_event"}, {"cuStreamWaitEvent", "wait_event"},
-      {"cudaDeviceSynchronize", "sync_device"}, {"cuCtxSynchronize", "sync_device"},
-      {"cudaStreamSynchronize", "sync_stream"}, {"cuStreamSynchronize", "sync_stream"},
-      {"cudaEventSynchronize", "sync_event"}, {"cuEventSynchronize", "sync_event"},
-      {"cudaMalloc", "malloc"}, {"cuMemAlloc", "malloc"}, {"cudaFree", "free"}, {"cuMemFree", "free"},
-      {"cudaMallocHost", "malloc_host"}, {"cudaHostAlloc", "malloc_host"}, {"cuMemAllocHost", "malloc_host"},
-      {"cuMemHostAlloc", "malloc_host"}, {"cudaHostRegister", "host_register"}, {"cudaFreeHost", "free_host"},
-      {"cudaMemcpy", "memcpy"}, {"cudaMemcpy2D", "memcpy"}, {"cuMemcpyHtoD", "memcpy"}, {"cuMemcpyDtoH", "memcpy"},
-      {"cuMemcpyDtoD", "memcpy"}, {"cuMemcpy", "memcpy"}, {"cudaMemcpyAsync", "memcpy_async"},
-      {"cudaMemcpy2DAsync", "memcpy_async"}, {"cuMemcpyHtoDAsync", "memcpy_async"},
-      {"cuMemcpyDtoHAsync", "memcpy_async"}, {"cuMemcpyDtoDAsync", "memcpy_async"}, {"cuMemcpyAsync", "memcpy_async"},
-      {"cudaMemset", "memset"}, {"cuMemsetD8", "memset"}, {"cuMemsetD32", "memset"},
-      {"cudaMemsetAsync", "memset_async"}, {"cuMemsetD8Async", "memset_async"}, {"cuMemsetD32Async", "memset_async"},
-      {"cudaMemcpyPeerAsync", "peer_copy"}};
+CallRole RoleOf(const std::string& name) {
+  static const std::map<std::string, CallRole> roles{
+      {"cudaLaunchKernel", CallRole::kLaunch}, {"cudaLaunchKernelExC", CallRole::kLaunch}, {"cudaLaunchCooperativeKernel", CallRole::kLaunch},
+      {"cuLaunchKernel", CallRole::kLaunch}, {"cuLaunchKernelEx", CallRole::kLaunch}, {"cuLaunchCooperativeKernel", CallRole::kLaunch},
+      {"cudaGraphLaunch", CallRole::kGraphLaunch}, {"cuGraphLaunch", CallRole::kGraphLaunch},
+      {"cudaEventRecord", CallRole::kRecord}, {"cudaEventRecordWithFlags", CallRole::kRecord}, {"cuEventRecord", CallRole::kRecord},
+      {"cuEventRecordWithFlags", CallRole::kRecord}, {"cudaStreamWaitEvent", CallRole::kWaitEvent}, {"cuStreamWaitEvent", CallRole::kWaitEvent},
+      {"cudaDeviceSynchronize", CallRole::kSyncDevice}, {"cuCtxSynchronize", CallRole::kSyncDevice},
+      {"cudaStreamSynchronize", CallRole::kSyncStream}, {"cuStreamSynchronize", CallRole::kSyncStream},
+      {"cudaEventSynchronize", CallRole::kSyncEvent}, {"cuEventSynchronize", CallRole::kSyncEvent},
+      {"cudaMalloc", CallRole::kMalloc}, {"cuMemAlloc", CallRole::kMalloc}, {"cudaFree", CallRole::kFree}, {"cuMemFree", CallRole::kFree},
+      {"cudaMallocHost", CallRole::kMallocHost}, {"cudaHostAlloc", CallRole::kMallocHost}, {"cuMemAllocHost", CallRole::kMallocHost},
+      {"cuMemHostAlloc", CallRole::kMallocHost}, {"cudaHostRegister", CallRole::kHostRegister}, {"cudaFreeHost", CallRole::kFreeHost},
+      {"cudaMemcpy", CallRole::kMemcpy}, {"cudaMemcpy2D", CallRole::kMemcpy}, {"cuMemcpyHtoD", CallRole::kMemcpy}, {"cuMemcpyDtoH", CallRole::kMemcpy},
+      {"cuMemcpyDtoD", CallRole::kMemcpy}, {"cuMemcpy", CallRole::kMemcpy}, {"cudaMemcpyAsync", CallRole::kMemcpyAsync},
+      {"cudaMemcpy2DAsync", CallRole::kMemcpyAsync}, {"cuMemcpyHtoDAsync", CallRole::kMemcpyAsync},
+      {"cuMemcpyDtoHAsync", CallRole::kMemcpyAsync}, {"cuMemcpyDtoDAsync", CallRole::kMemcpyAsync}, {"cuMemcpyAsync", CallRole::kMemcpyAsync},
+      {"cudaMemset", CallRole::kMemset}, {"cuMemsetD8", CallRole::kMemset}, {"cuMemsetD32", CallRole::kMemset},
+      {"cudaMemsetAsync", CallRole::kMemsetAsync}, {"cuMemsetD8Async", CallRole::kMemsetAsync}, {"cuMemsetD32Async", CallRole::kMemsetAsync},
+      {"cudaMemcpyPeerAsync", CallRole::kPeerCopy}};
   auto it = roles.find(name);
-  return it == roles.end() ? "other" : it->second;
+  return it == roles.end() ? CallRole::kOther : it->second;
 }
 
 // CUPTI's memory kinds, from the words Kineto puts in a copy's name.
@@ -359,7 +359,7 @@ class KinetoReader {
       if (c.domain == 0) {
         open_runtime = &c;
       } else if (open_runtime && c.end <= open_runtime->end) {
-        c.role = "alias";
+        c.role = CallRole::kCorrelationAlias;
         c.parent = open_runtime->correlation;
       }
     }
@@ -384,13 +384,13 @@ class KinetoReader {
     }
     for (size_t i = 0; i < r_.calls.size(); ++i) {
       RecordedCall& c = r_.calls[i];
-      if (c.role == "query_event" || c.role == "query_stream") c.role = "other";  // the answer is not in the trace
-      if ((c.role == "wait_event" || c.role == "sync_stream") && c.stream_id < 0) {
-        c.role = c.role == "wait_event" ? "unrecorded_wait" : "other";
+      if (c.role == CallRole::kQueryEvent || c.role == CallRole::kQueryStream) c.role = CallRole::kOther;  // the answer is not in the trace
+      if ((c.role == CallRole::kWaitEvent || c.role == CallRole::kSyncStream) && c.stream_id < 0) {
+        c.role = c.role == CallRole::kWaitEvent ? CallRole::kUnrecordedWait : CallRole::kOther;
         c.function += " (no cuda_sync record says which stream)";
         missing_sync_ = true;
       }
-      if (c.role == "sync_event" && !syncs[i]) c.role = "other";
+      if (c.role == CallRole::kSyncEvent && !syncs[i]) c.role = CallRole::kOther;
     }
     InferEventRecords(r_, syncs);
   }

@@ -48,18 +48,18 @@ class RecordInference {
     }
     std::sort(work_.begin(), work_.end(), [](const GpuWork& a, const GpuWork& b) { return a.submit < b.submit; });
     for (size_t i = 0; i < r_.calls.size(); ++i)
-      if (r_.calls[i].role == "record") records_[r_.calls[i].thread].push_back(i);
+      if (r_.calls[i].role == CallRole::kRecord) records_[r_.calls[i].thread].push_back(i);
     for (auto& [thread, list] : records_)
       std::sort(list.begin(), list.end(), [&](size_t a, size_t b) { return r_.calls[a].begin < r_.calls[b].begin; });
     std::vector<size_t> waits;
     for (size_t i = 0; i < r_.calls.size(); ++i)
-      if ((r_.calls[i].role == "wait_event" || r_.calls[i].role == "sync_event") && syncs_[i]) waits.push_back(i);
+      if ((r_.calls[i].role == CallRole::kWaitEvent || r_.calls[i].role == CallRole::kSyncEvent) && syncs_[i]) waits.push_back(i);
     std::sort(waits.begin(), waits.end(), [&](size_t a, size_t b) { return r_.calls[a].begin < r_.calls[b].begin; });
     for (size_t w : waits) Match(w);
     for (auto& [thread, list] : records_) {
       for (size_t i : list) {
         if (event_of_record_.count(i)) continue;
-        r_.calls[i].role = "other";  // no wait or sync in the trace used it
+        r_.calls[i].role = CallRole::kOther;  // no wait or sync in the trace used it
         r_.calls[i].function += " (no wait or sync in the trace names its event)";
       }
     }
@@ -71,7 +71,7 @@ class RecordInference {
     auto it = records_.find(wait.thread);
     if (exact_corr >= 0) {
       for (size_t i = 0; i < r_.calls.size(); ++i)
-        if (r_.calls[i].role == "record" && static_cast<int64_t>(r_.calls[i].correlation) == exact_corr)
+        if (r_.calls[i].role == CallRole::kRecord && static_cast<int64_t>(r_.calls[i].correlation) == exact_corr)
           return static_cast<int>(i);
     }
     if (it == records_.end()) return -1;
@@ -89,7 +89,7 @@ class RecordInference {
     if (sync.event_id < 0) return;
     int record = FindRecord(wait, sync.event_id, sync.record_corr);
     if (record < 0) {
-      wait.role = "other";
+      wait.role = CallRole::kOther;
       wait.function += " (the record it waits for is not in the trace)";
       return;
     }
@@ -129,7 +129,7 @@ class RecordInference {
     std::string event = "event " + KinetoEventName(sync.event_id);
     uint64_t released = 0, possible = 0, window = kGpuReleaseNs;
     std::string waiter;
-    if (wait.role == "sync_event") {
+    if (wait.role == CallRole::kSyncEvent) {
       released = wait.end;
       possible = wait.begin;
       window = kHostReleaseNs;
@@ -156,7 +156,7 @@ class RecordInference {
     if (late <= kHeldBackNs) {
       en = waiter + " went on " + Micro(late) + " after it could, so this wait held nothing back; the stream " + event +
            " was recorded on cannot be told";
-      zh = (wait.role == "sync_event" ? std::string("主机") : KinetoStreamName(sync.stream) + " 的下一个工作") +
+      zh = (wait.role == CallRole::kSyncEvent ? std::string("主机") : KinetoStreamName(sync.stream) + " 的下一个工作") +
            "在可以开始后 " + Micro(late) + " 就开始了,这次等待没有拦住任何工作;" + event + " 记录在哪个流上无法判断";
       return kUnknownStreamId;
     }

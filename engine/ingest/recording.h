@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/ingest/call_roles.h"
 #include "engine/ingest/kernel_names.h"
 #include "engine/trace/trace.h"
 
@@ -32,7 +33,7 @@ struct RecordedCall {
   int thread = 0;
   int domain = 0;    // 0 runtime, 1 driver, 2 NVTX
   std::string function;
-  std::string role;  // launch, record, wait_event, sync_device, ... (call_log.h's Role)
+  CallRole role = CallRole::kOther;  // launch, record, wait_event, ... (call_roles.h)
   uint64_t begin = 0, end = 0, correlation = 0;
   uint64_t stream = 0, event = 0, out = 0, size = 0, parent = 0;
   uint64_t exec = 0;  // an instantiated graph: the one a graph_launch ran, or an edit changed

@@ -16,10 +16,10 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
   };
   std::map<int, std::vector<Mark>> by_thread;
   for (const RecordedCall& c : r.calls) {
-    if (c.role == "graph_node_clone") clone_of_[c.out] = {c.parent, c.begin};
-    if (c.role == "nvtx_push" || c.role == "nvtx_pop") by_thread[c.thread].push_back({c.begin, c.role == "nvtx_pop", &c.text, 0});
-    if (c.role == "graph_node") by_thread[c.thread].push_back({c.begin, 2, nullptr, c.out});
-    if (c.role == "graph_node" && c.correlation) {
+    if (c.role == CallRole::kGraphNodeClone) clone_of_[c.out] = {c.parent, c.begin};
+    if (c.role == CallRole::kNvtxPush || c.role == CallRole::kNvtxPop) by_thread[c.thread].push_back({c.begin, c.role == CallRole::kNvtxPop, &c.text, 0});
+    if (c.role == CallRole::kGraphNode) by_thread[c.thread].push_back({c.begin, 2, nullptr, c.out});
+    if (c.role == CallRole::kGraphNode && c.correlation) {
       capturing_calls_.insert(c.correlation);
       nodes_of_call_[c.correlation].push_back(c.out);
     }
@@ -46,7 +46,7 @@ RecordedGraphs::RecordedGraphs(const Recording& r) {
 void RecordedGraphs::Built(const Recording& r) {
   std::map<uint64_t, const RecordedCall*> program_call;  // correlation id -> a graph_build or graph_edit call
   for (const RecordedCall& c : r.calls)
-    if (c.role == "graph_build" || c.role == "graph_edit") program_call[c.correlation] = &c;
+    if (c.role == CallRole::kGraphBuild || c.role == CallRole::kGraphEdit) program_call[c.correlation] = &c;
   auto named = [&](const RecordedCall& record) {
     auto call = program_call.find(record.correlation);
     return call == program_call.end() ? record.function : call->second->function;
@@ -55,7 +55,7 @@ void RecordedGraphs::Built(const Recording& r) {
   // by hand are read from their own calls; a failed update changed nothing, and with nothing
   // read under it leaves the replays after it unchecked).
   for (const RecordedCall& c : r.calls) {
-    if (c.role != "graph_node_update") continue;
+    if (c.role != CallRole::kGraphNodeUpdate) continue;
     auto call = program_call.find(c.correlation);
     if (call == program_call.end() || call->second->status != 0 ||
         call->second->function.find("GraphExecUpdate") == std::string::npos)
@@ -67,16 +67,16 @@ void RecordedGraphs::Built(const Recording& r) {
     std::stable_sort(updates.begin(), updates.end(), [](const Update& a, const Update& b) { return a.at < b.at; });
   std::set<uint64_t> read;  // correlation ids of the program's calls that the recorder read
   for (const RecordedCall& c : r.calls) {
-    if (c.role != "graph_node_params" && c.role != "graph_edge" && c.role != "graph_exec_edit") continue;
+    if (c.role != CallRole::kGraphNodeParams && c.role != CallRole::kGraphEdge && c.role != CallRole::kGraphExecEdit) continue;
     read.insert(c.correlation);
     auto call = program_call.find(c.correlation);
-    bool set_again = c.exec || (call != program_call.end() && call->second->role == "graph_edit");
-    if (c.role == "graph_node_params" && !set_again) captured_node_[c.out].call = &c;  // edges follow below
-    if (c.role == "graph_node_params" && set_again) versions_[{c.out, c.exec}].push_back({c.begin, &c});
+    bool set_again = c.exec || (call != program_call.end() && call->second->role == CallRole::kGraphEdit);
+    if (c.role == CallRole::kGraphNodeParams && !set_again) captured_node_[c.out].call = &c;  // edges follow below
+    if (c.role == CallRole::kGraphNodeParams && set_again) versions_[{c.out, c.exec}].push_back({c.begin, &c});
     // cudaGraphExecUpdate is followed where CUPTI named the nodes it paired (graph_node_update).
     bool followed = (c.flags & 1) || updating_calls_.count(c.correlation);
-    if (c.role == "graph_exec_edit" && !followed) changes_[c.exec].push_back({c.begin, named(c)});
-    if (c.role == "graph_edge") {
+    if (c.role == CallRole::kGraphExecEdit && !followed) changes_[c.exec].push_back({c.begin, named(c)});
+    if (c.role == CallRole::kGraphEdge) {
       // Edges of a graph copied by cudaGraphClone name the copy's nodes, which replays are not
       // led back to: a change there is not followed.
       if (clone_of_.count(c.out)) any_change_.push_back({c.begin, named(c)});
@@ -86,7 +86,7 @@ void RecordedGraphs::Built(const Recording& r) {
   }
   read.insert(updating_calls_.begin(), updating_calls_.end());
   for (const auto& [correlation, c] : program_call)
-    if (!read.count(correlation)) any_change_.push_back({c->begin, c->function + (c->role == "graph_build" ? " (not read)" : "")});
+    if (!read.count(correlation)) any_change_.push_back({c->begin, c->function + (c->role == CallRole::kGraphBuild ? " (not read)" : "")});
   auto by_time = [](const auto& x, const auto& y) { return x.at < y.at; };
   std::stable_sort(any_change_.begin(), any_change_.end(), by_time);
   for (auto& [exec, changes] : changes_) std::stable_sort(changes.begin(), changes.end(), by_time);
@@ -117,18 +117,18 @@ uint64_t StreamKey(const RecordedCall& c) {
 }  // namespace
 
 bool RecordedGraphs::Captured(const RecordedCall& c) {
-  const std::string& role = c.role;
+  CallRole role = c.role;
   const uint64_t stream = StreamKey(c);
-  bool stream_ordered = role == "launch" || role == "graph_launch" || role == "memcpy_async" || role == "memset_async" ||
-                        role == "peer_copy" || role == "record" || role == "wait_event" || role == "begin_capture" ||
-                        role == "end_capture";
+  bool stream_ordered = role == CallRole::kLaunch || role == CallRole::kGraphLaunch || role == CallRole::kMemcpyAsync || role == CallRole::kMemsetAsync ||
+                        role == CallRole::kPeerCopy || role == CallRole::kRecord || role == CallRole::kWaitEvent || role == CallRole::kBeginCapture ||
+                        role == CallRole::kEndCapture;
   if (!stream_ordered) return false;
-  if (role == "begin_capture") {
+  if (role == CallRole::kBeginCapture) {
     capturing_[stream] = stream;
     reached_[stream].clear();  // the graph's first node has no edge into it
     return false;  // the call itself is shown as a call
   }
-  if (role == "end_capture") {
+  if (role == CallRole::kEndCapture) {
     // The capture ends for its origin and for every stream that joined it.
     for (auto it = capturing_.begin(); it != capturing_.end();) {
       if (it->second == stream) reached_.erase(it->first);
@@ -139,7 +139,7 @@ bool RecordedGraphs::Captured(const RecordedCall& c) {
     return false;
   }
   auto origin = capturing_.find(stream);
-  if (role == "wait_event" && origin == capturing_.end()) {
+  if (role == CallRole::kWaitEvent && origin == capturing_.end()) {
     auto joined = captured_event_.find(c.event);
     if (joined == captured_event_.end()) return false;
     capturing_[stream] = joined->second;  // this stream is now part of that capture
@@ -147,7 +147,7 @@ bool RecordedGraphs::Captured(const RecordedCall& c) {
     return true;
   }
   bool captured = origin != capturing_.end() || capturing_calls_.count(c.correlation) > 0;
-  if (role == "record") {
+  if (role == CallRole::kRecord) {
     if (origin != capturing_.end()) {
       captured_event_[c.event] = origin->second;
       event_reached_[c.event] = reached_[stream];
@@ -155,7 +155,7 @@ bool RecordedGraphs::Captured(const RecordedCall& c) {
       captured_event_.erase(c.event);  // recorded for real: a wait on it waits
     }
   }
-  if (captured && role == "wait_event") {
+  if (captured && role == CallRole::kWaitEvent) {
     std::vector<uint64_t>& mine = reached_[stream];
     for (uint64_t n : event_reached_[c.event])
       if (std::find(mine.begin(), mine.end(), n) == mine.end()) mine.push_back(n);
@@ -284,7 +284,7 @@ ReplayedLaunch::Placed ReplayedLaunch::Place(Op& op, int index, uint64_t node) {
   op_of_node_[original] = index;
   Placed placed{captured->call, graphs_.ParamsOf(node, exec_, at_)};
   // A kernel node whose arguments the recorder could not read: its edges, no addresses.
-  if (placed.addresses && placed.addresses->role == "graph_node_params" && (placed.addresses->flags & 1))
+  if (placed.addresses && placed.addresses->role == CallRole::kGraphNodeParams && (placed.addresses->flags & 1))
     placed.addresses = nullptr;
   if (!placed.addresses) tally_.Unchecked();
   return placed;
@@ -300,7 +300,7 @@ std::vector<TraceNote> ReplayTally::Notes() const {
 void MarkReplayed(OpRecord& rec, const std::string& range, const RecordedCall* node) {
   rec.graph_replay = true;
   rec.captured_in = range;
-  bool built = node && node->role == "graph_node_params";
+  bool built = node && node->role == CallRole::kGraphNodeParams;
   std::string where = range.empty() ? "" : std::string(built ? " (built" : " (captured") + " in range " + range + ")";
   std::string where_zh = range.empty() ? std::string() : "（在范围 " + range + (built ? " 中构建）" : " 中捕获）");
   rec.inferred = std::string("replayed from a CUDA graph") + (built ? " the program built node by node" : "") + where + ": ";

@@ -44,7 +44,7 @@ class Converter {
     Index();
     std::vector<const RecordedCall*> calls, before;
     for (const RecordedCall& c : r_.calls) {
-      if (c.domain == 2 || c.role == "alias") continue;
+      if (c.domain == 2 || c.role == CallRole::kCorrelationAlias) continue;
       if (InWindow(c)) calls.push_back(&c);
       else if (windowed_ && c.begin < window_begin_) before.push_back(&c);
     }
@@ -60,7 +60,7 @@ class Converter {
     size_t most = 0;
     for (size_t k = 0; k < calls.size() && most < max_ops_; ++k) {
       const auto* acts = ActivityOf(*calls[k]);
-      most += acts ? acts->size() + (calls[k]->role == "graph_launch") : 1;
+      most += acts ? acts->size() + (calls[k]->role == CallRole::kGraphLaunch) : 1;
     }
     s_.ops.reserve(std::min(most, max_ops_));
     t_.ops.reserve(std::min(most, max_ops_));
@@ -87,22 +87,22 @@ class Converter {
   // A recording limited by --capture-range holds the range's marks: only calls made between
   // them are the program's ops (stream creations before it still name the streams' kinds).
   bool InWindow(const RecordedCall& c) const {
-    return c.role != "capture_start" && c.role != "capture_stop" && c.begin >= window_begin_ && c.begin <= window_end_;
+    return c.role != CallRole::kCaptureStart && c.role != CallRole::kCaptureStop && c.begin >= window_begin_ && c.begin <= window_end_;
   }
 
   void Index() {
     for (const RecordedCall& c : r_.calls) {
-      if (c.role == "capture_start") window_begin_ = windowed_ = c.begin;
-      if (c.role == "capture_start") timed_window_ = c.function == "record --delay";  // record --delay, not the program's call
-      if (c.role == "capture_stop") window_end_ = c.begin;
+      if (c.role == CallRole::kCaptureStart) window_begin_ = windowed_ = c.begin;
+      if (c.role == CallRole::kCaptureStart) timed_window_ = c.function == "record --delay";  // record --delay, not the program's call
+      if (c.role == CallRole::kCaptureStop) window_end_ = c.begin;
     }
     if (windowed_ == 0 && window_end_ != UINT64_MAX) window_end_ = UINT64_MAX;  // a stop without a start
     t0_ = UINT64_MAX;
     for (const RecordedCall& c : r_.calls) {
       if (InWindow(c)) t0_ = std::min(t0_, c.begin);
-      if (c.role == "alias") alias_[c.correlation] = c.parent;
-      if (c.role == "stream_create" && c.stream_id >= 0) created_[c.stream_id] = &c;
-      if (c.role == "nvtx_push" || c.role == "nvtx_pop") ranges_.Add(c.thread, c.begin, c.role == "nvtx_push", &c.text, false);
+      if (c.role == CallRole::kCorrelationAlias) alias_[c.correlation] = c.parent;
+      if (c.role == CallRole::kStreamCreate && c.stream_id >= 0) created_[c.stream_id] = &c;
+      if (c.role == CallRole::kNvtxPush || c.role == CallRole::kNvtxPop) ranges_.Add(c.thread, c.begin, c.role == CallRole::kNvtxPush, &c.text, false);
     }
     for (const RecordedMark& m : r_.marks) {
       if (m.at >= window_begin_ && m.at <= window_end_) t0_ = std::min(t0_, m.at);
@@ -281,9 +281,9 @@ class Converter {
 
   // `acts`: the call's GPU records (ActivityOf), looked up once by Run.
   void Convert(const RecordedCall& c, const std::vector<const RecordedActivity*>* acts) {
-    const std::string& role = c.role;
-    if (role == "graph_node" || role == "graph_node_clone" || role == "graph_node_params" || role == "graph_edge" ||
-        role == "graph_node_update")
+    CallRole role = c.role;
+    if (role == CallRole::kGraphNode || role == CallRole::kGraphNodeClone || role == CallRole::kGraphNodeParams || role == CallRole::kGraphEdge ||
+        role == CallRole::kGraphNodeUpdate)
       return;
     int thread = Thread(c.thread);
     if (graphs_.Captured(c)) {
@@ -292,9 +292,9 @@ class Converter {
         AddApiCall(c, thread, " (captured into a CUDA graph: it runs when the graph is launched)");
       return;
     }
-    if (role == "launch" || role == "graph_launch" || role == "memcpy" || role == "memcpy_async" ||
-        role == "peer_copy" || role == "memset" || role == "memset_async") {
-      if (!acts) return AddApiCall(c, thread, role == "graph_launch" ? "" : " (no GPU record: not delivered before the program ended)");
+    if (role == CallRole::kLaunch || role == CallRole::kGraphLaunch || role == CallRole::kMemcpy || role == CallRole::kMemcpyAsync ||
+        role == CallRole::kPeerCopy || role == CallRole::kMemset || role == CallRole::kMemsetAsync) {
+      if (!acts) return AddApiCall(c, thread, role == CallRole::kGraphLaunch ? "" : " (no GPU record: not delivered before the program ended)");
       // A copy only for a capture range's slow first launches (their inference differs).
       std::optional<RecordedCall> slow;
       if (windowed_ && RangeStartCost(c, range_start_) != c.inferred) {
@@ -302,26 +302,26 @@ class Converter {
         slow->inferred = RangeStartCost(c, range_start_);
       }
       const RecordedCall& call = slow ? *slow : c;
-      if (role == "graph_launch") return AddReplay(call, *acts, thread);
-      for (const RecordedActivity* a : *acts) AddGpuWork(call, *a, thread, role == "memcpy" || role == "memset");
+      if (role == CallRole::kGraphLaunch) return AddReplay(call, *acts, thread);
+      for (const RecordedActivity* a : *acts) AddGpuWork(call, *a, thread, role == CallRole::kMemcpy || role == CallRole::kMemset);
       return;
     }
     Op op;
     op.thread = thread;
-    if (role == "record" || role == "wait_event") {
-      op.kind = role == "record" ? OpKind::kRecord : OpKind::kWaitEvent;
+    if (role == CallRole::kRecord || role == CallRole::kWaitEvent) {
+      op.kind = role == CallRole::kRecord ? OpKind::kRecord : OpKind::kWaitEvent;
       op.stream = StreamOfCall(c, thread);
       if (op.stream < 0) return AddApiCall(c, thread, " (stream not identified)");
       op.event = Event(c.event, op.stream);
-      if (role == "record") recorded_in_window_.insert(c.event);
-      if (role == "wait_event" && windowed_ && !recorded_in_window_.count(c.event)) {
+      if (role == CallRole::kRecord) recorded_in_window_.insert(c.event);
+      if (role == CallRole::kWaitEvent && windowed_ && !recorded_in_window_.count(c.event)) {
         // Its record, if any, came before the capture range: not "waited for nothing".
         RecordedCall before = c;
         before.inferred = WaitBeforeRange();
         Add(std::move(op), before);
         return;
       }
-    } else if (role == "unrecorded_wait") {
+    } else if (role == CallRole::kUnrecordedWait) {
       // Kept however short it was: findings that say nothing held an op name it as a
       // possible cause the trace cannot show.
       op.kind = OpKind::kApiCall;
@@ -329,17 +329,17 @@ class Converter {
       op.duration = T(c.end) - T(c.begin);
       t_.ops[Add(std::move(op), c)].note = kUnrecordedWait;
       return;
-    } else if (role == "sync_device") {
+    } else if (role == CallRole::kSyncDevice) {
       op.kind = OpKind::kSyncDevice;
-    } else if (role == "sync_stream") {
+    } else if (role == CallRole::kSyncStream) {
       op.kind = OpKind::kSyncStream;
       op.stream = StreamOfCall(c, thread);
       if (op.stream < 0) return AddApiCall(c, thread);
-    } else if (role == "sync_event" || role == "query_event") {
-      op.kind = role == "sync_event" ? OpKind::kSyncEvent : OpKind::kQuery;
+    } else if (role == CallRole::kSyncEvent || role == CallRole::kQueryEvent) {
+      op.kind = role == CallRole::kSyncEvent ? OpKind::kSyncEvent : OpKind::kQuery;
       op.event = Event(c.event, -1);
-      op.query_ready = role == "query_event" && c.value != 0;
-    } else if (role == "malloc_async" || role == "free_async") {
+      op.query_ready = role == CallRole::kQueryEvent && c.value != 0;
+    } else if (role == CallRole::kMallocAsync || role == CallRole::kFreeAsync) {
       // Stream-ordered pool memory, kept however short: a block freed on one stream and
       // handed out on another orders the two streams (happens_before.cpp).
       op.kind = OpKind::kApiCall;
@@ -348,26 +348,26 @@ class Converter {
       op.other_stream = StreamOfCall(c, thread);
       op.bytes = c.size;
       if (c.status == 0 && c.out && op.other_stream >= 0)
-        op.addresses = {{c.out, role == "malloc_async" ? AddressUse::kAllocate : AddressUse::kFree}};
-    } else if (role == "malloc") {
+        op.addresses = {{c.out, role == CallRole::kMallocAsync ? AddressUse::kAllocate : AddressUse::kFree}};
+    } else if (role == CallRole::kMalloc) {
       op.kind = OpKind::kMalloc;
       op.buffer = Allocation(MemoryKind::kDevice, c.out, c.size, device_);
-    } else if (role == "malloc_host") {
+    } else if (role == CallRole::kMallocHost) {
       op.kind = OpKind::kMallocHost;
       op.buffer = Allocation(MemoryKind::kPinnedHost, c.out, c.size, 0);
-    } else if (role == "free" && buffer_of_pointer_.count(c.out)) {
+    } else if (role == CallRole::kFree && buffer_of_pointer_.count(c.out)) {
       op.kind = OpKind::kFree;
       op.buffer = buffer_of_pointer_[c.out];
       buffer_of_pointer_.erase(c.out);
-    } else if (role == "set_device" && c.value >= 0 && c.value < device_count_) {
+    } else if (role == CallRole::kSetDevice && c.value >= 0 && c.value < device_count_) {
       op.kind = OpKind::kSetDevice;
       op.device = device_ = c.value;
     } else {
-      if (role == "event_destroy") event_of_handle_.erase(c.event);
+      if (role == CallRole::kEventDestroy) event_of_handle_.erase(c.event);
       return AddApiCall(c, thread);
     }
     int index = Add(std::move(op), c);
-    if (role == "query_event") t_.ops[index].note = c.value ? "ready" : "not ready";
+    if (role == CallRole::kQueryEvent) t_.ops[index].note = c.value ? "ready" : "not ready";
   }
 
   // A graph launch: its call, kept however short (its nodes name it and the stream it was
@@ -404,7 +404,7 @@ class Converter {
     Op op;
     op.thread = thread;
     // A node of a graph launch; a Kineto trace names no node, but its launch placed it.
-    bool replayed = c.role == "graph_launch" && (a.graph_node != 0 || replay);
+    bool replayed = c.role == CallRole::kGraphLaunch && (a.graph_node != 0 || replay);
     if (replayed && c.stream_id >= 0 && c.stream_id != a.stream_id) {
       // CUDA ran this node on a stream of the graph's own, not the one it was launched into.
       op.stream = Stream(a.stream_id, kGraphStreamHandle, false, thread);

@@ -85,7 +85,7 @@ void OneDeviceNumbering(std::vector<Recording>& recordings) {
     for (RecordedActivity& a : r.activity)
       if (auto it = to.find(a.device); it != to.end()) a.device = it->second;
     for (RecordedCall& c : r.calls)
-      if (c.role == "set_device")
+      if (c.role == CallRole::kSetDevice)
         if (auto it = to.find(c.value); it != to.end()) c.value = it->second;
   }
 }

@@ -19,7 +19,7 @@ std::vector<TraceNote> MemoryNotes(const Recording& r) {
   if (r.addresses < 0) return {Note("no_memory_access")};
   if (r.addresses == 0) return {Note("addresses_unsupported")};
   // Kernel nodes of graphs built by hand were read too (graph_node_params, value 0 = a kernel).
-  auto kernel_node = [](const RecordedCall& c) { return c.role == "graph_node_params" && c.value == 0; };
+  auto kernel_node = [](const RecordedCall& c) { return c.role == CallRole::kGraphNodeParams && c.value == 0; };
   uint64_t nodes_read = std::count_if(r.calls.begin(), r.calls.end(), [&](const RecordedCall& c) {
     return kernel_node(c) && !(c.flags & 1);
   });
@@ -32,7 +32,7 @@ std::vector<TraceNote> MemoryNotes(const Recording& r) {
   // Arguments were read but none pointed into memory the recorder saw made: the program
   // allocates in a way it does not follow, and finding no race would mean nothing.
   bool any_kernel_address = std::any_of(r.calls.begin(), r.calls.end(), [&](const RecordedCall& c) {
-    return (c.role == "launch" || kernel_node(c)) && !c.args.empty();
+    return (c.role == CallRole::kLaunch || kernel_node(c)) && !c.args.empty();
   });
   if (read && !any_kernel_address) notes.push_back(Note("addresses_none_found"));
   return notes;
@@ -117,7 +117,7 @@ namespace {
 // A launch longer than this (launches take microseconds) at a range's start is a slow one.
 constexpr uint64_t kSlowLaunchNs = 500000;
 bool SlowLaunch(const RecordedCall& c) {
-  return (c.role == "launch" || c.role == "graph_launch") && c.end - c.begin > kSlowLaunchNs;
+  return (c.role == CallRole::kLaunch || c.role == CallRole::kGraphLaunch) && c.end - c.begin > kSlowLaunchNs;
 }
 }  // namespace
 
@@ -125,7 +125,7 @@ SlowLaunches SlowFirstLaunches(const std::vector<const RecordedCall*>& calls) {
   SlowLaunches firsts;
   std::set<int> launched;  // recorder threads
   for (const RecordedCall* c : calls)
-    if ((c->role == "launch" || c->role == "graph_launch") && launched.insert(c->thread).second && SlowLaunch(*c))
+    if ((c->role == CallRole::kLaunch || c->role == CallRole::kGraphLaunch) && launched.insert(c->thread).second && SlowLaunch(*c))
       firsts[c] = {c->begin, c->end};
   return firsts;
 }

@@ -79,7 +79,8 @@ void ParseLine(const Json& json, const std::string& where, Recording& out, NameP
     RecordedCall c;
     c.thread = Small(r, "tid", 0, 1 << 20);
     c.function = r.String("fn");
-    c.role = r.String("role");
+    // A role this build does not know (a newer recorder's) reads as any other call.
+    c.role = ParseCallRole(r.String("role")).value_or(CallRole::kOther);
     c.domain = Small(r, "dom", 0, 2);
     c.begin = U64(r, "b");
     c.end = U64(r, "e");
@@ -223,15 +224,15 @@ void JoinMoreAddresses(Recording& r) {
   using Key = std::pair<uint64_t, uint64_t>;  // (node or 0, correlation)
   std::map<Key, std::vector<const RecordedCall*>> more_of;
   for (const RecordedCall& c : r.calls)
-    if (c.role == "launch_args") more_of[{c.out, c.correlation}].push_back(&c);
+    if (c.role == CallRole::kLaunchArgs) more_of[{c.out, c.correlation}].push_back(&c);
   if (more_of.empty()) return;
   for (RecordedCall& c : r.calls) {
-    if (c.role != "launch" && c.role != "graph_node_params") continue;
-    auto more = more_of.find({c.role == "launch" ? 0 : c.out, c.correlation});
+    if (c.role != CallRole::kLaunch && c.role != CallRole::kGraphNodeParams) continue;
+    auto more = more_of.find({c.role == CallRole::kLaunch ? 0 : c.out, c.correlation});
     if (more == more_of.end()) continue;
     for (const RecordedCall* m : more->second) c.args.insert(c.args.end(), m->args.begin(), m->args.end());
   }
-  std::erase_if(r.calls, [](const RecordedCall& c) { return c.role == "launch_args"; });
+  std::erase_if(r.calls, [](const RecordedCall& c) { return c.role == CallRole::kLaunchArgs; });
 }
 
 }  // namespace

@@ -73,55 +73,6 @@ void PutLocked(const char* data, size_t length) {
   g_used += length;
 }
 
-const char* RoleName(Role role) {
-  switch (role) {
-    case Role::kOther: return "other";
-    case Role::kLaunch: return "launch";
-    case Role::kGraphLaunch: return "graph_launch";
-    case Role::kStreamCreate: return "stream_create";
-    case Role::kStreamDestroy: return "stream_destroy";
-    case Role::kEventCreate: return "event_create";
-    case Role::kEventDestroy: return "event_destroy";
-    case Role::kRecord: return "record";
-    case Role::kWaitEvent: return "wait_event";
-    case Role::kSyncDevice: return "sync_device";
-    case Role::kSyncStream: return "sync_stream";
-    case Role::kSyncEvent: return "sync_event";
-    case Role::kQueryEvent: return "query_event";
-    case Role::kQueryStream: return "query_stream";
-    case Role::kMalloc: return "malloc";
-    case Role::kFree: return "free";
-    case Role::kMallocHost: return "malloc_host";
-    case Role::kHostRegister: return "host_register";
-    case Role::kFreeHost: return "free_host";
-    case Role::kMallocAsync: return "malloc_async";
-    case Role::kFreeAsync: return "free_async";
-    case Role::kMemcpy: return "memcpy";
-    case Role::kMemcpyAsync: return "memcpy_async";
-    case Role::kMemset: return "memset";
-    case Role::kMemsetAsync: return "memset_async";
-    case Role::kSetDevice: return "set_device";
-    case Role::kPeerCopy: return "peer_copy";
-    case Role::kNvtxPush: return "nvtx_push";
-    case Role::kNvtxPop: return "nvtx_pop";
-    case Role::kCorrelationAlias: return "alias";
-    case Role::kCaptureStart: return "capture_start";
-    case Role::kCaptureStop: return "capture_stop";
-    case Role::kBeginCapture: return "begin_capture";
-    case Role::kEndCapture: return "end_capture";
-    case Role::kGraphNode: return "graph_node";
-    case Role::kGraphNodeClone: return "graph_node_clone";
-    case Role::kGraphEdit: return "graph_edit";
-    case Role::kGraphBuild: return "graph_build";
-    case Role::kGraphNodeParams: return "graph_node_params";
-    case Role::kGraphEdge: return "graph_edge";
-    case Role::kGraphExecEdit: return "graph_exec_edit";
-    case Role::kGraphNodeUpdate: return "graph_node_update";
-    case Role::kLaunchArgs: return "launch_args";
-  }
-  return "other";
-}
-
 // JSON string body: quotes, backslashes and control characters escaped.
 size_t Escape(const char* in, size_t in_max, char* out, size_t out_max) {
   size_t o = 0;
@@ -145,7 +96,7 @@ void FormatCallLocked(const ThreadLog& log, const CallRecord& r) {
   int n = std::snprintf(line, sizeof(line),
                         "{\"t\":\"call\",\"tid\":%u,\"fn\":\"%s\",\"role\":\"%s\",\"dom\":%u,\"b\":%" PRIu64
                         ",\"e\":%" PRIu64 ",\"corr\":%" PRIu64,
-                        log.index, r.function ? r.function : "?", RoleName(r.role), r.domain, r.begin, r.end,
+                        log.index, r.function ? r.function : "?", CallRoleName(r.role).data(), r.domain, r.begin, r.end,
                         r.correlation);
   auto add = [&](const char* fmt, auto value) {
     if (n > 0 && static_cast<size_t>(n) < sizeof(line)) n += std::snprintf(line + n, sizeof(line) - n, fmt, value);

@@ -8,67 +8,12 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "engine/ingest/call_roles.h"
+
 namespace streamlab::recorder {
 
-// What a call means for the program's streams; decides which arguments are kept.
-enum class Role : uint8_t {
-  kOther,        // any other API call (kept only when it took long enough to matter)
-  kLaunch,       // kernel launch: stream; args = the addresses among its arguments
-  kGraphLaunch,  // stream; exec = the instantiated graph launched
-  kStreamCreate, // out = the new stream; flags, priority
-  kStreamDestroy,
-  kEventCreate,  // out = the new event; flags
-  kEventDestroy,
-  kRecord,       // event, stream
-  kWaitEvent,    // stream, event, flags
-  kSyncDevice,
-  kSyncStream,   // stream
-  kSyncEvent,    // event
-  kQueryEvent,   // event; result = ready or not
-  kQueryStream,  // stream
-  kMalloc,       // size; out = pointer
-  kFree,         // pointer
-  kMallocHost,   // size, flags; out = pointer (cudaMallocHost / cudaHostAlloc)
-  kHostRegister, // pointer, size
-  kFreeHost,     // pointer
-  kMallocAsync,  // stream-ordered (cudaMallocAsync, from a pool): stream, size; out = pointer
-  kFreeAsync,    // stream-ordered free: stream, pointer
-  kMemcpy,       // synchronous copy: bytes, direction; args = destination, source
-  kMemcpyAsync,  // stream, bytes, direction; args = destination, source
-  kMemset,       // synchronous memset; args = destination
-  kMemsetAsync,  // stream; args = destination
-  kSetDevice,    // device
-  kPeerCopy,     // stream, bytes
-  kNvtxPush,     // text
-  kNvtxPop,
-  kCorrelationAlias,  // a driver call made inside a runtime call: corr -> parent corr
-  kCaptureStart,      // --capture-range: cudaProfilerStart turned recording on
-  kCaptureStop,       // cudaProfilerStop turned it off for good
-  kBeginCapture,      // cudaStreamBeginCapture: stream (its calls build a graph, they run nothing)
-  kEndCapture,        // cudaStreamEndCapture: stream
-  kGraphNode,         // a CUDA graph node was created: out = node id, value = node type;
-                      // correlation = the call that made it (0 if its callback was off)
-  kGraphNodeClone,    // graph instantiation cloned node `parent` into node `out` (the id
-                      // replayed work's activity records carry)
-  kGraphEdit,         // a call that may change a graph after its capture (cudaGraphExecUpdate,
-                      // a node's parameters set by hand): captured arguments may be stale
-  kGraphBuild,        // a call that adds a node or edges to a graph and is read (graph_build.h):
-                      // what it made follows as kGraphNodeParams / kGraphEdge records
-  kGraphNodeParams,   // a node built by hand, or its parameters set again (exec = the one
-                      // instance a cuGraphExec*SetParams call changed, 0 = the graph): out =
-                      // node id, value = CUgraphNodeType, args = its addresses; flags 1 = a
-                      // kernel's arguments could not be read
-  kGraphEdge,         // an edge built by hand: node `parent` comes before node `out`; flags 1 =
-                      // the edge was removed (cuGraphRemoveDependencies)
-  kGraphExecEdit,     // a call that changed one instance (exec) of a graph in a way not read
-                      // (cudaGraphExecUpdate, ...); flags 1 = it changes nothing the race
-                      // check uses (cudaGraphNodeSetEnabled: a disabled node orders as an empty one)
-  kGraphNodeUpdate,   // cuGraphExecUpdate gave instance `exec`'s node `out` (the id its replays
-                      // carry) the parameters of node `parent` of the graph it was handed, as
-                      // CUPTI pairs them (its GRAPH_NODE_UPDATED callback); correlation = the call
-  kLaunchArgs,        // a launch's addresses past the 8 its record holds: correlation = the
-                      // launch's (out = the node, for a graph's kernel node), args = 8 more
-};
+// What a call means for the program's streams (the table shared with the conversion).
+using Role = CallRole;
 
 struct CallRecord {
   uint64_t begin = 0;        // CUPTI timestamps (ns), the same clock as activity records
