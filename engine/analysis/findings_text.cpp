@@ -256,10 +256,186 @@ std::string FindingTexts::RenderPlaces(const Finding& f) const {
   return text;
 }
 
+// [SECTION] each kind of finding's sentence ------------------------------------------------
+
+std::string FindingTexts::RenderStartDelay(const Trace& t, const Finding& f, Vars& v) const {
+  const Scenario& s = t.scenario;
+  std::string key = std::string("delay.") + ToString(f.cause);
+  if (f.cause == Cause::kLegacyBarrier)
+    key = s.streams[s.ops[f.op].stream].kind == StreamKind::kLegacyDefault
+              ? "delay.legacy_waits_blocking"
+              : "delay.blocking_waits_legacy";
+  if (f.cause == Cause::kModuleLoad && f.marker == f.op) key = "delay.module_load_self";
+  if (f.cause == Cause::kHardwareQueue && f.marker >= 0) key = "delay.hardware_queue_collective";
+  if (f.marker >= 0 && s.ops[f.marker].event >= 0) v["event"] = s.events[s.ops[f.marker].event].name;
+  if (f.cause == Cause::kHostLate) {
+    // A kernel's op is named by the kernel: the call that held the host was its launch
+    // ("blocked in Fill and only then submitted Fill" read as if one op waited for itself).
+    int call = f.because.front();
+    bool launch = call >= 0 && s.ops[call].kind == OpKind::kKernel;
+    bool same_name = Name(s, call) == Name(s, f.op);
+    v["call"] = !launch ? Name(s, call) : Fill(same_name ? "call.launch_of_earlier" : "call.launch_of", {{"op", Name(s, call)}});
+    v["blocked"] = FormatDuration(f.amount);
+  }
+  v["queued"] = FormatDuration(f.cause == Cause::kSmsBusy ? f.amount : QueuedTime(t, t.ops[f.op]));
+  v["connections"] = std::to_string(s.settings.max_connections);
+  // English needs the noun's number ("1 connection"); the Chinese text counts with 个.
+  v["connections_en"] = v["connections"] + (s.settings.max_connections == 1 ? " connection" : " connections");
+  v["nstreams"] = std::to_string(s.streams.size());
+  std::string text = Fill(key, v);
+  if (f.estimated) text += " " + Fill("sms_estimated", v);
+  if (!f.also.empty()) {
+    std::string list;
+    for (size_t i = 0; i < f.also.size(); ++i)
+      list += (i ? "; " : "") + Get(std::string("cause.") + ToString(f.also_causes[i])) + ": " +
+              DisplayName(s, f.also[i]);
+    text += " " + Fill("delay.also", {{"list", list}});
+  }
+  return text;
+}
+
+std::string FindingTexts::RenderHostBlock(const Trace& t, const Finding& f, Vars& v) const {
+  const Scenario& s = t.scenario;
+  const Op& op = s.ops[f.op];
+  std::string key = "host.other";
+  switch (op.kind) {
+    case OpKind::kSyncDevice: key = "host.sync_device"; break;
+    case OpKind::kSyncStream: key = "host.sync_stream"; break;
+    case OpKind::kSyncEvent: key = "host.sync_event"; break;
+    case OpKind::kFree: key = "host.free"; break;
+    case OpKind::kMallocHost: key = "host.malloc_host"; break;
+    case OpKind::kMalloc: key = "host.malloc"; break;
+    case OpKind::kMemcpy: key = Pageable(s, op) ? "host.memcpy_pageable" : "host.memcpy_sync"; break;
+    case OpKind::kKernel:
+      key = f.cause == Cause::kHostLate ? "host.kernel_lazy"
+            : s.settings.launch_blocking ? "host.kernel_blocking" : "host.other";
+      break;
+    default: break;
+  }
+  if (f.because.empty() && key != "host.malloc" && key != "host.memcpy_pageable" &&
+      key != "host.kernel_lazy")
+    key = "host.other";
+  v["blocked"] = FormatDuration(f.amount);
+  std::vector<int> waited = f.because;
+  waited.insert(waited.end(), f.also.begin(), f.also.end());
+  v["list"] = NameList(s, waited, Get("more"));
+  return Fill(key, v);
+}
+
+std::string FindingTexts::RenderWaitNothing(const Trace& t, const Finding& f, Vars& v) const {
+  const Scenario& s = t.scenario;
+  const Op& op = s.ops[f.op];
+  if (op.kind == OpKind::kWaitStream) {
+    v["via_stream"] = s.streams[op.other_stream].name;
+    return Fill("wait_nothing.stream", v);
+  }
+  v["event"] = s.events[op.event].name;
+  v["producer_stream"] = f.marker >= 0 ? StreamName(s, f.marker) : "-";
+  if (WaitsRecordIsUnknown(t, f)) return Fill("wait_nothing.unknown", v);
+  return Fill(f.marker < 0 ? "wait_nothing.event_never" : "wait_nothing.event", v);
+}
+
+std::string FindingTexts::RenderDataRace(const Trace& t, const Finding& f, Vars& v) const {
+  const Scenario& s = t.scenario;
+  const Op& a = s.ops[f.op];
+  const Op& b = s.ops[f.other];
+  // f.marker is the memory; name the buffers the two ops used (one may reuse the other's).
+  auto touched = [&](const std::vector<int>& list) {
+    for (int buffer : list)
+      if (StorageOf(s, buffer) == f.marker) return buffer;
+    return -1;
+  };
+  auto writes = [&](const Op& o) { return touched(BuffersWritten(o)) >= 0; };
+  auto used = [&](const Op& o) {
+    int w = touched(BuffersWritten(o));
+    return w >= 0 ? w : touched(BuffersRead(o));
+  };
+  int ba = used(a), bb = used(b);
+  v["buffer"] = s.buffers[ba].name;
+  if (bb != ba) v["buffer"] += " / " + s.buffers[bb].name;
+  v["op_access"] = Get(writes(a) ? "access.write" : "access.read");
+  v["other_access"] = Get(writes(b) ? "access.write" : "access.read");
+  std::string text = Fill("race", v);
+  if (f.fraction > 0) text += " " + Fill("race.overlapped", v);
+  return text;
+}
+
+std::string FindingTexts::RenderAddressRace(const Trace& t, const Finding& f, Vars& v) const {
+  const Scenario& s = t.scenario;
+  // How each op used the address: its strongest use (a copy may be handed it twice).
+  auto use = [&](const Op& o) {
+    AddressUse strongest = AddressUse::kArgument;
+    bool any_known = false;
+    bool handed = std::any_of(o.addresses.begin(), o.addresses.end(),
+                              [&](const AddressPassed& a) { return a.at == f.address; });
+    if (!handed) {
+      // A copy or memset whose bytes cover the address (RacesInsideCopies).
+      for (const AddressPassed& a : o.addresses)
+        if (a.at < f.address && f.address < a.at + o.bytes)
+          return Fill(a.use == AddressUse::kWrite ? "address_race.write_range" : "address_race.read_range",
+                      {{"start", FormatAddress(a.at)}, {"bytes", FormatBytes(o.bytes)}});
+    }
+    for (const AddressPassed& a : o.addresses) {
+      if (a.at != f.address) continue;
+      if (a.use == AddressUse::kWrite) strongest = AddressUse::kWrite;
+      else if (a.use == AddressUse::kRead && strongest != AddressUse::kWrite) strongest = AddressUse::kRead;
+      any_known = any_known || a.use != AddressUse::kArgument;
+    }
+    return Get(std::string("address_race.") + ToString(any_known ? strongest : AddressUse::kArgument));
+  };
+  v["address"] = FormatAddress(f.address);
+  v["op_access"] = use(s.ops[f.op]);
+  v["other_access"] = use(s.ops[f.other]);
+  // Two nodes of one graph replay: only an edge in the graph orders them, not the streams.
+  int launch = s.ops[f.op].graph;
+  bool one_graph = launch >= 0 && launch == s.ops[f.other].graph;
+  if (one_graph) {
+    const Op& l = s.ops[launch];
+    v["launch"] = l.name;
+    int on = l.other_stream >= 0 ? l.other_stream : l.stream;  // a recorded launch keeps its stream apart
+    v["launch_stream"] = on >= 0 ? s.streams[on].name : "?";
+  }
+  std::string advice = f.severity == Severity::kWarning ? "writes" : "unknown";
+  std::string text = Fill("address_race", v) + " " + Fill((one_graph ? "address_race.graph." : "address_race.") + advice, v);
+  if (f.fraction > 0) {
+    text += " " + Fill("race.overlapped", v);
+  } else {
+    // Which one ran first is what the race decided this time.
+    bool other_first = t.ops[f.other].start < t.ops[f.op].start;
+    text += " " + Fill("address_race.order", {{"first", other_first ? v["other"] : v["op"]},
+                                               {"first_stream", other_first ? v["other_stream"] : v["stream"]}});
+  }
+  return text;
+}
+
+std::string FindingTexts::RenderGpuIdle(const Trace& t, const Finding& f, Vars& v) const {
+  const Scenario& s = t.scenario;
+  v["count"] = std::to_string(f.count);
+  v["gaps"] = Fill(f.count == 1 ? "idle.gap" : "idle.gaps", {{"n", std::to_string(f.count)}});
+  v["each"] = FormatDuration(f.each);
+  v["op_time"] = FormatDuration(f.op_time);
+  // Each example: the call (or op) behind the gap, or the op it came before, with the
+  // length of the gap.
+  std::string list;
+  for (size_t i = 0; i < f.because.size(); ++i) {
+    bool before = !IsStreamOp(s.ops[f.because[i]]) ? false : f.idle == IdleCause::kHostWork || f.idle == IdleCause::kLaunchBound ||
+                                                                 f.idle == IdleCause::kTurnaround || f.idle == IdleCause::kUnknown;
+    list += (i ? ", " : "") + Fill(before ? "idle.example_before" : "idle.example",
+                                   {{"name", DisplayName(s, f.because[i])},
+                                    {"idle", i < f.gap_lengths.size() ? FormatDuration(f.gap_lengths[i]) : "-"}});
+  }
+  v["list"] = list.empty() ? "-" : list;
+  if (f.idle == IdleCause::kLaunchBound && f.next_to_graphs > 0) {
+    v["n_graph"] = std::to_string(f.next_to_graphs);
+    return Fill("idle.launch_bound.graphs", v);
+  }
+  return Fill(std::string("idle.") + ToString(f.idle), v);
+}
+
 std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
   const Scenario& s = t.scenario;
   const std::string more = Get("more");
-  std::map<std::string, std::string> v{
+  Vars v{
       {"op", Name(s, f.op)},
       {"stream", StreamName(s, f.op)},
       {"amount", FormatDuration(f.amount)},
@@ -273,66 +449,10 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
   };
   if (f.op >= 0) v["delay"] = FormatDuration(t.ops[f.op].start - t.ops[f.op].submit);
   switch (f.kind) {
-    case FindingKind::kStartDelay: {
-      std::string key = std::string("delay.") + ToString(f.cause);
-      if (f.cause == Cause::kLegacyBarrier)
-        key = s.streams[s.ops[f.op].stream].kind == StreamKind::kLegacyDefault
-                  ? "delay.legacy_waits_blocking"
-                  : "delay.blocking_waits_legacy";
-      if (f.cause == Cause::kModuleLoad && f.marker == f.op) key = "delay.module_load_self";
-      if (f.cause == Cause::kHardwareQueue && f.marker >= 0) key = "delay.hardware_queue_collective";
-      if (f.marker >= 0 && s.ops[f.marker].event >= 0) v["event"] = s.events[s.ops[f.marker].event].name;
-      if (f.cause == Cause::kHostLate) {
-        // A kernel's op is named by the kernel: the call that held the host was its launch
-        // ("blocked in Fill and only then submitted Fill" read as if one op waited for itself).
-        int call = f.because.front();
-        bool launch = call >= 0 && s.ops[call].kind == OpKind::kKernel;
-        bool same_name = Name(s, call) == Name(s, f.op);
-        v["call"] = !launch ? Name(s, call) : Fill(same_name ? "call.launch_of_earlier" : "call.launch_of", {{"op", Name(s, call)}});
-        v["blocked"] = FormatDuration(f.amount);
-      }
-      v["queued"] = FormatDuration(f.cause == Cause::kSmsBusy ? f.amount : QueuedTime(t, t.ops[f.op]));
-      v["connections"] = std::to_string(s.settings.max_connections);
-      // English needs the noun's number ("1 connection"); the Chinese text counts with 个.
-      v["connections_en"] = v["connections"] + (s.settings.max_connections == 1 ? " connection" : " connections");
-      v["nstreams"] = std::to_string(s.streams.size());
-      std::string text = Fill(key, v);
-      if (f.estimated) text += " " + Fill("sms_estimated", v);
-      if (!f.also.empty()) {
-        std::string list;
-        for (size_t i = 0; i < f.also.size(); ++i)
-          list += (i ? "; " : "") + Get(std::string("cause.") + ToString(f.also_causes[i])) + ": " +
-                  DisplayName(s, f.also[i]);
-        text += " " + Fill("delay.also", {{"list", list}});
-      }
-      return text;
-    }
-    case FindingKind::kHostBlock: {
-      const Op& op = s.ops[f.op];
-      std::string key = "host.other";
-      switch (op.kind) {
-        case OpKind::kSyncDevice: key = "host.sync_device"; break;
-        case OpKind::kSyncStream: key = "host.sync_stream"; break;
-        case OpKind::kSyncEvent: key = "host.sync_event"; break;
-        case OpKind::kFree: key = "host.free"; break;
-        case OpKind::kMallocHost: key = "host.malloc_host"; break;
-        case OpKind::kMalloc: key = "host.malloc"; break;
-        case OpKind::kMemcpy: key = Pageable(s, op) ? "host.memcpy_pageable" : "host.memcpy_sync"; break;
-        case OpKind::kKernel:
-          key = f.cause == Cause::kHostLate ? "host.kernel_lazy"
-                : s.settings.launch_blocking ? "host.kernel_blocking" : "host.other";
-          break;
-        default: break;
-      }
-      if (f.because.empty() && key != "host.malloc" && key != "host.memcpy_pageable" &&
-          key != "host.kernel_lazy")
-        key = "host.other";
-      v["blocked"] = FormatDuration(f.amount);
-      std::vector<int> waited = f.because;
-      waited.insert(waited.end(), f.also.begin(), f.also.end());
-      v["list"] = NameList(s, waited, more);
-      return Fill(key, v);
-    }
+    case FindingKind::kStartDelay:
+      return RenderStartDelay(t, f, v);
+    case FindingKind::kHostBlock:
+      return RenderHostBlock(t, f, v);
     case FindingKind::kScopeTooWide:
       v["saved"] = FormatDuration(f.amount);
       v["stream"] = StreamName(s, f.because.front());
@@ -342,86 +462,12 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
       return Fill("scope.too_wide", v);
     case FindingKind::kOverlap:
       return Fill("overlap", v);
-    case FindingKind::kWaitCapturedNothing: {
-      const Op& op = s.ops[f.op];
-      if (op.kind == OpKind::kWaitStream) {
-        v["via_stream"] = s.streams[op.other_stream].name;
-        return Fill("wait_nothing.stream", v);
-      }
-      v["event"] = s.events[op.event].name;
-      v["producer_stream"] = f.marker >= 0 ? StreamName(s, f.marker) : "-";
-      if (WaitsRecordIsUnknown(t, f)) return Fill("wait_nothing.unknown", v);
-      return Fill(f.marker < 0 ? "wait_nothing.event_never" : "wait_nothing.event", v);
-    }
-    case FindingKind::kDataRace: {
-      const Op& a = s.ops[f.op];
-      const Op& b = s.ops[f.other];
-      // f.marker is the memory; name the buffers the two ops used (one may reuse the other's).
-      auto touched = [&](const std::vector<int>& list) {
-        for (int buffer : list)
-          if (StorageOf(s, buffer) == f.marker) return buffer;
-        return -1;
-      };
-      auto writes = [&](const Op& o) { return touched(BuffersWritten(o)) >= 0; };
-      auto used = [&](const Op& o) {
-        int w = touched(BuffersWritten(o));
-        return w >= 0 ? w : touched(BuffersRead(o));
-      };
-      int ba = used(a), bb = used(b);
-      v["buffer"] = s.buffers[ba].name;
-      if (bb != ba) v["buffer"] += " / " + s.buffers[bb].name;
-      v["op_access"] = Get(writes(a) ? "access.write" : "access.read");
-      v["other_access"] = Get(writes(b) ? "access.write" : "access.read");
-      std::string text = Fill("race", v);
-      if (f.fraction > 0) text += " " + Fill("race.overlapped", v);
-      return text;
-    }
-    case FindingKind::kAddressRace: {
-      // How each op used the address: its strongest use (a copy may be handed it twice).
-      auto use = [&](const Op& o) {
-        AddressUse strongest = AddressUse::kArgument;
-        bool any_known = false;
-        bool handed = std::any_of(o.addresses.begin(), o.addresses.end(),
-                                  [&](const AddressPassed& a) { return a.at == f.address; });
-        if (!handed) {
-          // A copy or memset whose bytes cover the address (RacesInsideCopies).
-          for (const AddressPassed& a : o.addresses)
-            if (a.at < f.address && f.address < a.at + o.bytes)
-              return Fill(a.use == AddressUse::kWrite ? "address_race.write_range" : "address_race.read_range",
-                          {{"start", FormatAddress(a.at)}, {"bytes", FormatBytes(o.bytes)}});
-        }
-        for (const AddressPassed& a : o.addresses) {
-          if (a.at != f.address) continue;
-          if (a.use == AddressUse::kWrite) strongest = AddressUse::kWrite;
-          else if (a.use == AddressUse::kRead && strongest != AddressUse::kWrite) strongest = AddressUse::kRead;
-          any_known = any_known || a.use != AddressUse::kArgument;
-        }
-        return Get(std::string("address_race.") + ToString(any_known ? strongest : AddressUse::kArgument));
-      };
-      v["address"] = FormatAddress(f.address);
-      v["op_access"] = use(s.ops[f.op]);
-      v["other_access"] = use(s.ops[f.other]);
-      // Two nodes of one graph replay: only an edge in the graph orders them, not the streams.
-      int launch = s.ops[f.op].graph;
-      bool one_graph = launch >= 0 && launch == s.ops[f.other].graph;
-      if (one_graph) {
-        const Op& l = s.ops[launch];
-        v["launch"] = l.name;
-        int on = l.other_stream >= 0 ? l.other_stream : l.stream;  // a recorded launch keeps its stream apart
-        v["launch_stream"] = on >= 0 ? s.streams[on].name : "?";
-      }
-      std::string advice = f.severity == Severity::kWarning ? "writes" : "unknown";
-      std::string text = Fill("address_race", v) + " " + Fill((one_graph ? "address_race.graph." : "address_race.") + advice, v);
-      if (f.fraction > 0) {
-        text += " " + Fill("race.overlapped", v);
-      } else {
-        // Which one ran first is what the race decided this time.
-        bool other_first = t.ops[f.other].start < t.ops[f.op].start;
-        text += " " + Fill("address_race.order", {{"first", other_first ? v["other"] : v["op"]},
-                                                   {"first_stream", other_first ? v["other_stream"] : v["stream"]}});
-      }
-      return text;
-    }
+    case FindingKind::kWaitCapturedNothing:
+      return RenderWaitNothing(t, f, v);
+    case FindingKind::kDataRace:
+      return RenderDataRace(t, f, v);
+    case FindingKind::kAddressRace:
+      return RenderAddressRace(t, f, v);
     case FindingKind::kPageableAsyncCopy:
       v["blocked"] = FormatDuration(f.amount);
       return Fill("pageable", v);
@@ -431,28 +477,8 @@ std::string FindingTexts::RenderBody(const Trace& t, const Finding& f) const {
       v["n_before"] = std::to_string(f.because.size());
       v["n_after"] = std::to_string(f.also.size());
       return Fill("legacy", v);
-    case FindingKind::kGpuIdle: {
-      v["count"] = std::to_string(f.count);
-      v["gaps"] = Fill(f.count == 1 ? "idle.gap" : "idle.gaps", {{"n", std::to_string(f.count)}});
-      v["each"] = FormatDuration(f.each);
-      v["op_time"] = FormatDuration(f.op_time);
-      // Each example: the call (or op) behind the gap, or the op it came before, with the
-      // length of the gap.
-      std::string list;
-      for (size_t i = 0; i < f.because.size(); ++i) {
-        bool before = !IsStreamOp(s.ops[f.because[i]]) ? false : f.idle == IdleCause::kHostWork || f.idle == IdleCause::kLaunchBound ||
-                                                                     f.idle == IdleCause::kTurnaround || f.idle == IdleCause::kUnknown;
-        list += (i ? ", " : "") + Fill(before ? "idle.example_before" : "idle.example",
-                                       {{"name", DisplayName(s, f.because[i])},
-                                        {"idle", i < f.gap_lengths.size() ? FormatDuration(f.gap_lengths[i]) : "-"}});
-      }
-      v["list"] = list.empty() ? "-" : list;
-      if (f.idle == IdleCause::kLaunchBound && f.next_to_graphs > 0) {
-        v["n_graph"] = std::to_string(f.next_to_graphs);
-        return Fill("idle.launch_bound.graphs", v);
-      }
-      return Fill(std::string("idle.") + ToString(f.idle), v);
-    }
+    case FindingKind::kGpuIdle:
+      return RenderGpuIdle(t, f, v);
     case FindingKind::kMallocMidRun:
       v["blocked"] = FormatDuration(f.amount);
       v["n"] = std::to_string(f.count);

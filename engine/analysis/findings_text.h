@@ -39,7 +39,15 @@ class FindingTexts {
   static const std::vector<std::string>& Keys();
 
  private:
+  using Vars = std::map<std::string, std::string>;
   std::string RenderBody(const Trace& trace, const Finding& finding) const;
+  // One kind of finding each; `vars` holds the values every sentence may use.
+  std::string RenderStartDelay(const Trace& trace, const Finding& finding, Vars& vars) const;
+  std::string RenderHostBlock(const Trace& trace, const Finding& finding, Vars& vars) const;
+  std::string RenderWaitNothing(const Trace& trace, const Finding& finding, Vars& vars) const;
+  std::string RenderDataRace(const Trace& trace, const Finding& finding, Vars& vars) const;
+  std::string RenderAddressRace(const Trace& trace, const Finding& finding, Vars& vars) const;
+  std::string RenderGpuIdle(const Trace& trace, const Finding& finding, Vars& vars) const;
   // A site's words from the template `at_key` ("Made in {frame}") on, without the full stop.
   std::string SiteWords(const ProgramSite& site, const char* at_key, const char* in_only_key) const;
   // "Where the host was in these gaps: 78% in step (train.py), ...; 12% in ...".
