@@ -5,7 +5,9 @@
 #pragma once
 
 #include <chrono>
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,38 @@ struct OpProbe {
   DeviceMemory timing;
   int blocks = 0;
   OwnedGraphExec graph;  // graph_launch: the instantiated graph of its nodes
+};
+
+// Bounds on the offset x in globaltimer = event_time + x, from spans measured both ways:
+// the ready event fires before the first block starts, the done event after the last ends.
+struct OffsetBounds {
+  int64_t lo = std::numeric_limits<int64_t>::min();
+  int64_t hi = std::numeric_limits<int64_t>::max();
+  void AddReady(int64_t ready_e, int64_t start_g) { hi = std::min(hi, start_g - ready_e); }
+  void AddDone(int64_t done_e, int64_t end_g) { lo = std::max(lo, end_g - done_e); }
+  int64_t Mid() const { return lo / 2 + hi / 2; }
+  // Half the feasible window; if the bounds cross (event resolution), their disagreement.
+  int64_t Error() const { return (hi >= lo ? hi - lo : lo - hi) / 2 + 500; }
+};
+
+// One device's clock samples for a pass: a reference event, then short instrumented spins
+// between pairs of events, so even a run without kernels can align event time with
+// %globaltimer. Several samples, because each bounds the offset only to within its own event
+// slack (a few us); the tightest bounds over all samples are kept.
+struct CalibrationSamples {
+  static constexpr int kCount = 8;
+  OwnedEvent ref;
+  std::vector<OwnedEvent> before, after;
+  DeviceMemory timing;  // kCount block records
+};
+
+// What a pass read back, in each device's own clocks: event times from the reference event,
+// per-block %globaltimer records, and the offset bounds they give.
+struct PassReadings {
+  std::vector<OffsetBounds> bounds;  // per device
+  std::vector<std::vector<BlockTiming>> blocks;  // per op
+  std::vector<bool> instrumented;
+  std::vector<int64_t> ready_e, done_e;
 };
 
 struct CudaRun::State {
@@ -108,6 +142,14 @@ struct CudaRun::State {
   // Runs each host thread's ops on its own std::thread (one thread runs inline); the first
   // failure is rethrown once all have stopped.
   void IssueAll(std::vector<OpProbe>& probes, Trace& trace, int64_t origin);
+
+  // cuda_run.cu: the clock samples, issued and waited for before the ops.
+  std::vector<CalibrationSamples> RecordCalibrationSamples();
+  PassReadings ReadPass(const std::vector<OpProbe>& probes, std::vector<CalibrationSamples>& samples);
+  // Each op's times on the trace's clock (the host's, from `origin`); returns the worst
+  // alignment error and adds a note per device.
+  TimeNs PlaceOnHostClock(const std::vector<OpProbe>& probes, const PassReadings& readings, int64_t origin,
+                          Trace& trace);
 };
 
 }  // namespace streamlab
