@@ -1,0 +1,150 @@
+// The chart's lanes: each lane's spans by kind - a host call (shaded when it blocked the
+// host), GPU work (its queued part hatched), a record or wait marker, and "N ops" blocks for
+// what is under ~3 px (level of detail) - then the host's sync lines and the SM rows.
+#include <string>
+
+#include "app/gui/gallop.h"
+#include "app/gui/gantt_frame.h"
+#include "app/gui/ui_text.h"
+#include "engine/analysis/analyzer_context.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/trace/trace_query.h"
+
+namespace streamlab {
+namespace {
+
+// A record (triangle down from the top) or a wait (up from the bottom), where it was satisfied.
+void DrawMarker(GanttFrame& fr, int op, float y0, float y1) {
+  const OpRecord& r = fr.t.ops[op];
+  if (r.end > fr.cutoff) return;
+  float x = fr.g.X(r.end);
+  if (fr.s.ops[op].kind == OpKind::kRecord)
+    fr.dl->AddTriangleFilled(ImVec2(x - 4, y0 - 3), ImVec2(x + 4, y0 - 3), ImVec2(x, y0 + 4), kMarker);
+  else
+    fr.dl->AddTriangleFilled(ImVec2(x - 4, y1 + 3), ImVec2(x + 4, y1 + 3), ImVec2(x, y1 - 4), kMarker);
+}
+
+// Level of detail: everything that starts within the next 3 px of span `i` becomes one
+// "N ops" block. Only the last op of such a run can be wide (the others end before it).
+// Returns the index of the first span after the block.
+size_t DrawMergedRun(GanttFrame& fr, size_t lane, size_t i, float x0, float y0, float y1) {
+  const std::vector<TimeNs>& starts = fr.index.lane_starts[lane];
+  const std::vector<TimeNs>& ends = fr.index.lane_ends[lane];
+  const Geometry& g = fr.g;
+  size_t j = GallopLowerBound(starts, i, g.T(x0 + 3.0f));
+  if (j > i + 1 && g.X(ends[j - 1]) - g.X(starts[j - 1]) >= 3.0f) --j;
+  j = std::max(j, i + 1);
+  float mx1 = std::max(g.X(ends[j - 1]), x0 + 1.0f);
+  size_t count = j - i;
+  int op = fr.index.lane_ops[lane][i];
+  bool host_lane = fr.lanes[lane].kind == LaneKind::kHost;
+  ImU32 col = count == 1 ? (host_lane ? kHostCall : OpColor(fr.s, op)) : kMerged;
+  fr.dl->AddRectFilled(ImVec2(x0, y0), ImVec2(mx1, y1), col);
+  if (count > 1) {
+    std::string label = fr.in.ui->Fill("merged", {{"n", std::to_string(count)}});
+    if (mx1 - x0 > ImGui::CalcTextSize(label.c_str()).x + 4)
+      fr.dl->AddText(ImVec2(x0 + 2, y0 + 1), IM_COL32(20, 20, 20, 255), label.c_str());
+  }
+  return j;
+}
+
+// A host call: shaded with its name when it blocked the host.
+void DrawHostSpan(GanttFrame& fr, int op, float x0, float x1, float y0, float y1) {
+  const Op& o = fr.s.ops[op];
+  bool blocked = HostCallTime(fr.t.ops[op]) > fr.slack && o.kind != OpKind::kHostWork;
+  ImU32 col = blocked ? kHostBlocked : (o.kind == OpKind::kHostWork ? IM_COL32(110, 110, 160, 200) : kHostCall);
+  fr.dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), col);
+  if (blocked && x1 - x0 > 40) {
+    std::string name = DisplayName(fr.s, op);
+    if (x1 - x0 > ImGui::CalcTextSize(name.c_str()).x + 6)
+      fr.dl->AddText(ImVec2(std::max(x0, fr.g.ChartX0()) + 3, y0 + 1), fr.pal.text, name.c_str());
+  }
+  fr.drawn.push_back({op, 0, x0, y0, x1, y1, col});
+}
+
+// GPU work: its ready -> start part outlined and hatched (queued), then the span itself.
+void DrawGpuSpan(GanttFrame& fr, size_t lane, int op, float x0, float x1, float y0, float y1) {
+  const OpRecord& r = fr.t.ops[op];
+  ImU32 col = OpColor(fr.s, op);
+  TimeNs queued = QueuedTime(fr.t, r);
+  if (queued > 0) {
+    float qx0 = fr.g.X(r.start - queued);
+    fr.dl->AddRect(ImVec2(qx0, y0 + 3), ImVec2(x0, y1 - 3), col, 0, 0, 1.0f);
+    for (float hx = std::max(qx0, fr.g.ChartX0()); hx < x0; hx += 6)
+      fr.dl->AddLine(ImVec2(hx, y1 - 3), ImVec2(std::min(hx + 4, x0), y0 + 3), col);
+  }
+  fr.dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), col, 2.0f);
+  if (fr.view.highlight.count(op)) fr.dl->AddRect(ImVec2(x0 - 1, y0 - 1), ImVec2(x1 + 1, y1 + 1), kHighlight, 2.0f, 0, 3.0f);
+  if (fr.view.selected_op == op) fr.dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), kSelected, 2.0f, 0, 2.0f);
+  if (x1 - x0 > 30) {
+    std::string name = DisplayName(fr.s, op);
+    if (x1 - x0 > ImGui::CalcTextSize(name.c_str()).x + 6)
+      fr.dl->AddText(ImVec2(std::max(x0, fr.g.ChartX0()) + 3, y0 + 2), IM_COL32(255, 255, 255, 255), name.c_str());
+  }
+  fr.drawn.push_back({op, static_cast<int>(lane), x0, y0, x1, y1, col});
+}
+
+}  // namespace
+
+void DrawLaneSpans(GanttFrame& fr, size_t lane) {
+  const Geometry& g = fr.g;
+  float y0 = g.LaneY(static_cast<int>(lane)) + 4, y1 = g.LaneY(static_cast<int>(lane)) + g.lane_h - 4;
+  const std::vector<int>& ops = fr.index.lane_ops[lane];
+  const std::vector<TimeNs>& starts = fr.index.lane_starts[lane];
+  const std::vector<TimeNs>& ends = fr.index.lane_ends[lane];
+  bool host_lane = fr.lanes[lane].kind == LaneKind::kHost;
+  // First op still visible; ends are ascending because spans on a lane do not overlap.
+  size_t i = std::lower_bound(ends.begin(), ends.end(), g.begin) - ends.begin();
+  while (i < ops.size() && starts[i] <= g.end && starts[i] <= fr.cutoff) {
+    int op = ops[i];
+    float x0 = g.X(starts[i]), x1 = g.X(std::min(ends[i], fr.cutoff));
+    if (!host_lane && !IsGpuWork(fr.s.ops[op])) {
+      DrawMarker(fr, op, y0, y1);
+      ++i;
+    } else if (x1 - x0 < 3.0f) {
+      i = DrawMergedRun(fr, lane, i, x0, y0, y1);
+    } else {
+      if (host_lane) DrawHostSpan(fr, op, x0, x1, y0, y1);
+      else DrawGpuSpan(fr, lane, op, x0, x1, y0, y1);
+      ++i;
+    }
+  }
+}
+
+void DrawSyncLines(GanttFrame& fr) {
+  // Host syncs: a line where the host got control back.
+  for (int i : fr.index.syncs) {
+    if (fr.t.ops[i].ret > fr.cutoff) continue;
+    float x = fr.g.X(fr.t.ops[i].ret);
+    fr.dl->AddLine(ImVec2(x, fr.g.LaneY(0)), ImVec2(x, fr.g.LaneY(static_cast<int>(fr.lanes.size()))),
+                   IM_COL32(200, 70, 70, 160), 1.5f);
+  }
+  if (fr.view.replay_until >= 0) {  // the replay cursor
+    float x = fr.g.X(fr.view.replay_until);
+    fr.dl->AddLine(ImVec2(x, fr.g.origin.y), ImVec2(x, fr.br.y), kHighlight, 2.0f);
+  }
+}
+
+void DrawSmRows(GanttFrame& fr) {
+  if (fr.sm_count <= 0) return;
+  float top = fr.sm_top + ImGui::GetFontSize() + 2;
+  // One hue per kernel here, so it shows which kernel held which SM.
+  static const ImU32 kKernelHues[] = {IM_COL32(70, 130, 200, 255), IM_COL32(230, 145, 50, 255),
+                                      IM_COL32(90, 185, 100, 255), IM_COL32(200, 90, 160, 255),
+                                      IM_COL32(60, 190, 190, 255), IM_COL32(210, 200, 70, 255)};
+  int kernel_index = 0;
+  for (size_t i = 0; i < fr.t.ops.size(); ++i) {
+    if (fr.t.ops[i].blocks.empty()) continue;
+    ImU32 col = kKernelHues[kernel_index++ % 6];
+    for (const BlockRecord& blk : fr.t.ops[i].blocks) {
+      if (blk.start > fr.cutoff) continue;
+      float x0 = fr.g.X(blk.start), x1 = std::max(fr.g.X(std::min(blk.end, fr.cutoff)), x0 + 1);
+      if (x1 < fr.g.ChartX0() || x0 > fr.br.x) continue;
+      float y = top + static_cast<float>(blk.sm) * fr.g.sm_h;
+      fr.dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + fr.g.sm_h - 1),
+                           fr.view.highlight.count(static_cast<int>(i)) ? kHighlight : col);
+    }
+  }
+}
+
+}  // namespace streamlab
