@@ -29,7 +29,7 @@ TEST(CallRoles, EachRoleTheRecorderWritesIsUnderstoodByTheConversion) {
   for (size_t i = 0; i < kCallRoleCount; ++i) {
     auto role = static_cast<CallRole>(i);
     // Roles the recorder writes; launch_args lines are folded into their launch as they are read.
-    if (role == CallRole::kUnrecordedWait || role == CallRole::kLaunchArgs) continue;
+    if (role == CallRole::kWaitWithoutRecord || role == CallRole::kLaunchArgs) continue;
     std::string line = "{\"t\":\"call\",\"tid\":0,\"fn\":\"f\",\"role\":\"" + std::string(CallRoleName(role)) +
                        "\",\"dom\":0,\"b\":1,\"e\":2,\"corr\":1}\n";
     Recording r = ParseRecording(meta + line, "roles.jsonl");

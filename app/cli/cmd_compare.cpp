@@ -1,6 +1,6 @@
 // `streamlab-cli compare BEFORE AFTER [--per NAME] [--json] [--lang zh]`: two traces of one
 // program (recordings, torch.profiler traces, saved traces) side by side, per step where the
-// traces mark their steps (engine/classroom/compare_programs.h).
+// traces mark their steps (engine/analysis/compare_programs.h).
 #include <filesystem>
 #include <iostream>
 
@@ -8,8 +8,8 @@
 #include "app/cli/comparison_json.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/findings_text.h"
-#include "engine/classroom/compare_programs.h"
-#include "engine/classroom/compare_programs_text.h"
+#include "engine/analysis/compare_programs.h"
+#include "engine/analysis/compare_programs_text.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/assets.h"

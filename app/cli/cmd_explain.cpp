@@ -13,7 +13,7 @@
 #include "engine/analysis/finding_groups.h"
 #include "engine/util/errors.h"
 #include "engine/analysis/findings_text.h"
-#include "engine/classroom/compare_programs_text.h"
+#include "engine/analysis/compare_programs_text.h"
 #include "engine/classroom/lab_texts.h"
 #include "engine/ingest/recording.h"
 #include "engine/ingest/open_trace.h"

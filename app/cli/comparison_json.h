@@ -1,9 +1,9 @@
-// A program comparison (engine/classroom/compare_programs.h) as JSON: what `compare --json`
+// A program comparison (engine/analysis/compare_programs.h) as JSON: what `compare --json`
 // prints, and, for one trace described per step, `explain --json --per NAME`'s "per_step".
 #pragma once
 
 #include "engine/analysis/findings_text.h"
-#include "engine/classroom/compare_programs.h"
+#include "engine/analysis/compare_programs.h"
 #include "engine/util/json_reader.h"
 
 namespace streamlab {

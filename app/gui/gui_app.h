@@ -20,7 +20,7 @@
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/finding_groups.h"
 #include "engine/classroom/compare.h"
-#include "engine/classroom/compare_programs.h"
+#include "engine/analysis/compare_programs.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/classroom/lab_texts.h"
 #include "engine/classroom/answer_form.h"

@@ -3,14 +3,14 @@
 // GPU start), with what changed called out: GPU time, overlap (speed-up), host blocked,
 // and the ops whose start moved most, each with the analyzer's reason in the second run.
 // For a program's trace (recorded or imported), the same program after a change, per step
-// (engine/classroom/compare_programs.h), each chart from its first step; until a second trace
+// (engine/analysis/compare_programs.h), each chart from its first step; until a second trace
 // is chosen, the trace alone per step when it marks its steps.
 #include <imgui.h>
 
 #include <filesystem>
 
 #include "app/gui/gui_app.h"
-#include "engine/classroom/compare_programs_text.h"
+#include "engine/analysis/compare_programs_text.h"
 #include "engine/util/errors.h"
 #include "engine/util/format.h"
 #include "labs/catalogue.h"

@@ -71,11 +71,11 @@ enum class CallRole : uint8_t {
   kLaunchArgs,        // a launch's addresses past the 8 its record holds: correlation = the
                       // launch's (out = the node, for a graph's kernel node), args = 8 more
   // Roles only the conversion gives (the recorder never writes them):
-  kUnrecordedWait,    // a torch.profiler stream wait whose event record the trace does not hold
+  kWaitWithoutRecord, // a torch.profiler stream wait whose event record the trace does not hold
 };
 
 // The number of roles; the last one of the enum.
-inline constexpr size_t kCallRoleCount = static_cast<size_t>(CallRole::kUnrecordedWait) + 1;
+inline constexpr size_t kCallRoleCount = static_cast<size_t>(CallRole::kWaitWithoutRecord) + 1;
 
 // Each role's name in a recorder log, in the enum's order.
 inline constexpr std::array<std::pair<CallRole, std::string_view>, kCallRoleCount> kCallRoleNames{{
@@ -122,7 +122,7 @@ inline constexpr std::array<std::pair<CallRole, std::string_view>, kCallRoleCoun
     {CallRole::kGraphExecEdit, "graph_exec_edit"},
     {CallRole::kGraphNodeUpdate, "graph_node_update"},
     {CallRole::kLaunchArgs, "launch_args"},
-    {CallRole::kUnrecordedWait, "unrecorded_wait"},
+    {CallRole::kWaitWithoutRecord, "unrecorded_wait"},
 }};
 
 constexpr std::string_view CallRoleName(CallRole role) {

@@ -386,7 +386,7 @@ class KinetoReader {
       RecordedCall& c = r_.calls[i];
       if (c.role == CallRole::kQueryEvent || c.role == CallRole::kQueryStream) c.role = CallRole::kOther;  // the answer is not in the trace
       if ((c.role == CallRole::kWaitEvent || c.role == CallRole::kSyncStream) && c.stream_id < 0) {
-        c.role = c.role == CallRole::kWaitEvent ? CallRole::kUnrecordedWait : CallRole::kOther;
+        c.role = c.role == CallRole::kWaitEvent ? CallRole::kWaitWithoutRecord : CallRole::kOther;
         c.function += " (no cuda_sync record says which stream)";
         missing_sync_ = true;
       }

@@ -321,7 +321,7 @@ class Converter {
         Add(std::move(op), before);
         return;
       }
-    } else if (role == CallRole::kUnrecordedWait) {
+    } else if (role == CallRole::kWaitWithoutRecord) {
       // Kept however short it was: findings that say nothing held an op name it as a
       // possible cause the trace cannot show.
       op.kind = OpKind::kApiCall;
