@@ -39,7 +39,7 @@ std::string NowIso() {
 
 class CudaExecutor : public Executor {
  public:
-  std::string Backend() const override { return "cuda"; }
+  Backend Kind() const override { return Backend::kCuda; }
 
   Trace Run(const Scenario& scenario, const RunOptions& options) override {
     ValidateRunnable(scenario);

@@ -179,7 +179,7 @@ TEST(TorchMapping, GraphReplaysMapToTheirCapturedOps) {
     EXPECT_EQ(t.ops[i].submit, t.ops[s.ops[i].graph].submit);
   }
   EXPECT_EQ(nodes, 2 * 11);  // steps 2 and 3: 4 kernels, 3 records, 4 waits each
-  for (const Expectation& e : ExpectationsFor(lab, args, "torch")) EXPECT_TRUE(e.check(t).pass) << e.claim;
+  for (const Expectation& e : ExpectationsFor(lab, args, Backend::kTorch)) EXPECT_TRUE(e.check(t).pass) << e.claim;
   // A replayed kernel is the node captured in its op's range, inside its launch's range.
   int d2 = -1;
   for (size_t i = 0; i < s.ops.size(); ++i)
@@ -210,7 +210,7 @@ TEST(TorchFixtures, EachClaimHoldsOrPyTorchDiffersForANamedReason) {
     // Where the lab says what PyTorch does instead, that is what must hold.
     if (lab.torch_expectations && !lab.torch_expectations(args).empty()) differs.clear();
     EXPECT_EQ(ScenarioToJson(t.scenario), ScenarioToJson(lab.build(args))) << entry.path() << ": the lab's own ops";
-    for (const Expectation& e : ExpectationsFor(lab, args, "torch")) {
+    for (const Expectation& e : ExpectationsFor(lab, args, Backend::kTorch)) {
       CheckResult r = e.check(t);
       if (r.pass) ++held;
       else if (!differs.empty()) ++differ;

@@ -1,12 +1,17 @@
-// Choosing the executor for a run: the simulator, the GPU, or "auto" (GPU when one is
-// usable, else the simulator, saying why).
+// The CLI's executors in its own process: the simulator, the CUDA executor, and the lab as a
+// PyTorch program (TorchExecutor), all behind the one Executor interface; and the CUDA
+// per-process environment a scenario asks for.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 
-#include "engine/trace/executor.h"
+#include "app/cli/torch_backend.h"
+#include "app/runner/run_on_backend.h"
 #include "engine/scenario/scenario.h"
+#include "engine/trace/backend.h"
+#include "engine/trace/executor.h"
 
 namespace streamlab {
 
@@ -19,9 +24,15 @@ struct BackendChoice {
 // initialises; must run before any CUDA call in this process.
 void ApplyProcessSettings(const RunSettings& settings);
 
-// backend: "sim", "cuda" or "auto". profile_path: optional simulator profile JSON.
-// Throws BackendError when "cuda" cannot run this scenario here, InputError on bad names.
-BackendChoice ChooseBackend(const std::string& backend, const Scenario& scenario,
-                            const std::string& profile_path);
+// The --backend flag's value, one of `allowed`; InputError names them otherwise.
+Backend BackendFlag(const std::string& name, std::initializer_list<Backend> allowed);
+
+// The GPU executors of this process, for RunSpec::in_process: kCuda after ProbeCuda (with the
+// scenario's settings applied first), kTorch as a PyTorch program run under `record`.
+InProcessExecutors CliExecutors(TorchRunOptions torch);
+
+// kSim, kCuda or kAuto in this process. profile_path: optional simulator profile JSON.
+// Throws BackendError when kCuda cannot run this scenario here.
+BackendChoice ChooseBackend(Backend backend, const Scenario& scenario, const std::string& profile_path);
 
 }  // namespace streamlab

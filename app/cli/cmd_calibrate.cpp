@@ -12,7 +12,7 @@
 #include <iostream>
 
 #include "app/cli/backend_choice.h"
-#include "app/cli/child_run.h"
+#include "app/runner/run_on_backend.h"
 #include "app/cli/commands.h"
 #include "engine/scenario/scenario_json.h"
 #include "engine/sim/calibration.h"
@@ -24,14 +24,17 @@ namespace streamlab {
 namespace {
 
 Trace RunOnGpu(const CalibrateCommand& cmd, const CalibrationRun& run) {
-  std::string path = (std::filesystem::temp_directory_path() /
-                      ("streamlab-calibrate-" + std::to_string(getpid()) + ".json")).string();
-  SaveJsonFile(ScenarioToJson(run.scenario), path);
-  ChildRunResult child = RunChild(cmd.self, {path, "--backend", "cuda", "--timeout", "20"}, 60);
-  std::remove(path.c_str());
-  if (child.exit_code == kExitNoBackend) throw BackendError(child.error);
-  if (child.exit_code != 0) throw RunError("calibration run " + run.name + " failed: " + child.error);
-  return child.trace;
+  RunTarget target;
+  target.scenario = run.scenario;
+  RunSpec spec;
+  spec.backend = Backend::kCuda;
+  spec.timeout_s = 20;
+  spec.cli = cmd.self;
+  try {
+    return RunOnBackend(target, spec).trace;
+  } catch (const RunError& e) {
+    throw RunError("calibration run " + run.name + " failed: " + e.what());
+  }
 }
 
 std::string Today() {
@@ -44,12 +47,12 @@ std::string Today() {
 }  // namespace
 
 int CmdCalibrate(const CalibrateCommand& cmd) {
-  if (cmd.backend != "sim" && cmd.backend != "cuda") throw InputError("--backend must be cuda or sim");
+  Backend backend = BackendFlag(cmd.backend, {Backend::kCuda, Backend::kSim});
   DeviceProfile base = ResolveProfile(cmd.profile);
   std::vector<Trace> traces;
   std::vector<CalibrationRun> runs;
   std::string device, driver;
-  if (cmd.backend == "cuda") {
+  if (backend == Backend::kCuda) {
     CudaProbe probe = ProbeCuda();
     if (!probe.usable) throw BackendError("no usable GPU: " + probe.reason);
     device = probe.device_name;

@@ -10,9 +10,8 @@
 #include <unistd.h>
 
 #include "app/cli/backend_choice.h"
-#include "app/cli/child_run.h"
 #include "app/cli/commands.h"
-#include "app/cli/run_target.h"
+#include "app/runner/run_on_backend.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/classroom/exercise.h"
 #include "engine/scenario/scenario_json.h"
@@ -35,29 +34,23 @@ std::vector<std::string> ReadScript(const std::string& path) {
 
 // On the simulator in this process; on a GPU in a child process (its own CUDA settings,
 // and a crash or hang ends only the child), through a scenario file.
-Trace RunProgram(const ExerciseCommand& cmd, const Scenario& scenario) {
-  if (cmd.backend == "sim") {
-    BackendChoice backend = ChooseBackend("sim", scenario, "");
-    return backend.executor->Run(scenario, RunOptions{});
-  }
-  std::string path = (std::filesystem::temp_directory_path() /
-                      ("streamlab-exercise-" + std::to_string(getpid()) + ".json")).string();
-  SaveJsonFile(ScenarioToJson(scenario), path);
-  ChildRunResult child = RunChild(cmd.self, {path, "--backend", cmd.backend, "--timeout", std::to_string(cmd.timeout_s)},
-                                  cmd.timeout_s + 30);
-  std::remove(path.c_str());
-  if (child.exit_code == kExitNoBackend) throw BackendError(child.error);
-  if (child.exit_code != 0) throw RunError(child.error.empty() ? "the run failed" : child.error);
-  return child.trace;
+Trace RunProgram(const ExerciseCommand& cmd, Backend backend, const Scenario& scenario) {
+  RunTarget target;
+  target.scenario = scenario;
+  RunSpec spec;
+  spec.backend = backend;
+  spec.timeout_s = cmd.timeout_s;
+  spec.cli = cmd.self;
+  return RunOnBackend(target, spec).trace;
 }
 
 // Checks one lab's exercise and prints the report; true if every goal is met.
-bool CheckOne(const ExerciseCommand& cmd, const Lab& lab, const std::vector<std::string>& script,
+bool CheckOne(const ExerciseCommand& cmd, Backend backend, const Lab& lab, const std::vector<std::string>& script,
               const std::map<std::string, double>& params, const FindingTexts& texts, const std::string& lang) {
   std::optional<Exercise> exercise = LoadExercise(lab.id);
   if (!exercise) throw InputError("lab " + lab.id + " has no checked exercise");
   ExerciseProgram program = BuildExerciseProgram(lab, *exercise, script, params);
-  Trace trace = RunProgram(cmd, program.scenario);
+  Trace trace = RunProgram(cmd, backend, program.scenario);
   ExerciseResult result = CheckExercise(*exercise, trace, Analyze(trace), texts, lang, program.params);
   std::cout << (result.passed ? "PASS  " : "FAIL  ") << lab.id << " ["
             << (exercise->variant.empty() ? lab.variants.front() : exercise->variant) << ", "
@@ -72,8 +65,7 @@ bool CheckOne(const ExerciseCommand& cmd, const Lab& lab, const std::vector<std:
 }  // namespace
 
 int CmdExercise(const ExerciseCommand& cmd) {
-  if (cmd.backend != "sim" && cmd.backend != "cuda" && cmd.backend != "auto")
-    throw InputError("--backend must be sim, cuda or auto");
+  Backend backend = BackendFlag(cmd.backend, {Backend::kSim, Backend::kCuda, Backend::kAuto});
   if (cmd.all == !cmd.lab.empty()) throw InputError("name one lab, or pass --all with --solutions DIR");
   if (cmd.all && cmd.solutions.empty()) throw InputError("--all needs --solutions DIR (e.g. tests/exercises)");
   std::string lang = cmd.lang.empty() ? DefaultLanguage() : cmd.lang;
@@ -82,10 +74,10 @@ int CmdExercise(const ExerciseCommand& cmd) {
   std::map<std::string, double> params = ParseParams(cmd.params);
   if (!cmd.all) {
     const Lab& lab = FindLab(cmd.lab);
-    return CheckOne(cmd, lab, ReadScript(cmd.script), params, texts, lang) ? kExitOk : kExitFailed;
+    return CheckOne(cmd, backend, lab, ReadScript(cmd.script), params, texts, lang) ? kExitOk : kExitFailed;
   }
   int gpus = 1 << 20;
-  if (cmd.backend == "cuda") {
+  if (backend == Backend::kCuda) {
     CudaProbe probe = ProbeCuda();
     if (!probe.usable) throw BackendError("no usable GPU: " + probe.reason);
     gpus = probe.device_count;
@@ -98,7 +90,7 @@ int CmdExercise(const ExerciseCommand& cmd) {
       continue;
     }
     try {
-      bool ok = CheckOne(cmd, lab, ReadScript(cmd.solutions + "/" + lab.id + ".txt"), params, texts, lang);
+      bool ok = CheckOne(cmd, backend, lab, ReadScript(cmd.solutions + "/" + lab.id + ".txt"), params, texts, lang);
       (ok ? passed : failed)++;
     } catch (const std::exception& e) {
       std::cout << "FAIL  " << lab.id << ": " << e.what() << "\n";

@@ -8,7 +8,7 @@
 #include "app/cli/backend_choice.h"
 #include "app/cli/commands.h"
 #include "app/cli/comparison_json.h"
-#include "app/cli/run_target.h"
+#include "app/runner/run_on_backend.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/finding_groups.h"
 #include "engine/util/errors.h"
@@ -32,11 +32,12 @@ Trace TraceFor(const ExplainCommand& cmd) {
     return std::move(*trace);
   }
   RunTarget target = ResolveRunTarget(cmd.target, cmd.variant, ParseParams(cmd.params));
-  BackendChoice backend = ChooseBackend(cmd.backend, target.scenario, "");
-  if (!backend.message.empty()) std::cerr << "streamlab: " << backend.message << "\n";
-  Trace trace = backend.executor->Run(target.scenario, RunOptions{});
-  LabelTrace(target, trace);
-  return trace;
+  RunSpec spec;
+  spec.backend = BackendFlag(cmd.backend, {Backend::kSim, Backend::kCuda, Backend::kAuto});
+  spec.in_process = CliExecutors({});
+  RunOutcome run = RunOnBackend(target, spec);
+  if (!run.message.empty()) std::cerr << "streamlab: " << run.message << "\n";
+  return std::move(run.trace);
 }
 
 Json IdsToJson(const std::vector<int>& ids) { return Json(ids); }

@@ -4,8 +4,7 @@
 
 #include "app/cli/backend_choice.h"
 #include "app/cli/commands.h"
-#include "app/cli/run_target.h"
-#include "app/cli/torch_backend.h"
+#include "app/runner/run_on_backend.h"
 #include "engine/trace/chrome_trace.h"
 #include "engine/util/errors.h"
 #include "engine/scenario/scenario_json.h"
@@ -19,25 +18,18 @@ int CmdRun(const RunCommand& cmd) {
   if (cmd.repeat < 1 || cmd.repeat > 100) throw InputError("--repeat must be 1..100");
   RunTarget target = ResolveRunTarget(cmd.target, cmd.variant, ParseParams(cmd.params));
   if (!cmd.save_scenario.empty()) SaveJsonFile(ScenarioToJson(target.scenario), cmd.save_scenario);
-  Trace trace;
-  if (cmd.backend == "torch") {
-    // The lab as a PyTorch program, recorded and mapped back (torch_backend.h).
-    ValidateRunnable(target.scenario);
-    TorchRunOptions options;
-    options.self = cmd.self;
-    options.timeout_s = std::max(60.0, cmd.timeout_s);
-    options.save_program = cmd.save_program;
-    trace = RunInTorch(target.scenario, options);
-  } else {
-    if (!cmd.save_program.empty()) throw InputError("--save-program is for --backend torch");
-    BackendChoice backend = ChooseBackend(cmd.backend, target.scenario, cmd.profile);
-    if (!backend.message.empty()) std::cerr << "streamlab: " << backend.message << "\n";
-    RunOptions options;
-    options.timeout = static_cast<TimeNs>(cmd.timeout_s * 1e9);
-    options.repeat = cmd.repeat;
-    trace = backend.executor->Run(target.scenario, options);
-  }
-  LabelTrace(target, trace);
+  Backend backend = BackendFlag(cmd.backend, {Backend::kSim, Backend::kCuda, Backend::kAuto, Backend::kTorch});
+  if (!cmd.save_program.empty() && backend != Backend::kTorch) throw InputError("--save-program is for --backend torch");
+  RunSpec spec;
+  spec.backend = backend;
+  spec.profile = cmd.profile;
+  spec.timeout_s = cmd.timeout_s;
+  spec.repeat = cmd.repeat;
+  // The lab as a PyTorch program is recorded in a child and mapped back (torch_backend.h).
+  spec.in_process = CliExecutors({cmd.self, std::max(60.0, cmd.timeout_s), cmd.save_program});
+  RunOutcome run = RunOnBackend(target, spec);
+  if (!run.message.empty()) std::cerr << "streamlab: " << run.message << "\n";
+  const Trace& trace = run.trace;
 
   if (!cmd.out.empty()) SaveJsonFile(TraceToJson(trace), cmd.out);
   if (!cmd.chrome.empty()) SaveJsonFile(ChromeTraceJson(trace), cmd.chrome);

@@ -9,7 +9,7 @@
 
 #include "app/cli/backend_choice.h"
 #include "app/cli/commands.h"
-#include "app/cli/run_target.h"
+#include "app/runner/run_target.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/util/errors.h"
 #include "labs/catalogue.h"
@@ -37,7 +37,7 @@ int CmdSoak(const SoakCommand& cmd) {
   std::vector<RunTarget> targets;
   for (const Lab* lab : labs)
     for (const std::string& v : lab->variants) targets.push_back(ResolveRunTarget(lab->id, v, {}));
-  BackendChoice backend = ChooseBackend(cmd.backend, targets.front().scenario, "");
+  BackendChoice backend = ChooseBackend(BackendFlag(cmd.backend, {Backend::kSim, Backend::kCuda}), targets.front().scenario, "");
   double first = 0;
   for (int round = 0; round < cmd.runs; ++round) {
     for (const RunTarget& target : targets) {
@@ -51,7 +51,7 @@ int CmdSoak(const SoakCommand& cmd) {
   double growth = last - first;
   std::printf("soak: %d rounds of %zu lab variants on %s (%d runs): resident memory %.1f MiB after the first round, "
               "%.1f MiB at the end (%+.1f MiB)\n",
-              cmd.runs, targets.size(), backend.executor->Backend().c_str(), cmd.runs * static_cast<int>(targets.size()),
+              cmd.runs, targets.size(), std::string(BackendName(backend.executor->Kind())).c_str(), cmd.runs * static_cast<int>(targets.size()),
               first, last, growth);
   bool leaked = growth > std::max(8.0, 0.1 * first);
   std::printf("%d passed, %d failed\n", leaked ? 0 : 1, leaked ? 1 : 0);

@@ -6,9 +6,9 @@
 #include <iostream>
 
 #include "app/cli/backend_choice.h"
-#include "app/cli/child_run.h"
+#include "app/runner/child_run.h"
 #include "app/cli/commands.h"
-#include "app/cli/run_target.h"
+#include "app/runner/run_on_backend.h"
 #include "engine/util/errors.h"
 #include "engine/scenario/scenario_json.h"
 #include "engine/scenario/torch_program.h"
@@ -25,31 +25,24 @@ struct NotExpressible : std::runtime_error {
 };
 
 // Runs one lab variant: in this process on the simulator, in a child process on a GPU.
-Trace RunVariant(const VerifyCommand& cmd, const Lab& lab, const std::string& variant) {
-  if (cmd.backend == "sim") {
-    RunTarget target = ResolveRunTarget(lab.id, variant, {});
-    BackendChoice backend = ChooseBackend("sim", target.scenario, cmd.profile);
-    Trace trace = backend.executor->Run(target.scenario, RunOptions{});
-    LabelTrace(target, trace);
-    return trace;
+Trace RunVariant(const VerifyCommand& cmd, Backend backend, const Lab& lab, const std::string& variant) {
+  RunSpec spec;
+  spec.backend = backend;
+  spec.profile = cmd.profile;
+  spec.timeout_s = cmd.timeout_s;
+  spec.cli = cmd.self;
+  try {
+    return RunOnBackend(ResolveRunTarget(lab.id, variant, {}), spec).trace;
+  } catch (const InputError& e) {
+    if (backend == Backend::kTorch) throw NotExpressible(e.what());
+    throw;
   }
-  // A PyTorch run starts Python and imports torch first: give it longer.
-  double timeout = cmd.backend == "torch" ? std::max(120.0, cmd.timeout_s) : cmd.timeout_s;
-  ChildRunResult child = RunChild(cmd.self,
-                                  {lab.id, "--variant", variant, "--backend", cmd.backend,
-                                   "--timeout", std::to_string(timeout)},
-                                  timeout);
-  if (child.exit_code == kExitNoBackend) throw BackendError(child.error);
-  if (child.exit_code == kExitBadInput && cmd.backend == "torch") throw NotExpressible(child.error);
-  if (child.exit_code != 0) throw RunError(child.error.empty() ? "the run failed" : child.error);
-  return child.trace;
 }
 
 }  // namespace
 
 int CmdVerify(const VerifyCommand& cmd) {
-  if (cmd.backend != "sim" && cmd.backend != "cuda" && cmd.backend != "auto" && cmd.backend != "torch")
-    throw InputError("--backend must be sim, cuda, auto or torch");
+  Backend backend = BackendFlag(cmd.backend, {Backend::kSim, Backend::kCuda, Backend::kAuto, Backend::kTorch});
   std::vector<const Lab*> labs;
   if (cmd.all) {
     for (const Lab& lab : AllLabs()) labs.push_back(&lab);
@@ -58,7 +51,7 @@ int CmdVerify(const VerifyCommand& cmd) {
     for (const std::string& id : cmd.labs) labs.push_back(&FindLab(id));
   }
   int gpus = 0;
-  if (cmd.backend == "cuda" || cmd.backend == "torch") {
+  if (OnGpu(backend)) {
     CudaProbe probe = ProbeCuda();
     gpus = probe.device_count;
     if (!probe.usable) throw BackendError("no usable GPU: " + probe.reason);
@@ -71,14 +64,14 @@ int CmdVerify(const VerifyCommand& cmd) {
   for (const Lab* lab : labs) {
     for (const std::string& variant : lab->variants) {
       std::string label = lab->id + "/" + variant;
-      if ((cmd.backend == "cuda" || cmd.backend == "torch") && DevicesFor(*lab, variant) > gpus) {
+      if (OnGpu(backend) && DevicesFor(*lab, variant) > gpus) {
         std::cout << "SKIP  " << label << ": needs " << DevicesFor(*lab, variant) << " GPUs; " << gpus << " here\n";
         ++skipped;
         continue;
       }
       Trace trace;
       try {
-        trace = RunVariant(cmd, *lab, variant);
+        trace = RunVariant(cmd, backend, *lab, variant);
       } catch (const NotExpressible& e) {
         std::cout << "SKIP  " << label << ": " << e.what() << "\n";
         ++skipped;
@@ -94,13 +87,13 @@ int CmdVerify(const VerifyCommand& cmd) {
       // In PyTorch, a claim may fail because PyTorch does it differently (the program says
       // how): such a claim is reported as a difference, not a failure.
       std::vector<std::string> differs;
-      if (cmd.backend == "torch") differs = ScenarioAsTorchProgram(lab->build(args)).differs;
+      if (backend == Backend::kTorch) differs = ScenarioAsTorchProgram(lab->build(args)).differs;
       for (const std::string& d : differs) std::cout << "      " << label << " in PyTorch: " << d << "\n";
       // Where the lab says what PyTorch does instead, those are the claims checked.
-      bool torch_claims = cmd.backend == "torch" && lab->torch_expectations && !lab->torch_expectations(args).empty();
+      bool torch_claims = backend == Backend::kTorch && lab->torch_expectations && !lab->torch_expectations(args).empty();
       if (torch_claims) differs.clear();
       if (torch_claims) label += " (PyTorch)";
-      for (const Expectation& e : ExpectationsFor(*lab, args, cmd.backend)) {
+      for (const Expectation& e : ExpectationsFor(*lab, args, backend)) {
         CheckResult r;
         try {
           r = e.check(trace);

@@ -1,6 +1,8 @@
 // The PyTorch backend: write the program, check for PyTorch and a GPU, record, map back.
 #include "app/cli/torch_backend.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "app/cli/child_run.h"
+#include "app/runner/child_run.h"
 #include "engine/scenario/torch_program.h"
 #include "engine/sim/buffer_contents.h"
 #include "engine/ingest/torch_mapping.h"
@@ -84,6 +86,13 @@ Trace RunInTorch(const Scenario& scenario, const TorchRunOptions& options) {
   trace.checks = SavedContentsChecks(scenario, contents.path.string(), trace.notes);
   for (const std::string& d : program.differs) trace.notes.push_back(Note("torch_differs", {{"what", d}}));
   return trace;
+}
+
+Trace TorchExecutor::Run(const Scenario& scenario, const RunOptions& run) {
+  ValidateRunnable(scenario);
+  TorchRunOptions options = options_;
+  options.timeout_s = std::max(60.0, static_cast<double>(run.timeout) / 1e9);
+  return RunInTorch(scenario, options);
 }
 
 }  // namespace streamlab

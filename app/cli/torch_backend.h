@@ -4,7 +4,9 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
+#include "engine/trace/executor.h"
 #include "engine/trace/trace.h"
 
 namespace streamlab {
@@ -18,5 +20,16 @@ struct TorchRunOptions {
 // Throws BackendError (exit 3) without a GPU or a python3 that has PyTorch with CUDA,
 // InputError for what the program cannot run, RunError when the run or the mapping fails.
 Trace RunInTorch(const Scenario& scenario, const TorchRunOptions& options);
+
+// The same behind the Executor interface (the watchdog's timeout becomes the run's, at least 60 s).
+class TorchExecutor : public Executor {
+ public:
+  explicit TorchExecutor(TorchRunOptions options) : options_(std::move(options)) {}
+  Backend Kind() const override { return Backend::kTorch; }
+  Trace Run(const Scenario& scenario, const RunOptions& run) override;
+
+ private:
+  TorchRunOptions options_;
+};
 
 }  // namespace streamlab

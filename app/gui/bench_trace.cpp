@@ -2,11 +2,13 @@
 // ranges as many as the spans, two deep (a "step" around each 32 launches, one range per launch).
 #include "app/gui/bench_trace.h"
 
+#include "engine/trace/backend.h"
+
 namespace streamlab {
 
 Trace MakeBenchTrace(long spans) {
   Trace t;
-  t.backend = "sim";
+  t.backend = BackendName(Backend::kSim);
   t.device_name = "bench";
   Scenario& s = t.scenario;
   s.name = "bench-" + std::to_string(spans);

@@ -46,7 +46,7 @@ GuiApp::GuiApp(GuiOptions options, FontSetup fonts)
       cli_path_(FindCliExecutable()) {
   std::string lang = options_.lang.empty() ? DefaultLanguage() : options_.lang;
   SetLanguage(fonts_.cjk ? lang : "en");
-  backend_choice_ = options_.backend == "sim" ? 1 : options_.backend == "cuda" ? 2 : options_.backend == "torch" ? 3 : 0;
+  backend_choice_ = static_cast<int>(options_.backend);  // the menu lists the backends in the enum's order
   profile_names_ = ShippedProfiles();
   if (!options_.profile.empty()) {
     auto it = std::find(profile_names_.begin(), profile_names_.end(), options_.profile);
@@ -153,8 +153,9 @@ void GuiApp::SelectLab(const std::string& id) {
   }
 }
 
-std::string GuiApp::ResolveBackend() {
-  if (backend_choice_ == 1) return "sim";
+std::optional<Backend> GuiApp::ResolveBackend() {
+  const auto chosen = static_cast<Backend>(backend_choice_);
+  if (chosen == Backend::kSim) return Backend::kSim;
   if (!probe_ && probe_future_.valid()) probe_ = probe_future_.get();
   bool usable = probe_ && probe_->usable;
   std::string reason = probe_ ? probe_->reason : "?";
@@ -163,13 +164,13 @@ std::string GuiApp::ResolveBackend() {
     usable = false;
     reason = "this lab needs " + std::to_string(needed) + " GPUs; " + std::to_string(probe_->count) + " found";
   }
-  if (backend_choice_ >= 2 && !usable) {
+  if (OnGpu(chosen) && !usable) {
     error_ = ui_.Fill("banner.no_gpu", {{"reason", reason}});
-    return "";
+    return std::nullopt;
   }
-  if (backend_choice_ == 3) return "torch";  // the lab as a PyTorch program, on the GPU
+  if (chosen == Backend::kTorch) return Backend::kTorch;  // the lab as a PyTorch program, on the GPU
   if (!usable) banner_ = ui_.Fill("banner.no_gpu", {{"reason", reason}});
-  return usable ? "cuda" : "sim";
+  return usable ? Backend::kCuda : Backend::kSim;
 }
 
 void GuiApp::StartRun() {
@@ -177,13 +178,13 @@ void GuiApp::StartRun() {
   if (!compare_with_.empty()) return StartCompare();
   error_.clear();
   banner_.clear();
-  std::string backend = ResolveBackend();
-  if (backend.empty()) return;
+  std::optional<Backend> backend = ResolveBackend();
+  if (!backend) return;
   RunRequest request;
   request.lab = lab_id_;
   request.variant = variant_;
   for (const auto& [k, v] : params_) request.params[k] = v;
-  request.backend = backend;
+  request.backend = *backend;
   Submit(std::move(request));
 }
 
@@ -495,7 +496,7 @@ void GuiApp::DrawLabHeader() {
     // A trace from elsewhere may name no device or date (older torch.profiler versions).
     std::string device = trace_->device_name.empty() ? ui_("banner.unknown_device") : trace_->device_name;
     std::string date = trace_->captured_at.empty() ? ui_("banner.unknown_date") : trace_->captured_at;
-    if (trace_->backend == "sim")
+    if (trace_->backend == BackendName(Backend::kSim))
       ImGui::TextDisabled("%s", ui_.Fill("banner.sim_profile", {{"profile", trace_->profile}}).c_str());
     else if (imported && !trace_->scenario.processes.empty())
       ImGui::TextDisabled("%s", ui_.Fill("banner.processes", {{"backend", trace_->backend}, {"device", device},

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/child_run.h"
+#include "app/runner/child_run.h"
 #include "app/gui/file_picker.h"
 #include "app/gui/fonts.h"
 #include "app/gui/gantt_view.h"
@@ -34,7 +34,7 @@ struct GuiOptions {
   std::string lab;
   std::string variant;
   std::map<std::string, double> params;
-  std::string backend = "auto";  // auto, sim, cuda
+  Backend backend = Backend::kAuto;
   std::string lang;              // empty: from the locale
   std::string open_trace;        // show this trace file
   bool headless = false;         // rendering for a screenshot: no hover effects
@@ -169,7 +169,9 @@ class GuiApp {
   std::string AnswerVerdictText() const;
   void DrawFinding(int index);
   void DrawCode();
-  std::string ResolveBackend();
+  // The backend chosen in the menu, auto resolved with the GPU probe; nullopt (and an error
+  // shown) when a GPU backend was chosen and no GPU is usable.
+  std::optional<Backend> ResolveBackend();
 
   GuiOptions options_;
   FontSetup fonts_;

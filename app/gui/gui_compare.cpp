@@ -32,27 +32,29 @@ void GuiApp::StartCompare() {
   if (lab_id_.empty() || worker_.Busy()) return;
   error_.clear();
   banner_.clear();
-  std::string backend = ResolveBackend();
-  if (backend.empty()) return;
+  std::optional<Backend> backend = ResolveBackend();
+  if (!backend) return;
   RunRequest a;
   a.lab = lab_id_;
   a.variant = variant_;
   for (const auto& [k, v] : params_) a.params[k] = v;
-  a.backend = backend;
+  a.backend = *backend;
   RunRequest b = a;
-  if (compare_with_ == "torch") {
+  // compare_with_ is a variant, or a backend's name: the same variant there.
+  std::optional<Backend> other = ParseBackend(compare_with_);
+  if (other == Backend::kTorch) {
     // The lab's CUDA C++ run next to its PyTorch run, both on the GPU.
-    a.backend = "cuda";
-    b.backend = "torch";
-    if (backend == "sim") {
+    a.backend = Backend::kCuda;
+    b.backend = Backend::kTorch;
+    if (*backend == Backend::kSim) {
       error_ = ui_("compare.no_gpu");
       return;
     }
-  } else if (compare_with_ == "sim" || compare_with_ == "cuda") {
+  } else if (other == Backend::kSim || other == Backend::kCuda) {
     // The simulator's prediction next to the GPU's measurement of the same variant.
-    a.backend = "sim";
-    b.backend = "cuda";
-    if (backend != "cuda") {
+    a.backend = Backend::kSim;
+    b.backend = Backend::kCuda;
+    if (*backend != Backend::kCuda) {
       error_ = ui_("compare.no_gpu");
       return;
     }
@@ -76,8 +78,10 @@ void GuiApp::DrawCompare() {
     if (ImGui::BeginCombo(ui_("compare.with"), shown.c_str())) {
       for (const std::string& v : lab.variants)
         if (v != variant_ && ImGui::Selectable(v.c_str(), v == compare_with_)) compare_with_ = v;
-      if (ImGui::Selectable(ui_("compare.sim_vs_gpu"), compare_with_ == "cuda")) compare_with_ = "cuda";
-      if (ImGui::Selectable(ui_("compare.cuda_vs_torch"), compare_with_ == "torch")) compare_with_ = "torch";
+      for (auto [backend, label] : {std::pair{Backend::kCuda, "compare.sim_vs_gpu"}, std::pair{Backend::kTorch, "compare.cuda_vs_torch"}}) {
+        std::string name(BackendName(backend));
+        if (ImGui::Selectable(ui_(label), compare_with_ == name)) compare_with_ = name;
+      }
       ImGui::EndCombo();
     }
     ImGui::SameLine();

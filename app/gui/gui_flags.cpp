@@ -32,6 +32,7 @@ std::vector<std::string> SplitCommas(const std::string& list) {
 struct RawFlags {
   std::vector<std::string> params;
   std::string predict_order, hover, view, size, bench_spans;
+  std::string backend = "auto";
 };
 
 void AddFlags(CLI::App& app, GuiArgs& a, RawFlags& raw) {
@@ -39,7 +40,7 @@ void AddFlags(CLI::App& app, GuiArgs& a, RawFlags& raw) {
   app.add_option("--lab", o.lab, "Open this lab");
   app.add_option("--variant", o.variant, "The lab's variant");
   app.add_option("--param", raw.params, "A lab parameter name=value (repeatable)");
-  app.add_option("--backend", o.backend, "auto, sim, cuda or torch")->check(CLI::IsMember({"auto", "sim", "cuda", "torch"}));
+  app.add_option("--backend", raw.backend, "auto, sim, cuda or torch")->check(CLI::IsMember({"auto", "sim", "cuda", "torch"}));
   app.add_option("--profile", o.profile, "The simulator's profile: h100, h200 or a file");
   app.add_option("--lang", o.lang, "en or zh (default: from the locale)")->check(CLI::IsMember({"en", "zh"}));
   app.add_option("--open", o.open_trace, "Open a trace, a recording or a torch.profiler trace");
@@ -79,6 +80,7 @@ void ReadShapedFlags(const CLI::App& app, GuiArgs& a, const RawFlags& raw) {
     if (eq == std::string::npos || end == kv.c_str() + eq + 1 || *end) Fail(app, "--param expects name=value");
     o.params[kv.substr(0, eq)] = value;
   }
+  o.backend = ParseBackend(raw.backend).value_or(Backend::kAuto);  // IsMember checked the name
   if (!raw.predict_order.empty()) o.predict_order = SplitCommas(raw.predict_order);
   if (!o.predict_order.empty() || !o.predict_answer.empty()) o.predict = true;
   if (!raw.hover.empty() &&
@@ -111,7 +113,8 @@ void CheckTogether(const CLI::App& app, const GuiArgs& a) {
   try {
     const Lab& lab = FindLab(o.lab);
     const std::string& c = o.compare;
-    if (!c.empty() && c != "cuda" && c != "sim" && c != "torch" &&
+    bool backend = ParseBackend(c).has_value() && c != BackendName(Backend::kAuto);
+    if (!c.empty() && !backend &&
         std::find(lab.variants.begin(), lab.variants.end(), c) == lab.variants.end())
       Fail(app, "--compare: " + o.lab + " has no variant \"" + c + "\"");
   } catch (const InputError& e) {

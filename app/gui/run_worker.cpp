@@ -7,9 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "app/cli/child_run.h"
-#include "engine/scenario/scenario_json.h"
-#include "engine/sim/sim_executor.h"
+#include "app/runner/child_run.h"
+#include "app/runner/run_on_backend.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "labs/catalogue.h"
@@ -57,30 +56,17 @@ void RunWorker::Start(RunRequest request) {
         Finish(std::move(result));
         return;
       }
-      if (request.scenario) {
-        result.trace = RunScenario(*request.scenario, request);
-        result.analysis = Analyze(result.trace);
-        result.ok = !cancel_;
-        if (cancel_) result.error = "cancelled";
-        Finish(std::move(result));
-        return;
-      }
-      const Lab& lab = FindLab(request.lab);
-      LabArgs args = ResolveLabArgs(lab, request.variant, request.params);
-      if (request.backend == "cuda" || request.backend == "torch") {
-        std::vector<std::string> cli_args{lab.id, "--variant", args.variant, "--backend", request.backend};
-        for (const auto& [name, value] : request.params)
-          cli_args.insert(cli_args.end(), {"--param", name + "=" + std::to_string(value)});
-        // A PyTorch run starts Python and imports torch first.
-        ChildRunResult child = RunChild(cli_path_, cli_args, request.backend == "torch" ? 120 : 30, &cancel_);
-        if (child.exit_code != 0) throw std::runtime_error(child.error.empty() ? "the run failed" : child.error);
-        result.trace = std::move(child.trace);
-      } else {
-        result.trace = SimExecutor(ResolveProfile(request.profile)).Run(lab.build(args), RunOptions{});
-        result.trace.lab = lab.id;
-        result.trace.variant = args.variant;
-        result.trace.params = args.params;
-      }
+      // A lab, or the sandbox's scenario: on the simulator here, on a GPU in a child
+      // `streamlab-cli run` (the GUI never touches CUDA).
+      RunTarget target;
+      if (request.scenario) target.scenario = *request.scenario;
+      else target = ResolveRunTarget(request.lab, request.variant, request.params);
+      RunSpec spec;
+      spec.backend = request.backend;
+      spec.profile = request.profile;
+      spec.cli = cli_path_;
+      spec.cancel = &cancel_;
+      result.trace = RunOnBackend(target, spec).trace;
       result.analysis = Analyze(result.trace);
       result.ok = !cancel_;
       if (cancel_) result.error = "cancelled";
@@ -98,20 +84,6 @@ void RunWorker::Finish(RunResult result) {
     result_ = std::move(result);
   }
   busy_ = false;
-}
-
-// A sandbox scenario: in-process on the simulator; on a GPU through a scenario file that
-// the child `streamlab-cli run FILE --backend cuda` reads.
-Trace RunWorker::RunScenario(const Scenario& scenario, const RunRequest& request) {
-  if (request.backend != "cuda" && request.backend != "torch")
-    return SimExecutor(ResolveProfile(request.profile)).Run(scenario, RunOptions{});
-  std::string path = (std::filesystem::temp_directory_path() / ("streamlab-sandbox-" + std::to_string(getpid()) + ".json")).string();
-  SaveJsonFile(ScenarioToJson(scenario), path);
-  ChildRunResult child =
-      RunChild(cli_path_, {path, "--backend", request.backend}, request.backend == "torch" ? 120 : 30, &cancel_);
-  std::filesystem::remove(path);
-  if (child.exit_code != 0) throw std::runtime_error(child.error.empty() ? "the run failed" : child.error);
-  return std::move(child.trace);
 }
 
 std::optional<RunResult> RunWorker::TakeResult() {

@@ -16,6 +16,7 @@
 
 #include "engine/scenario/scenario.h"
 #include "engine/analysis/analyzer.h"
+#include "engine/trace/backend.h"
 #include "engine/trace/trace.h"
 
 namespace streamlab {
@@ -24,7 +25,7 @@ struct RunRequest {
   std::string lab;
   std::string variant;
   std::map<std::string, double> params;
-  std::string backend = "sim";  // "sim" or "cuda": the UI resolves "auto" with the probe
+  Backend backend = Backend::kSim;  // never kAuto: the UI resolves it with the probe
   std::string profile;          // the simulator's profile (a shipped name or a file; empty: built-in)
   std::optional<Scenario> scenario;  // the sandbox: run this instead of a lab
   std::vector<std::string> record;   // "Record a program": this command, under `streamlab-cli record`
@@ -58,7 +59,7 @@ class RunWorker {
  private:
   void Join();
   void Finish(RunResult result);
-  Trace RunScenario(const Scenario& scenario, const RunRequest& request);
+
   std::string cli_path_;
   std::thread thread_;
   std::atomic<bool> busy_{false};

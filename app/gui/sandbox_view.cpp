@@ -41,11 +41,11 @@ void GuiApp::RunSandbox() {
   if (worker_.Busy()) return;
   error_.clear();
   banner_.clear();
-  std::string backend = ResolveBackend();
-  if (backend.empty()) return;
+  std::optional<Backend> backend = ResolveBackend();
+  if (!backend) return;
   RunRequest request;
   request.scenario = sandbox_.scenario();
-  request.backend = backend;
+  request.backend = *backend;
   Submit(std::move(request));
 }
 

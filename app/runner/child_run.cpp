@@ -1,5 +1,5 @@
 // Child-process runs with posix_spawn; output captured through temporary files.
-#include "app/cli/child_run.h"
+#include "app/runner/child_run.h"
 
 #include <fcntl.h>
 #include <signal.h>

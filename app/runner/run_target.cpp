@@ -1,5 +1,5 @@
 // Resolving a lab id or scenario file into a Scenario.
-#include "app/cli/run_target.h"
+#include "app/runner/run_target.h"
 
 #include <cstdlib>
 

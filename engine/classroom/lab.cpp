@@ -78,8 +78,8 @@ Expectation OverlapAtLeast(const std::string& a, const std::string& b, double fr
           }};
 }
 
-std::vector<Expectation> ExpectationsFor(const Lab& lab, const LabArgs& args, const std::string& backend) {
-  if (backend == "torch" && lab.torch_expectations) {
+std::vector<Expectation> ExpectationsFor(const Lab& lab, const LabArgs& args, Backend backend) {
+  if (backend == Backend::kTorch && lab.torch_expectations) {
     std::vector<Expectation> torch = lab.torch_expectations(args);
     if (!torch.empty()) return torch;
   }

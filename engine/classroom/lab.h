@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/scenario/scenario.h"
+#include "engine/trace/backend.h"
 #include "engine/trace/trace.h"
 
 namespace streamlab {
@@ -57,7 +58,7 @@ struct Lab {
 
 // The claims a run on `backend` is checked against: in PyTorch, a variant's PyTorch claims
 // where it has them; otherwise the lab's own.
-std::vector<Expectation> ExpectationsFor(const Lab& lab, const LabArgs& args, const std::string& backend);
+std::vector<Expectation> ExpectationsFor(const Lab& lab, const LabArgs& args, Backend backend);
 
 // How many GPUs a variant of the lab runs on.
 int DevicesFor(const Lab& lab, const std::string& variant);

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/scenario/torch_program.h"
+#include "engine/trace/backend.h"
 #include "engine/trace/graph_markers.h"
 #include "engine/util/errors.h"
 
@@ -63,7 +64,7 @@ Trace MapTorchRun(const Trace& recorded, const Scenario& lab) {
   for (const HostRange& r : recorded.ranges) range_of[r.name] = &r;  // the last one of a name wins
 
   Trace t;
-  t.backend = "torch";
+  t.backend = BackendName(Backend::kTorch);
   t.device_name = recorded.device_name;
   t.driver = recorded.driver;
   t.captured_at = recorded.captured_at;

@@ -398,7 +398,7 @@ std::string NowIso() {
 Trace SimExecutor::Run(const Scenario& scenario, const RunOptions&) {
   ValidateRunnable(scenario);
   Trace trace = SimRun(profile_, scenario).Run();
-  trace.backend = "sim";
+  trace.backend = BackendName(Backend::kSim);
   trace.device_name = profile_.name;
   trace.profile = profile_.name;
   trace.driver = "simulator";

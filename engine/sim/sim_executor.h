@@ -11,7 +11,7 @@ namespace streamlab {
 class SimExecutor : public Executor {
  public:
   explicit SimExecutor(DeviceProfile profile = {}) : profile_(std::move(profile)) {}
-  std::string Backend() const override { return "sim"; }
+  Backend Kind() const override { return Backend::kSim; }
   Trace Run(const Scenario& scenario, const RunOptions& options) override;
 
  private:

@@ -1,9 +1,11 @@
-// The one interface both backends implement: run a Scenario, return its Trace.
+// The one interface every backend implements - the simulator, the CUDA executor, the lab as a
+// PyTorch program: run a Scenario, return its Trace.
 #pragma once
 
 #include <string>
 
 #include "engine/scenario/scenario.h"
+#include "engine/trace/backend.h"
 #include "engine/trace/trace.h"
 
 namespace streamlab {
@@ -17,7 +19,7 @@ struct RunOptions {
 class Executor {
  public:
   virtual ~Executor() = default;
-  virtual std::string Backend() const = 0;  // "sim" or "cuda"
+  virtual Backend Kind() const = 0;  // kSim, kCuda or kTorch
   // Throws InputError for scenarios this backend cannot run, RunError when a run fails.
   virtual Trace Run(const Scenario& scenario, const RunOptions& options) = 0;
 };

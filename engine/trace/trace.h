@@ -71,7 +71,7 @@ struct BufferCheck {
 
 struct Trace {
   static constexpr int kSchemaVersion = 1;
-  std::string backend;        // "sim" or "cuda"
+  std::string backend;        // a Backend's name (backend.h), or where an imported trace came from: "record", "kineto"
   std::string device_name;
   std::string driver;
   std::string captured_at;    // ISO date-time
