@@ -4,11 +4,11 @@
 // recorder (no engine library linked) can include it.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
-#include <utility>
+
+#include "engine/util/enum_names.h"
 
 namespace streamlab {
 
@@ -78,7 +78,7 @@ enum class CallRole : uint8_t {
 inline constexpr size_t kCallRoleCount = static_cast<size_t>(CallRole::kWaitWithoutRecord) + 1;
 
 // Each role's name in a recorder log, in the enum's order.
-inline constexpr std::array<std::pair<CallRole, std::string_view>, kCallRoleCount> kCallRoleNames{{
+inline constexpr EnumNames<CallRole, kCallRoleCount> kCallRoleNames{{
     {CallRole::kOther, "other"},
     {CallRole::kLaunch, "launch"},
     {CallRole::kGraphLaunch, "graph_launch"},
@@ -125,22 +125,12 @@ inline constexpr std::array<std::pair<CallRole, std::string_view>, kCallRoleCoun
     {CallRole::kWaitWithoutRecord, "unrecorded_wait"},
 }};
 
-constexpr std::string_view CallRoleName(CallRole role) {
-  return kCallRoleNames[static_cast<size_t>(role)].second;
-}
+constexpr std::string_view CallRoleName(CallRole role) { return NameOf(kCallRoleNames, role); }
 
 // The role a log names; nullopt for a name no role has (a newer recorder's).
-constexpr std::optional<CallRole> ParseCallRole(std::string_view name) {
-  for (size_t i = 0; i < kCallRoleCount; ++i)
-    if (kCallRoleNames[i].second == name) return kCallRoleNames[i].first;
-  return std::nullopt;
-}
+constexpr std::optional<CallRole> ParseCallRole(std::string_view name) { return ValueNamed(kCallRoleNames, name); }
 
 // The table is in the enum's order, so CallRoleName is an index.
-static_assert([] {
-  for (size_t i = 0; i < kCallRoleCount; ++i)
-    if (static_cast<size_t>(kCallRoleNames[i].first) != i || kCallRoleNames[i].second.empty()) return false;
-  return true;
-}());
+static_assert(InEnumOrder(kCallRoleNames));
 
 }  // namespace streamlab
