@@ -159,7 +159,8 @@ def index_rows(labs, texts, link_prefix):
     rows = ["| week | lab | goal |", "| --- | --- | --- |"]
     for lab in labs:
         goal = texts[lab["id"]]["en"]["goal"].replace("|", "\\|")
-        rows.append(f"| {lab['week']} | [`{lab['id']}`]({link_prefix}{lab['id']}.md) | {goal} |")
+        zh = f"{link_prefix}{lab['id']}.zh.md"
+        rows.append(f"| {lab['week']} | [`{lab['id']}`]({link_prefix}{lab['id']}.md) ([中文]({zh})) | {goal} |")
     return rows
 
 
