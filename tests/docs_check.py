@@ -28,9 +28,9 @@ def main():
         for target in links(page):
             if not target.exists():
                 problems.append(f"{page.relative_to(ROOT)}: link to a missing file {target}")
-    reached, todo = set(), [ROOT / "README.md"]
-    while todo:
-        page = todo.pop()
+    reached, to_visit = set(), [ROOT / "README.md"]
+    while to_visit:
+        page = to_visit.pop()
         if page in reached:
             continue
         reached.add(page)
@@ -38,7 +38,7 @@ def main():
             if target.is_dir() and (target / "README.md").exists():
                 target = target / "README.md"
             if target.suffix == ".md" and target.exists():
-                todo.append(target)
+                to_visit.append(target)
     for page in sorted((ROOT / "docs").rglob("*.md")):
         if page not in reached:
             problems.append(f"{page.relative_to(ROOT)}: no chain of links from README.md reaches it")

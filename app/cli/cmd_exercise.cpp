@@ -3,18 +3,14 @@
 // simulator or a GPU, goal by goal, as the app's Check does. `--all --solutions DIR` checks
 // every lab with DIR/<lab>.txt (tests/exercises holds the reference solutions), which is how
 // the exercises' goals are confirmed on a real GPU.
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <unistd.h>
 
 #include "app/cli/backend_choice.h"
 #include "app/cli/commands.h"
 #include "app/runner/run_on_backend.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/classroom/exercise.h"
-#include "engine/scenario/scenario_json.h"
 #include "engine/util/errors.h"
 #include "engine/util/assets.h"
 #include "kernels/cuda_backend.h"
