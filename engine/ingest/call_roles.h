@@ -70,6 +70,10 @@ enum class CallRole : uint8_t {
                       // CUPTI pairs them (its GRAPH_NODE_UPDATED callback); correlation = the call
   kLaunchArgs,        // a launch's addresses past the 8 its record holds: correlation = the
                       // launch's (out = the node, for a graph's kernel node), args = 8 more
+  kModuleLoad,        // CUDA loaded a module (CUPTI's MODULE_LOADED): correlation = the program's
+                      // call it was loaded in (0 = none: an eager load), size = the cubin's bytes
+  kContextCreated,    // CUDA created a context (CUPTI's CONTEXT_CREATED): correlation = the call
+                      // it was created in (the program's first call that needed one)
   // Roles only the conversion gives (the recorder never writes them):
   kWaitWithoutRecord, // a torch.profiler stream wait whose event record the trace does not hold
 };
@@ -122,6 +126,8 @@ inline constexpr EnumNames<CallRole, kCallRoleCount> kCallRoleNames{{
     {CallRole::kGraphExecEdit, "graph_exec_edit"},
     {CallRole::kGraphNodeUpdate, "graph_node_update"},
     {CallRole::kLaunchArgs, "launch_args"},
+    {CallRole::kModuleLoad, "module_load"},
+    {CallRole::kContextCreated, "context_created"},
     {CallRole::kWaitWithoutRecord, "unrecorded_wait"},
 }};
 

@@ -416,9 +416,32 @@ void OnGraphNode(CUpti_CallbackId id, const CUpti_ResourceData* d) {
   Append(CurrentThreadLog(), r);
 }
 
+// A module CUDA loaded, or a context it created, with the program's call it happened in: under
+// lazy loading (the default since CUDA 12.2) a kernel's first launch loads its module, and the
+// GPU work queued behind that launch waits for the load; the first call that needs a context
+// pays for creating it (100 ms and more). Logged whether or not a capture range is open.
+void OnLoadOrContext(CUpti_CallbackId id, const CUpti_ResourceData* d) {
+  CallRecord r;
+  r.begin = r.end = Now();
+  if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+    const auto* m = static_cast<const CUpti_ModuleResourceData*>(d->resourceDescriptor);
+    r.role = Role::kModuleLoad;
+    r.function = "module loaded";
+    r.size = m ? m->cubinSize : 0;
+  } else {
+    r.role = Role::kContextCreated;
+    r.function = "context created";
+  }
+  if (t_cutbacks_seen != g_cutbacks.load(std::memory_order_relaxed)) ForgetLostCalls();
+  if (t_depth > 0) r.correlation = t_stack[0].correlation;
+  Append(CurrentThreadLog(), r);
+}
+
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   if (g_finished || InRecorderCall()) return;
   if (domain == CUPTI_CB_DOMAIN_NVTX) return OnNvtx(id, static_cast<const CUpti_NvtxData*>(data));
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && (id == CUPTI_CBID_RESOURCE_MODULE_LOADED || id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED))
+    return OnLoadOrContext(id, static_cast<const CUpti_ResourceData*>(data));
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (g_capture.load(std::memory_order_relaxed) != Capture::kDone)
       OnGraphNode(id, static_cast<const CUpti_ResourceData*>(data));
@@ -525,6 +548,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   WriteMeta(static_cast<int>(g_pid));
   WriteClockPair();
+  WriteSettings();
   // Diagnosis (bench/record_overhead.sh): STREAMLAB_RECORD_ADDRESSES=0 leaves arguments unread.
   const char* addresses = std::getenv("STREAMLAB_RECORD_ADDRESSES");
   g_addresses_supported = !(addresses && std::strcmp(addresses, "0") == 0) && StartLaunchMemory();
@@ -548,6 +572,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
     cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
     cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED);
+    cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     RouteNvtxToCupti();
   }
   // Diagnosis only (bench/README.md): STREAMLAB_RECORD_ACTIVITY=0 records calls without GPU times.

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <initializer_list>
 
+#include "engine/ingest/recorded_settings.h"
 #include "kernels/recorder/call_log.h"
 
 namespace streamlab::recorder {
@@ -61,6 +62,27 @@ void WriteClockPair() {
   char line[160];
   int n = std::snprintf(line, sizeof(line), "{\"t\":\"clock\",\"cupti\":%" PRIu64 ",\"host\":%" PRIu64 ",\"err\":%" PRIu64 "}\n",
                         best_cupti, best_host, (best_width + 1) / 2);
+  WriteLine(line, static_cast<size_t>(n));
+}
+
+void WriteSettings() {
+  char line[2048];
+  int n = std::snprintf(line, sizeof(line), "{\"t\":\"env\"");
+  for (const char* name : kRecordedSettings) {
+    const char* v = std::getenv(name);
+    if (!v) continue;
+    char value[256];
+    size_t length = 0;
+    for (; v[length] && length + 1 < sizeof(value); ++length) {
+      char c = v[length];
+      value[length] = (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) ? '?' : c;
+    }
+    value[length] = 0;
+    if (n > 0 && static_cast<size_t>(n) < sizeof(line))
+      n += std::snprintf(line + n, sizeof(line) - n, ",\"%s\":\"%s\"", name, value);
+  }
+  if (n <= 0 || static_cast<size_t>(n) + 2 >= sizeof(line)) return;
+  n += std::snprintf(line + n, sizeof(line) - n, "}\n");
   WriteLine(line, static_cast<size_t>(n));
 }
 

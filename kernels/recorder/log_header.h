@@ -12,5 +12,9 @@ void WriteMeta(int pid);
 // Writes a pair of CUPTI's clock and CLOCK_MONOTONIC read together (at the start, and again
 // at the end to show their drift).
 void WriteClockPair();
+// Writes the settings CUDA and PyTorch read from the process's environment (CUDA_DEVICE_MAX_-
+// CONNECTIONS, CUDA_MODULE_LOADING, ...), as the program itself sees them when it initialises
+// CUDA: a program may set them in its own code (os.environ, setenv) before its first CUDA call.
+void WriteSettings();
 
 }  // namespace streamlab::recorder

@@ -22,6 +22,8 @@ bool HoldsHostByNature(Role role) {
     case Role::kSyncDevice: case Role::kSyncStream: case Role::kSyncEvent: case Role::kMemcpy:
     case Role::kMemcpyAsync: case Role::kMemset: case Role::kMalloc: case Role::kFree:
     case Role::kMallocHost: case Role::kHostRegister: case Role::kFreeHost:
+    // Not a host-holding call, but rare: its stack tells a library's stream from the program's.
+    case Role::kStreamCreate:
       return true;
     default:
       return false;
