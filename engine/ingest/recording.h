@@ -151,7 +151,17 @@ struct Recording {
   std::vector<TraceNote> notes;                 // what the source could not say
   bool read_partly = false;                     // the log was longer than was read
   std::string driver;                           // driver version, where known
+  // The process's own settings (recorded_settings.h) as it saw them when it initialised CUDA;
+  // env_known false: the log has no such line (an older recorder, a Kineto trace).
+  std::map<std::string, std::string> env;
+  bool env_known = false;
 };
+
+// The process's own settings from its recording's "env" line into `settings` (known = the
+// recording says them); a note that says them, or that they are not known (empty for a run
+// that was not recorded).
+void ApplyRecordedSettings(const Recording& recording, RunSettings& settings);
+TraceNote SettingsNote(const RunSettings& settings, bool recorded);
 
 // What a recording's race check rests on: whether the kernels' arguments were read, how many
 // launches were, and whether any pointed into memory the recorder saw allocated.

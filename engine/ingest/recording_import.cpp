@@ -101,6 +101,11 @@ class Converter {
     for (const RecordedCall& c : r_.calls) {
       if (InWindow(c)) t0_ = std::min(t0_, c.begin);
       if (c.role == CallRole::kCorrelationAlias) alias_[c.correlation] = c.parent;
+      if (c.role == CallRole::kModuleLoad && c.correlation) module_loaded_in_.insert(c.correlation);
+      if (c.role == CallRole::kContextCreated && c.correlation) context_created_in_.insert(c.correlation);
+      if (c.python_stack != 0)
+        if (auto s = r_.python_stacks.find(c.python_stack); s != r_.python_stacks.end() && !s->second.empty())
+          python_threads_.insert(c.thread);
       if (c.role == CallRole::kStreamCreate && c.stream_id >= 0) created_[c.stream_id] = &c;
       if (c.role == CallRole::kNvtxPush || c.role == CallRole::kNvtxPop) ranges_.Add(c.thread, c.begin, c.role == CallRole::kNvtxPush, &c.text, false);
     }
@@ -128,6 +133,7 @@ class Converter {
     s_.device_count = device_count_;
     s_.recorded = true;
     s_.settings.warmup = true;  // module loads appear as the program's own calls
+    ApplyRecordedSettings(r_, s_.settings);
     s_.name = (r_.source == "kineto" ? "profiled program" : "recorded program") + (r_.pid ? " (pid " + std::to_string(r_.pid) + ")" : std::string());
   }
 
@@ -184,10 +190,28 @@ class Converter {
       if (auto c = created_.find(sid); c != created_.end()) {
         d.non_blocking = (c->second->flags & 1) != 0;
         d.priority = std::clamp(c->second->priority, -5, 0);
+        d.library = CreatedInsideLibrary(*c->second);
       }
     }
     s_.streams.push_back(d);
     return stream_of_sid_[sid] = static_cast<int>(s_.streams.size()) - 1;
+  }
+
+  // A stream the program did not ask for: the recording has the program's Python stacks, the
+  // creating call has one, and nothing in it is PyTorch's (or CuPy's) stream API - cuDNN making
+  // its handle's stream inside a convolution, NCCL its communicators'. A C++ program's streams,
+  // and a call the recorder read no stack at, are the program's.
+  bool CreatedInsideLibrary(const RecordedCall& c) const {
+    if (r_.python_stacks.empty()) return false;
+    // A thread Python never ran on (autograd's backward thread, NCCL's) cannot be the program
+    // asking for a stream from Python: cuDNN's handle for the backward pass makes one there.
+    if (c.python_stack == 0) return !python_threads_.count(c.thread);
+    auto stack = r_.python_stacks.find(c.python_stack);
+    if (stack == r_.python_stacks.end()) return false;
+    for (const std::string& frame : stack->second)
+      if (frame.find("torch/cuda/streams.py") != std::string::npos || frame.find("/cupy/") != std::string::npos)
+        return false;
+    return true;
   }
 
   int StreamOfCall(const RecordedCall& c, int thread) {
@@ -253,6 +277,8 @@ class Converter {
       rec.inferred_zh = c.inferred->zh;
       rec.slow_range_start = c.inferred->slow_range_start;
     }
+    rec.loaded_module = module_loaded_in_.count(c.correlation) > 0;
+    rec.created_context = context_created_in_.count(c.correlation) > 0;
     if (gpu) {
       rec.gpu = true;
       rec.ready = rec.start = T(gpu->begin);
@@ -283,7 +309,7 @@ class Converter {
   void Convert(const RecordedCall& c, const std::vector<const RecordedActivity*>* acts) {
     CallRole role = c.role;
     if (role == CallRole::kGraphNode || role == CallRole::kGraphNodeClone || role == CallRole::kGraphNodeParams || role == CallRole::kGraphEdge ||
-        role == CallRole::kGraphNodeUpdate)
+        role == CallRole::kGraphNodeUpdate || role == CallRole::kModuleLoad || role == CallRole::kContextCreated)
       return;
     int thread = Thread(c.thread);
     if (graphs_.Captured(c)) {
@@ -503,6 +529,7 @@ class Converter {
                                                                 {"kernels", std::to_string(kernels_)},
                                                                 {"copies", std::to_string(copies_)}}));
     t_.notes.push_back(Note("cupti_clock"));
+    t_.notes.push_back(SettingsNote(t_.scenario.settings, true));
     for (TraceNote& note : MemoryNotes(r_)) t_.notes.push_back(std::move(note));
     for (TraceNote& note : PythonStackNotes(r_)) t_.notes.push_back(std::move(note));
     for (TraceNote& note : HostCostNotes(r_, submitted_ + graph_launches_.size(), WorkSpan())) t_.notes.push_back(std::move(note));
@@ -558,6 +585,9 @@ class Converter {
   ReplayTally tally_;  // replayed nodes the race check could not follow
   size_t placed_ = 0;  // GPU records that became ops (or API calls, when they moved nothing)
   std::map<uint64_t, uint64_t> alias_;
+  std::set<uint64_t> module_loaded_in_;  // correlations of calls CUDA loaded a module in
+  std::set<uint64_t> context_created_in_;  // ... and created a context in
+  std::set<int> python_threads_;  // recorder threads whose calls had Python frames
   std::map<uint64_t, std::vector<const RecordedActivity*>> activity_;
   std::map<int64_t, const RecordedCall*> created_;
   std::map<int64_t, int> sid_device_;

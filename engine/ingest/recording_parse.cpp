@@ -71,6 +71,10 @@ void ParseLine(const Json& json, const std::string& where, Recording& out, NameP
     if (r.Int("version") != 1) r.FailAt("version", "only version 1 is read by this build");
     out.pid = Small(r, "pid", 0, 1 << 30);
     out.rank = Small(r, "rank", -1, 1 << 20, -1);
+  } else if (type == "env") {
+    out.env_known = true;
+    for (const auto& [name, value] : json.items())
+      if (name != "t" && value.is_string()) out.env[name] = value.get<std::string>().substr(0, 256);
   } else if (type == "clock") {
     out.clocks.push_back({U64(r, "cupti"), U64(r, "host"), U64(r, "err")});
   } else if (type == "thread") {

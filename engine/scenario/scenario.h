@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct StreamDesc {
   int priority = 0;           // lower number = higher priority (CUDA convention)
   int thread = 0;             // per-thread default stream: the host thread it belongs to
   int process = 0;            // a recorded program of several processes: whose stream it is
+  // Recorded: created inside a library's code (cuDNN, NCCL, ...), not by the program asking
+  // for a stream: the library orders its own work, its ops are not the program's to fix.
+  bool library = false;
 };
 
 struct EventDesc {
@@ -155,6 +159,11 @@ struct RunSettings {
   // Run the scenario once, unmeasured, before the measured run (loads every kernel's module,
   // warms caches). Off only for labs about first-launch effects.
   bool warmup = true;
+  // A recorded program: whether the settings above are the process's own (its recording says
+  // what its environment held) or the defaults assumed for a recording that does not say.
+  bool known = true;
+  // The recorded process's own environment settings (recorded_settings.h), as it saw them.
+  std::map<std::string, std::string> env;
 };
 
 struct Scenario {

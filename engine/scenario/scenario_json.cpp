@@ -150,6 +150,7 @@ Json ScenarioToJson(const Scenario& s) {
     Json j{{"name", st.name}, {"kind", ToString(st.kind)}, {"device", st.device}};
     if (st.non_blocking) j["non_blocking"] = true;
     if (st.priority != 0) j["priority"] = st.priority;
+    if (st.library) j["library"] = true;
     if (st.process != 0) j["process"] = st.process;
     if (st.thread != 0) j["thread"] = st.thread;
     streams.push_back(j);
@@ -171,7 +172,9 @@ Json ScenarioToJson(const Scenario& s) {
                {{"max_connections", s.settings.max_connections},
                 {"lazy_loading", s.settings.lazy_loading},
                 {"launch_blocking", s.settings.launch_blocking},
-                {"warmup", s.settings.warmup}}},
+                {"warmup", s.settings.warmup},
+                {"known", s.settings.known},
+                {"env", s.settings.env}}},
               {"streams", streams},
               {"events", events},
               {"buffers", buffers},
@@ -238,6 +241,13 @@ Scenario ScenarioFromJsonAndOps(const Json& json, const std::string& source, con
     s.settings.lazy_loading = st.Bool("lazy_loading", true);
     s.settings.launch_blocking = st.Bool("launch_blocking", false);
     s.settings.warmup = st.Bool("warmup", true);
+    // A recording converted before the recorder kept the environment says nothing about it.
+    s.settings.known = st.Bool("known", !s.recorded);
+    if (st.Has("env") && st.value().at("env").is_object())
+      for (const auto& [name, value] : st.value().at("env").items())
+        if (value.is_string()) s.settings.env[name] = value.get<std::string>().substr(0, 256);
+  } else {
+    s.settings.known = !s.recorded;
   }
   NameTable streams, events, buffers;
   for (const JsonReader& r : root.Array("streams")) {
@@ -248,6 +258,7 @@ Scenario ScenarioFromJsonAndOps(const Json& json, const std::string& source, con
     d.device = ToInt(r, "device", r.Int("device", 0), 0, s.device_count - 1);
     d.non_blocking = r.Bool("non_blocking", false);
     d.priority = ToInt(r, "priority", r.Int("priority", 0), -5, 0);
+    d.library = r.Bool("library", false);
     d.thread = ToInt(r, "thread", r.Int("thread", 0), 0, 63);
     d.process = ToInt(r, "process", r.Int("process", 0), 0, 63);
     streams.Add(r, d.name, static_cast<int>(s.streams.size()));

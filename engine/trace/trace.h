@@ -51,6 +51,11 @@ struct OpRecord {
   // recording on as the range began, or the program's first launch of a kernel (inferred; the
   // recording cannot tell which). GPU idle time behind it is said as such, not as a blocking call.
   bool slow_range_start = false;
+  // Recorded: CUDA loaded a module inside this op's call (CUPTI's MODULE_LOADED during it):
+  // under lazy loading, the first launch of a kernel whose module was not loaded yet.
+  bool loaded_module = false;
+  // Recorded: CUDA created a context inside this op's call (CUPTI's CONTEXT_CREATED).
+  bool created_context = false;
 };
 
 // A range a program marked on a host thread (NVTX push ... pop). A PyTorch program StreamLab

@@ -72,6 +72,8 @@ Json TraceToJson(const Trace& t) {
     if (!r.inferred_zh.empty()) j["inferred_zh"] = r.inferred_zh;
     if (r.graph_replay) j["graph_replay"] = true;
     if (r.slow_range_start) j["slow_range_start"] = true;
+    if (r.loaded_module) j["loaded_module"] = true;
+    if (r.created_context) j["created_context"] = true;
     if (!r.captured_in.empty()) j["captured_in"] = r.captured_in;
     if (!r.blocks.empty()) {
       // Compact: [block, sm, start, end] rows.
@@ -196,6 +198,8 @@ OpRecord OpRecordFromJson(const JsonReader& r, size_t& blocks_total) {
   rec.inferred_zh = r.String("inferred_zh", "");
   rec.graph_replay = r.Bool("graph_replay", false);
   rec.slow_range_start = r.Bool("slow_range_start", false);
+  rec.loaded_module = r.Bool("loaded_module", false);
+  rec.created_context = r.Bool("created_context", false);
   rec.captured_in = r.String("captured_in", "");
   if (r.Has("blocks")) {
     const Json& rows = r.value()["blocks"];

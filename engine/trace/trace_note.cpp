@@ -17,6 +17,12 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                    "{copies} copies and memsets"},
       {"cupti_clock", "host calls and GPU activity share CUPTI's clock; records and waits are placed where stream "
                       "order puts them (they have no GPU timestamp)"},
+      {"settings_own", "the program's own environment when it initialised CUDA: {list}"},
+      {"settings_default", "the program ran with CUDA's default settings (no CUDA_DEVICE_MAX_CONNECTIONS, "
+                           "CUDA_MODULE_LOADING or CUDA_LAUNCH_BLOCKING in its environment)"},
+      {"settings_unknown", "the trace does not say the program's environment settings (a torch.profiler trace, or "
+                           "a recording made before StreamLab kept them): CUDA's defaults, 8 hardware queues per GPU "
+                           "and lazy loading, are assumed, and findings that rest on them say so"},
       {"no_memory_access", "which memory each kernel reads and writes is not recorded: data races are not checked"},
       {"python_stacks", "the program's Python stack was read at {n} calls that held the host (syncs, copies, "
                         "allocations, and any call of 500 us or more) or came after 1 ms or more outside CUDA, {cost} "
