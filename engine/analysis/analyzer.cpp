@@ -176,6 +176,42 @@ Figures ComputeFigures(const AnalysisContext& ctx, const std::vector<Finding>& f
   return fig;
 }
 
+namespace {
+
+bool OnLibraryStream(const Scenario& s, int op) {
+  return op >= 0 && s.ops[op].stream >= 0 && s.streams[s.ops[op].stream].library;
+}
+
+}  // namespace
+
+// What a finding may not say: a warning about a library's own streams (it orders its own
+// work; the program cannot change it), or a figure of zero (a finding about nothing).
+void KeepFindingsTrue(const Trace& trace, std::vector<Finding>& findings) {
+  const Scenario& s = trace.scenario;
+  for (Finding& f : findings)
+    if (f.severity == Severity::kWarning && (OnLibraryStream(s, f.op) || OnLibraryStream(s, f.other)))
+      f.severity = Severity::kNote;
+  // (A lab's trace keeps every op's start finding, which its views look up by op.)
+  if (!s.recorded) return;
+  // In a program, lazy module loads are one-off start-up costs (the verdict lists them), and a
+  // wait on the legacy stream's barrier may be the very order its data needs (cuda-samples rely
+  // on it): whether either hurts the steady state the trace cannot tell, so they are notes.
+  for (Finding& f : findings) {
+    bool start_up = (f.kind == FindingKind::kStartDelay && f.cause == Cause::kModuleLoad) ||
+                    (f.kind == FindingKind::kHostBlock && f.cause == Cause::kHostLate);
+    bool legacy = (f.kind == FindingKind::kStartDelay && f.cause == Cause::kLegacyBarrier) ||
+                  f.kind == FindingKind::kLegacyNextToBlocking;
+    if ((start_up || legacy) && f.severity == Severity::kWarning) f.severity = Severity::kNote;
+  }
+  std::erase_if(findings, [](const Finding& f) {
+    bool timed = f.kind == FindingKind::kStartDelay || f.kind == FindingKind::kHostBlock ||
+                 f.kind == FindingKind::kGpuIdle || f.kind == FindingKind::kScopeTooWide ||
+                 f.kind == FindingKind::kHiddenSync || f.kind == FindingKind::kCollectiveWait ||
+                 f.kind == FindingKind::kPageableAsyncCopy;
+    return timed && f.amount <= 0 && !(f.kind == FindingKind::kStartDelay && f.cause == Cause::kPrompt);
+  });
+}
+
 Analysis Analyze(const Trace& trace) {
   AnalysisContext ctx(trace);
   Analysis a;
@@ -211,6 +247,7 @@ Analysis Analyze(const Trace& trace) {
     a.findings.push_back(f);
   }
   AttachProgramSites(trace, a.figures, a.findings);
+  KeepFindingsTrue(trace, a.findings);
   return a;
 }
 

@@ -197,6 +197,9 @@ struct Analysis {
 };
 
 Analysis Analyze(const Trace& trace);
+// Downgrades warnings about ops on a library's own streams to notes and drops timed findings
+// whose time is zero (Analyze calls it last; exposed for tests).
+void KeepFindingsTrue(const Trace& trace, std::vector<Finding>& findings);
 
 const char* ToString(Cause cause);
 const char* ToString(IdleCause cause);

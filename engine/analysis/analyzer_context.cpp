@@ -60,8 +60,13 @@ AnalysisContext::AnalysisContext(const Trace& trace)
     if (!IsGpuWork(o)) continue;
     int device = device_of(x);
     lazy_first_before[i] = last_load[device];
-    if (lazy && o.kind == OpKind::kKernel &&
-        loaded.insert({device, static_cast<int>(o.kernel.kind), o.kernel.function_slot}).second) {
+    // A recording says which launches loaded a module (CUPTI's module-load callback inside
+    // the call); a lab run is decided from its kernels' first launches.
+    bool loads = s.recorded ? t.ops[i].loaded_module
+                            : lazy && o.kind == OpKind::kKernel &&
+                                  loaded.insert({device, static_cast<int>(o.kernel.kind), o.kernel.function_slot}).second;
+    if (loads) {
+      module_loads = true;
       lazy_first[i] = 1;
       last_load[device] = x;
     }

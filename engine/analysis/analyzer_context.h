@@ -27,6 +27,7 @@ struct AnalysisContext {
   TimeNs slack;
   std::vector<int> queue_of_stream;  // hardware queue (connection) each stream maps to
   std::vector<char> lazy_first;      // op loads its kernel's module (see IsLazyFirstLaunch)
+  bool module_loads = false;         // some op loads a module (lazy loading, no warm-up, or recorded loads)
   std::vector<int> lazy_first_before;  // latest lazy first launch on op's device before op
   std::vector<int> blocking_before;  // latest call of op's host thread before it that blocked > slack
   std::vector<SpanIndex> spans;      // per device

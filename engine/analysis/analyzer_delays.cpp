@@ -103,7 +103,7 @@ std::vector<int> ResidentAt(const AnalysisContext& ctx, int self, TimeNs at, dou
 // Under lazy loading: the most recent first launch (module load) that `x` waited behind,
 // with the time the load let it go; or x's own load and the running work it waited for.
 bool ModuleLoadCandidate(const AnalysisContext& ctx, int x, Candidate* out) {
-  if (!ctx.s.settings.lazy_loading || ctx.s.settings.warmup) return false;
+  if (!ctx.module_loads) return false;
   const OpRecord& r = ctx.rec(x);
   if (IsLazyFirstLaunch(ctx, x)) {
     std::vector<int> running;

@@ -265,12 +265,32 @@ void AddressRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
   RacesInsideCopies(ctx, reported, out);
 }
 
+// The next call the copy's thread made waits for the GPU (a Kineto trace whose sync names no
+// stream keeps it as a plain API call of that name).
+bool SyncedRightAfter(const AnalysisContext& ctx, int copy) {
+  int thread = ctx.op(copy).thread;
+  for (int j = copy + 1; j < static_cast<int>(ctx.s.ops.size()) && j < copy + 64; ++j) {
+    const Op& next = ctx.op(j);
+    if (next.thread != thread || next.graph >= 0) continue;
+    if (next.kind == OpKind::kApiCall)
+      return next.name.rfind("cudaStreamSynchronize", 0) == 0 || next.name.rfind("cudaDeviceSynchronize", 0) == 0 ||
+             next.name.rfind("cudaEventSynchronize", 0) == 0;
+    return next.kind == OpKind::kSyncStream || next.kind == OpKind::kSyncDevice || next.kind == OpKind::kSyncEvent;
+  }
+  return false;
+}
+
 void PageableAsyncCopies(const AnalysisContext& ctx, std::vector<Finding>& out) {
   for (size_t i = 0; i < ctx.s.ops.size(); ++i) {
     const Op& op = ctx.op(static_cast<int>(i));
     if (op.kind != OpKind::kMemcpy || !op.async) continue;
     if (ctx.s.buffers[op.src].kind != MemoryKind::kPageableHost &&
         ctx.s.buffers[op.dst].kind != MemoryKind::kPageableHost)
+      continue;
+    // A recorded program that waits for the copy right after it (PyTorch's .cuda() without
+    // non_blocking: cudaMemcpyAsync, then a stream sync) asked for a synchronous copy: not the
+    // "async" misconception. A graph's replayed copy node held no host call of its own.
+    if (ctx.s.recorded && (SyncedRightAfter(ctx, static_cast<int>(i)) || HostCallTime(ctx.rec(static_cast<int>(i))) == 0))
       continue;
     Finding f;
     f.kind = FindingKind::kPageableAsyncCopy;

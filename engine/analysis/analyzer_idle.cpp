@@ -80,6 +80,8 @@ class IdleExplainer {
     if (sync >= 0) return {IdleCause::kHostSync, sync};
     if (busiest >= 0 && busiest_overlap * 2 >= until - from) {
       if (ctx_.rec(busiest).slow_range_start) return {IdleCause::kRangeStart, busiest};
+      // A launch CUDA loaded the kernel's module in (recorded): lazy loading, not a blocking call.
+      if (ctx_.rec(busiest).loaded_module) return {IdleCause::kModuleLoad, busiest};
       return {ctx_.op(busiest).kind == OpKind::kHostWork ? IdleCause::kHostWork : IdleCause::kHostCall, busiest};
     }
     TimeNs interval = LaunchInterval(next);
