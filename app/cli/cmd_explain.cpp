@@ -8,9 +8,11 @@
 #include "app/cli/backend_choice.h"
 #include "app/cli/commands.h"
 #include "app/cli/comparison_json.h"
+#include "app/cli/verdict_json.h"
 #include "app/runner/run_on_backend.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/finding_groups.h"
+#include "engine/analysis/verdict_text.h"
 #include "engine/util/errors.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/compare_programs_text.h"
@@ -153,6 +155,7 @@ int CmdExplain(const ExplainCommand& cmd) {
                 {"idle_by_cause", IdleByCause(fig)},
                 {"text", texts.RenderFigures(trace, fig)}}}};
     if (steps) out["per_step"] = ComparisonJson(*steps, texts);  // explain --per NAME
+    if (trace.scenario.recorded) out["verdict"] = VerdictJson(MakeVerdict(trace, analysis), trace, texts, SiteJson);
     std::cout << DumpJson(out, 1) << "\n";
     return kExitOk;
   }
@@ -162,6 +165,10 @@ int CmdExplain(const ExplainCommand& cmd) {
   std::cout << "  (" << trace.backend << ": " << trace.device_name << ")\n";
   // What the trace holds and leaves out (a capture range, records CUPTI dropped, processes
   // left out, links inferred) comes before the findings it qualifies.
+  // A program's answer first: what bounds its step and the fixes worth most; then what the
+  // trace holds, then the details.
+  if (trace.scenario.recorded)
+    for (const std::string& l : RenderVerdict(texts, trace, MakeVerdict(trace, analysis))) std::cout << l << "\n";
   if (!trace.notes.empty()) {
     std::cout << texts.Get("trace_notes") << "\n";
     for (const TraceNote& note : trace.notes) std::cout << "  - " << texts.RenderNote(note) << "\n";

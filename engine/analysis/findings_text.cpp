@@ -2,6 +2,8 @@
 #include "engine/analysis/findings_text.h"
 
 #include "engine/analysis/program_sites.h"
+#include "engine/analysis/verdict.h"
+#include "engine/analysis/verdict_text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -61,7 +63,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "cause.legacy_barrier", "cause.host_late", "cause.sms_busy", "cause.copy_engine_busy",
       "cause.hardware_queue", "host.sync_device", "host.sync_stream", "host.sync_event",
       "host.free", "host.malloc_host", "host.memcpy_pageable", "host.memcpy_sync",
-      "host.kernel_lazy", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
+      "host.kernel_lazy", "host.kernel_lazy_idle", "host.context", "host.context_inferred", "host.kernel_blocking", "host.malloc", "host.other", "scope.too_wide",
       "overlap", "wait_nothing.event", "wait_nothing.event_never", "wait_nothing.unknown", "wait_nothing.stream",
       "race", "race.overlapped", "access.read", "access.write", "pageable", "legacy", "more",
       "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "critical_path.place", "critical_path.came_back", "site.frame", "site.frame_line", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "site.via", "site.caller_via", "site.at_place", "site.in_only_place", "places", "places.item", "places.separator", "places.spread", "places.unknown", "places.resumed", "advice.grad_scaler", "advice.data_dependent_shape", "advice.dataloader", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
@@ -84,6 +86,11 @@ const std::vector<std::string>& FindingTexts::Keys() {
                           "tool_time_one", "tool_time_unknown", "range"})
       k.push_back(std::string("compare.") + c);
     k.push_back("hint.per_step");  // explain's pointer to --per
+    for (const char* c : {"delay.connections_assumed", "times", "and_more", "address_race.unknown.cpp",
+                          "address_race.writes.cpp", "pageable.cpp", "places.unknown.cpp", "idle.host_sync.cpp",
+                          "idle.launch_bound.cpp", "malloc_mid_run.cpp", "hidden_sync.cpp"})
+      k.push_back(c);
+    for (const std::string& c : VerdictTextKeys()) k.push_back(c);
     for (int i = 0; i < kIdleCauseCount; ++i) k.push_back(std::string("compare.idle.") + ToString(static_cast<IdleCause>(i)));
     for (FindingKind kind : {FindingKind::kHostBlock, FindingKind::kScopeTooWide, FindingKind::kWaitCapturedNothing,
                              FindingKind::kDataRace, FindingKind::kPageableAsyncCopy, FindingKind::kLegacyNextToBlocking,
@@ -121,7 +128,17 @@ FindingTexts FindingTexts::Load(const std::string& lang) {
   return texts;
 }
 
-const std::string& FindingTexts::Get(const std::string& key) const { return templates_.at(key); }
+const std::string& FindingTexts::Get(const std::string& key) const {
+  if (native_program_)
+    if (auto it = templates_.find(key + ".cpp"); it != templates_.end()) return it->second;
+  return templates_.at(key);
+}
+
+void FindingTexts::ChooseLanguageOf(const Trace& trace) const {
+  if (language_of_ == &trace) return;
+  language_of_ = &trace;
+  native_program_ = trace.scenario.recorded && !IsPythonProgram(trace);
+}
 
 std::string FindingTexts::Fill(const std::string& key, const std::map<std::string, std::string>& vars) const {
   return FillTemplate(Get(key), vars);
@@ -137,6 +154,7 @@ std::string FindingTexts::RenderNote(const TraceNote& note) const {
 // An imported trace may not say everything a finding rests on (which record a Kineto wait
 // captured): every inference behind the finding is said, so no guess reads as a fact.
 std::string FindingTexts::Render(const Trace& t, const Finding& f) const {
+  ChooseLanguageOf(t);
   std::string text = RenderBody(t, f);
   if (!f.site.empty()) text += " " + RenderSite(f.site);
   // Said once, with the read itself (the sync inside it is a finding of its own).
@@ -281,17 +299,35 @@ std::string FindingTexts::RenderStartDelay(const Trace& t, const Finding& f, Var
   v["connections"] = std::to_string(s.settings.max_connections);
   // English needs the noun's number ("1 connection"); the Chinese text counts with 个.
   v["connections_en"] = v["connections"] + (s.settings.max_connections == 1 ? " connection" : " connections");
-  v["nstreams"] = std::to_string(s.streams.size());
+  // The streams that share the device's hardware queues: those of the op's own device.
+  int device = s.ops[f.op].stream >= 0 ? s.streams[s.ops[f.op].stream].device : 0;
+  v["nstreams"] = std::to_string(std::count_if(s.streams.begin(), s.streams.end(),
+                                               [&](const StreamDesc& d) { return d.device == device; }));
   std::string text = Fill(key, v);
+  if (f.cause == Cause::kHardwareQueue && !s.settings.known) text += " " + Fill("delay.connections_assumed", v);
   if (f.estimated) text += " " + Fill("sms_estimated", v);
-  if (!f.also.empty()) {
-    std::string list;
-    for (size_t i = 0; i < f.also.size(); ++i)
-      list += (i ? "; " : "") + Get(std::string("cause.") + ToString(f.also_causes[i])) + ": " +
-              DisplayName(s, f.also[i]);
-    text += " " + Fill("delay.also", {{"list", list}});
-  }
+  if (!f.also.empty()) text += " " + Fill("delay.also", {{"list", AlsoList(s, f)}});
   return text;
+}
+
+// The other causes that held an op, each cause and op once with how many times it came
+// (an optimizer's 64 launches on one stream are one entry), the first few and a count.
+std::string FindingTexts::AlsoList(const Scenario& s, const Finding& f) const {
+  constexpr size_t kShown = 4;
+  std::vector<std::pair<std::string, int>> entries;
+  for (size_t i = 0; i < f.also.size(); ++i) {
+    std::string entry = Get(std::string("cause.") + ToString(f.also_causes[i])) + ": " + DisplayName(s, f.also[i]);
+    auto same = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == entry; });
+    if (same != entries.end()) ++same->second;
+    else entries.push_back({entry, 1});
+  }
+  std::string list;
+  for (size_t i = 0; i < entries.size() && i < kShown; ++i) {
+    list += (i ? "; " : "") + entries[i].first;
+    if (entries[i].second > 1) list += " " + Fill("times", {{"n", std::to_string(entries[i].second)}});
+  }
+  if (entries.size() > kShown) list += "; " + Fill("and_more", {{"n", std::to_string(entries.size() - kShown)}});
+  return list;
 }
 
 std::string FindingTexts::RenderHostBlock(const Trace& t, const Finding& f, Vars& v) const {
@@ -315,6 +351,11 @@ std::string FindingTexts::RenderHostBlock(const Trace& t, const Finding& f, Vars
   if (f.because.empty() && key != "host.malloc" && key != "host.memcpy_pageable" &&
       key != "host.kernel_lazy")
     key = "host.other";
+  // A recorded launch CUDA loaded a module in, with nothing running to wait for.
+  if (key == "host.kernel_lazy" && f.because.empty()) key = "host.kernel_lazy_idle";
+  // The first call that needed a context paid for creating it: say so, not that the call was slow.
+  bool inferred = false;
+  if (s.recorded && ContextCreationCall(t, &inferred) == f.op) key = inferred ? "host.context_inferred" : "host.context";
   v["blocked"] = FormatDuration(f.amount);
   std::vector<int> waited = f.because;
   waited.insert(waited.end(), f.also.begin(), f.also.end());

@@ -43,6 +43,12 @@ class FindingTexts {
   std::string RenderBody(const Trace& trace, const Finding& finding) const;
   // One kind of finding each; `vars` holds the values every sentence may use.
   std::string RenderStartDelay(const Trace& trace, const Finding& finding, Vars& vars) const;
+  std::string AlsoList(const Scenario& scenario, const Finding& finding) const;
+  // A recorded program that is not Python (a CUDA C++ binary) gets a template's ".cpp" variant
+  // where one exists: no PyTorch advice for it. Decided once per trace Render is given.
+  void ChooseLanguageOf(const Trace& trace) const;
+  mutable const Trace* language_of_ = nullptr;
+  mutable bool native_program_ = false;
   std::string RenderHostBlock(const Trace& trace, const Finding& finding, Vars& vars) const;
   std::string RenderWaitNothing(const Trace& trace, const Finding& finding, Vars& vars) const;
   std::string RenderDataRace(const Trace& trace, const Finding& finding, Vars& vars) const;

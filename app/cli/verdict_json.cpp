@@ -1,0 +1,62 @@
+// `explain --json`'s "verdict": the steps, the step's time split, the bound, the fixes and the
+// one-off costs, with the lines the text prints.
+#include "app/cli/verdict_json.h"
+
+#include "engine/analysis/verdict_text.h"
+
+namespace streamlab {
+namespace {
+
+const char* StartupName(StartupCost::Kind kind) {
+  static const char* const kNames[] = {"context_creation", "module_loads", "before_first_step", "warmup_steps",
+                                       "after_last_step"};
+  return kNames[kind];
+}
+
+const char* SourceName(StepSource source) {
+  switch (source) {
+    case StepSource::kRanges: return "ranges";
+    case StepSource::kRepeating: return "repeating_gpu_work";
+    default: return "none";
+  }
+}
+
+}  // namespace
+
+Json VerdictJson(const Verdict& v, const Trace& trace, const FindingTexts& texts, Json (*site_json)(const ProgramSite&)) {
+  const StepSplit& s = v.steps;
+  Json steps = Json::array();
+  for (const ProgramStep& step : s.steps)
+    steps.push_back({{"begin_ns", step.begin}, {"end_ns", step.end}, {"gpu_ops", step.gpu_ops}, {"steady", step.steady}});
+  Json fixes = Json::array();
+  for (const VerdictFix& f : v.fixes) {
+    fixes.push_back({{"kind", ToString(f.kind)},
+                     {"per_step_ns", f.per_step},
+                     {"count_per_step", f.count},
+                     {"call", f.call},
+                     {"text", RenderFix(texts, trace, v, f)}});
+    if (!f.site.empty()) fixes.back()["site"] = site_json(f.site);
+  }
+  Json startup = Json::array();
+  for (const StartupCost& c : v.startup)
+    startup.push_back({{"kind", StartupName(c.kind)}, {"time_ns", c.time}, {"count", c.count}, {"inferred", c.inferred}});
+  return {{"bound", ToString(v.bound)},
+          {"steps",
+           {{"source", SourceName(s.source)},
+            {"range_name", s.range_name},
+            {"period_gpu_ops", s.period},
+            {"found", static_cast<int>(s.steps.size())},
+            {"warmup", s.warmup},
+            {"steady", s.steady},
+            {"median_ns", s.median},
+            {"fastest_ns", s.low},
+            {"slowest_ns", s.high},
+            {"list", steps}}},
+          {"window", {{"from_ns", v.from}, {"to_ns", v.to}, {"devices", v.devices}}},
+          {"per_step", {{"compute_ns", v.compute}, {"copy_only_ns", v.copy_only}, {"idle_ns", v.idle}, {"launches", v.launches}}},
+          {"fixes", fixes},
+          {"startup", startup},
+          {"text", RenderVerdict(texts, trace, v)}};
+}
+
+}  // namespace streamlab

@@ -1,0 +1,102 @@
+// The answer first: for a recorded or imported program, what bounds its steady-state step and
+// the fixes that would save the most per step, from the run's own trace. Built on the steps
+// (program_steps.h), the GPU idle gaps with their causes (analyzer_idle.cpp) and the places in
+// the program (program_sites.h). Every cost is measured GPU time in the steady steps, divided by
+// their number; nothing here is predicted (the replay on the simulator is another command).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/analysis/analyzer.h"
+#include "engine/analysis/program_steps.h"
+
+namespace streamlab {
+
+// What the steady-state step is bound by.
+enum class StepBound {
+  kGpuCompute,  // the GPU computes most of the step: the kernels themselves
+  kCopies,      // copies run while no kernel does, most of the step
+  kLaunchRate,  // the host launches op by op slower than the GPU runs them
+  kHostSyncs,   // the host waits for the GPU to drain, then has nothing queued
+  kHostWork,    // the host's own work outside CUDA calls
+  kDataLoading, // the host's own work getting the next batch (DataLoader)
+  kHostCalls,   // blocking calls: allocation, pageable copies
+  kCopyWait,    // kernels wait for their own stream's copies
+  kOtherDevice, // work on another GPU (communication, a straggler)
+  kUnknown,     // idle for reasons the trace does not show
+};
+constexpr int kStepBoundCount = 10;
+
+enum class FixKind {
+  kHiddenRead,   // a small device-to-host read the host waits for (.item())
+  kHostSync,     // an explicit sync that drains the GPU
+  kLaunchRate,   // launching op by op
+  kDataLoading,  // the DataLoader's next batch
+  kHostWork,     // other host work at a place
+  kMallocMidRun, // device memory allocated in the loop
+  kPageableCopy, // a copy from or to pageable memory
+  kBlockingCall, // another blocking call
+  kCopyWait,     // a kernel waiting for its stream's copy
+  kOtherDevice,  // waiting for another GPU
+  kKernels,      // GPU-bound: the kernels that take the step's time
+  kCopies,       // copy-bound: the copies
+  kGraphLaunch,  // a graph launch that held the host (copy nodes from pageable memory, host nodes)
+};
+constexpr int kFixKindCount = 13;
+
+struct VerdictFix {
+  FixKind kind = FixKind::kHostWork;
+  TimeNs per_step = 0;   // GPU time per steady step it accounts for
+  double count = 0;      // times per step
+  int op = -1;           // an example op or call
+  ProgramSite site;      // where in the program (empty: not known)
+  std::string call;      // the call (or kernels, for kKernels), when named
+  TimeNs each = 0;       // kLaunchRate: time from one launch to the next
+  uint64_t bytes = 0;    // kCopies: bytes per step
+  bool came_back = false;      // host work: `site` is where the host came back to CUDA after it
+  bool at_step_start = false;
+  TimeNs at_step_start_time = 0;  // host work: its gaps held a step's start (where a loop gets its next batch)
+};
+
+struct StartupCost {
+  enum Kind { kContext, kModuleLoads, kBeforeFirstStep, kWarmupSteps, kAfterLastStep } kind = kContext;
+  TimeNs time = 0;
+  int count = 0;
+  int op = -1;  // kContext: the call it was created in
+  bool inferred = false;  // kContext: not recorded; the first call that took 10 ms or more before any GPU work
+};
+
+struct Verdict {
+  StepSplit steps;
+  TimeNs from = 0, to = 0;  // the window the figures are over: the steady steps, or the whole run
+  int devices = 0;          // GPUs with work in it
+  double per = 1;           // steady steps in it (1 when no steps were found)
+  // Per step, summed over the devices: some kernel (or memset) ran; only copies ran; nothing ran.
+  TimeNs compute = 0, copy_only = 0, idle = 0;
+  TimeNs idle_by_cause[kIdleCauseCount] = {};
+  double launches = 0;      // GPU ops submitted per step
+  StepBound bound = StepBound::kUnknown;
+  std::vector<VerdictFix> fixes;  // largest first
+  std::vector<StartupCost> startup;
+  std::vector<std::pair<std::string, TimeNs>> top_kernels;  // the 3 kernels with most GPU time a step
+  bool python = false;      // the program is Python (its trace holds Python frames or PyTorch ops)
+  bool graphs = false;      // it launches CUDA graphs already
+};
+
+// Only for a recorded or imported program (trace.scenario.recorded); a lab run has its own story.
+Verdict MakeVerdict(const Trace& trace, const Analysis& analysis);
+
+// A Python program: its trace holds Python frames or PyTorch's profiler ranges, or the recorded
+// command ran python. Its advice speaks PyTorch; a CUDA C++ program's does not.
+bool IsPythonProgram(const Trace& trace);
+
+// The call CUDA created the (first) context in: recorded (CUPTI's callback), or else inferred
+// (`*inferred`) as the first call of 10 ms or more before any GPU work; -1 if neither. A
+// program's first call that needs a context pays for creating it, however cheap the call.
+int ContextCreationCall(const Trace& trace, bool* inferred);
+
+const char* ToString(StepBound bound);
+const char* ToString(FixKind kind);
+
+}  // namespace streamlab

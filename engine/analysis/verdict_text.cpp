@@ -1,0 +1,160 @@
+// The verdict's lines (verdict_text.h): what bounds the step, the steps, the step's time split,
+// the fixes with their cost and place and a remedy that fits the program's language and call,
+// and the one-off start-up costs.
+#include "engine/analysis/verdict_text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "engine/util/format.h"
+
+namespace streamlab {
+namespace {
+
+std::string Percent(TimeNs part, TimeNs whole) {
+  return FormatPercent(whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0);
+}
+
+// Bytes with three significant digits (13.5 GB, 32.8 KB).
+std::string Size(double bytes) {
+  const char* const kUnits[] = {"B", "KB", "MB", "GB", "TB"};
+  int unit = 0;
+  while (bytes >= 1000 && unit < 4) bytes /= 1000, ++unit;
+  char text[32];
+  std::snprintf(text, sizeof(text), bytes >= 100 || unit == 0 ? "%.0f %s" : bytes >= 10 ? "%.1f %s" : "%.2f %s", bytes, kUnits[unit]);
+  return text;
+}
+
+std::string Count(double n) {
+  char text[32];
+  std::snprintf(text, sizeof(text), n >= 10 || n == static_cast<int>(n) ? "%.0f" : "%.1f", n);
+  return text;
+}
+
+std::string StepsLine(const FindingTexts& texts, const Verdict& v) {
+  const StepSplit& s = v.steps;
+  if (!s.found()) return texts.Fill("verdict.steps.none", {{"span", FormatDuration(v.to - v.from)}});
+  std::map<std::string, std::string> vars{{"steady", std::to_string(s.steady)},
+                                          {"median", FormatDuration(s.median)},
+                                          {"low", FormatDuration(s.low)},
+                                          {"high", FormatDuration(s.high)},
+                                          {"warmup", std::to_string(s.warmup)},
+                                          {"period", std::to_string(s.period)},
+                                          {"name", s.range_name}};
+  return texts.Fill(s.source == StepSource::kRanges ? "verdict.steps.ranges" : "verdict.steps.repeating", vars);
+}
+
+// The step's time split, with the idle time's two largest causes.
+std::string SplitLine(const FindingTexts& texts, const Verdict& v) {
+  TimeNs step = v.compute + v.copy_only + v.idle;
+  std::string causes;
+  std::vector<int> order;
+  for (int c = 0; c < kIdleCauseCount; ++c)
+    if (v.idle_by_cause[c] * 50 >= step && v.idle_by_cause[c] > 0) order.push_back(c);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return v.idle_by_cause[a] > v.idle_by_cause[b]; });
+  for (size_t i = 0; i < order.size() && i < 2; ++i)
+    causes += (i ? ", " : "") + texts.Get(std::string("compare.idle.") + ToString(static_cast<IdleCause>(order[i]))) + " " +
+              Percent(v.idle_by_cause[order[i]], step);
+  return texts.Fill(v.devices > 1 ? "verdict.split.devices" : "verdict.split",
+                    {{"compute", FormatDuration(v.compute)},
+                     {"compute_pct", Percent(v.compute, step)},
+                     {"copy", FormatDuration(v.copy_only)},
+                     {"copy_pct", Percent(v.copy_only, step)},
+                     {"idle", FormatDuration(v.idle)},
+                     {"idle_pct", Percent(v.idle, step)},
+                     {"causes", causes.empty() ? "" : texts.Fill("verdict.split.causes", {{"list", causes}})},
+                     {"devices", std::to_string(v.devices)}});
+}
+
+std::string BoundLine(const FindingTexts& texts, const Verdict& v) {
+  std::string each = v.fixes.empty() ? "" : FormatDuration(v.fixes.front().each);
+  for (const VerdictFix& f : v.fixes)
+    if (f.kind == FixKind::kLaunchRate) each = FormatDuration(f.each);
+  std::string kernels;
+  for (const auto& [name, time] : v.top_kernels)
+    kernels += (kernels.empty() ? "" : ", ") + name + " " + FormatDuration(time);
+  std::string line = texts.Fill(std::string("verdict.bound.") + ToString(v.bound),
+                                {{"launches", Count(v.launches)}, {"each", each}, {"kernels", kernels},
+                                 {"per", texts.Get(v.steps.found() ? "verdict.per_step" : "verdict.per_run")}});
+  if (v.bound == StepBound::kGpuCompute) line += " " + texts.Get(v.python ? "verdict.remedy.py.kernels" : "verdict.remedy.cpp.kernels");
+  return line;
+}
+
+std::string StartupLine(const FindingTexts& texts, const Trace& t, const Verdict& v) {
+  std::string list;
+  for (const StartupCost& c : v.startup) {
+    if (c.time <= 0) continue;
+    static const char* const kKeys[] = {c.inferred ? "verdict.startup.context_inferred" : "verdict.startup.context", "verdict.startup.module_loads", "verdict.startup.before",
+                                        "verdict.startup.warmup", "verdict.startup.after"};
+    list += (list.empty() ? "" : "; ") +
+            texts.Fill(kKeys[c.kind], {{"time", FormatDuration(c.time)},
+                                       {"n", std::to_string(c.count)},
+                                       {"call", c.op >= 0 ? DisplayName(t.scenario, c.op) : ""}});
+  }
+  return list.empty() ? "" : texts.Fill("verdict.startup", {{"list", list}});
+}
+
+}  // namespace
+
+std::string RenderFix(const FindingTexts& texts, const Trace& t, const Verdict& v, const VerdictFix& f) {
+  std::string place;
+  if (!f.site.empty()) place = texts.Fill(f.came_back ? "verdict.place_back" : "verdict.place", {{"place", texts.RenderPlace(f.site)}});
+  else if (v.python && f.kind != FixKind::kLaunchRate && f.kind != FixKind::kKernels && f.kind != FixKind::kCopies &&
+           f.kind != FixKind::kOtherDevice)
+    place = texts.Get("verdict.place_unknown");
+  TimeNs step = v.compute + v.copy_only + v.idle;
+  std::string kind = ToString(f.kind);
+  std::string text = texts.Fill("verdict.fix." + kind, {{"cost", FormatDuration(f.per_step)},
+                                                        {"per", texts.Get(v.steps.found() ? "verdict.per_step" : "verdict.per_run")},
+                                                        {"share", Percent(f.per_step, step)},
+                                                        {"count", Count(f.count)},
+                                                        {"call", f.call},
+                                                        {"place", place},
+                                                        {"each", FormatDuration(f.each)},
+                                                        {"launches", Count(v.launches)},
+                                                        {"bytes", Size(static_cast<double>(f.bytes))},
+                                                        // bytes per ns is GB/s
+                                                        {"rate", f.each > 0 ? Count(static_cast<double>(f.bytes) / static_cast<double>(f.each)) : "?"}});
+  std::string remedy = std::string("verdict.remedy.") + (v.python ? "py." : "cpp.") + kind;
+  if (f.kind == FixKind::kLaunchRate && v.graphs) remedy += "_graphs";
+  if (f.kind == FixKind::kHostWork && f.at_step_start) remedy += "_step_start";
+  return text + " " + texts.Get(remedy);
+}
+
+std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& t, const Verdict& v) {
+  std::vector<std::string> lines;
+  if (v.to <= v.from) return lines;
+  lines.push_back(texts.Get("verdict.title") + " " + BoundLine(texts, v));
+  lines.push_back("  " + StepsLine(texts, v));
+  lines.push_back("  " + SplitLine(texts, v));
+  if (!v.fixes.empty()) lines.push_back("  " + texts.Get("verdict.fixes"));
+  for (size_t i = 0; i < v.fixes.size() && i < kVerdictFixes; ++i)
+    lines.push_back("    " + std::to_string(i + 1) + ". " + RenderFix(texts, t, v, v.fixes[i]));
+  if (std::string startup = StartupLine(texts, t, v); !startup.empty()) lines.push_back("  " + startup);
+  if (lines.size() > kVerdictLines) lines.resize(kVerdictLines);
+  return lines;
+}
+
+const std::vector<std::string>& VerdictTextKeys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k{"verdict.title", "verdict.steps.none", "verdict.steps.ranges", "verdict.steps.repeating",
+                               "verdict.split", "verdict.split.devices", "verdict.split.causes", "verdict.fixes",
+                               "verdict.place", "verdict.place_unknown", "verdict.startup", "verdict.startup.context",
+                               "verdict.startup.context_inferred", "verdict.startup.module_loads", "verdict.startup.before", "verdict.startup.warmup",
+                               "verdict.startup.after", "verdict.remedy.py.launch_rate_graphs",
+                               "verdict.remedy.cpp.launch_rate_graphs", "verdict.per_step", "verdict.per_run", "verdict.place_back",
+                               "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start"};
+    for (int b = 0; b < kStepBoundCount; ++b) k.push_back(std::string("verdict.bound.") + ToString(static_cast<StepBound>(b)));
+    for (int f = 0; f < kFixKindCount; ++f) {
+      std::string kind = ToString(static_cast<FixKind>(f));
+      k.push_back("verdict.fix." + kind);
+      k.push_back("verdict.remedy.py." + kind);
+      k.push_back("verdict.remedy.cpp." + kind);
+    }
+    return k;
+  }();
+  return keys;
+}
+
+}  // namespace streamlab
