@@ -229,6 +229,22 @@ class Log {
     text_ += "{\"t\":\"addresses\",\"supported\":1,\"read\":" + std::to_string(read) + ",\"unread\":0}\n";
     return *this;
   }
+  // Any line the recorder writes, as is (an "env" line, a module load's record).
+  Log& Line(const std::string& json) {
+    text_ += json + "\n";
+    return *this;
+  }
+  // A record CUDA's callback writes inside the last call (module_load, context_created).
+  Log& InsideLastCall(const std::string& role) {
+    text_ += "{\"t\":\"call\",\"tid\":0,\"fn\":\"" + role + "\",\"role\":\"" + role + "\",\"dom\":0,\"b\":" +
+             std::to_string(now_ - 600) + ",\"e\":" + std::to_string(now_ - 600) + ",\"corr\":" + std::to_string(corr_) + "}\n";
+    return *this;
+  }
+  // A call that took `ns` (a context's creation inside cudaFree(0), a slow launch).
+  Log& SlowCall(const std::string& fn, int ns) {
+    Call(fn, "other", "", ns);
+    return *this;
+  }
   Trace Convert() const { return TraceFromRecording(ParseRecording(text_, "races.jsonl")); }
   const std::string& text() const { return text_; }
 
