@@ -90,6 +90,9 @@ struct GanttFrame {
 // host's sync lines and the replay cursor, and the SM rows.
 void DrawLaneSpans(GanttFrame& frame, size_t lane);
 void DrawSyncLines(GanttFrame& frame);
+// A program's steps: a line at each one's start, numbered on the axis (warm-up ones dimmer),
+// every k-th where they would crowd.
+void DrawStepMarks(GanttFrame& frame, float axis_y);
 void DrawSmRows(GanttFrame& frame);
 // gantt_explain.cpp: record -> wait lines, and each delayed op's cause and the arrow from the
 // op that released it.

@@ -125,6 +125,26 @@ void DrawSyncLines(GanttFrame& fr) {
   }
 }
 
+void DrawStepMarks(GanttFrame& fr, float axis_y) {
+  const std::vector<TimeNs>& marks = fr.view.step_marks;
+  if (marks.empty()) return;
+  // Label every k-th step so that labels are at least ~5 characters apart.
+  float gap = ImGui::CalcTextSize("#0000").x;
+  size_t every = 1;
+  if (marks.size() > 1) {
+    float px = (fr.g.X(marks.back()) - fr.g.X(marks.front())) / static_cast<float>(marks.size() - 1);
+    while (px * static_cast<float>(every) < gap && every < marks.size()) every *= 2;
+  }
+  for (size_t k = 0; k < marks.size(); ++k) {
+    if (marks[k] < fr.g.begin || marks[k] > fr.g.end || marks[k] > fr.cutoff) continue;
+    bool warm = k < fr.view.first_steady;
+    ImU32 color = warm ? IM_COL32(150, 120, 200, 110) : IM_COL32(170, 140, 255, 170);
+    float x = fr.g.X(marks[k]);
+    fr.dl->AddLine(ImVec2(x, axis_y), ImVec2(x, fr.br.y), color, 1.0f);
+    if (k % every == 0) fr.dl->AddText(ImVec2(x + 2, axis_y + fr.g.axis_h - 6), color, ("#" + std::to_string(k + 1)).c_str());
+  }
+}
+
 void DrawSmRows(GanttFrame& fr) {
   if (fr.sm_count <= 0) return;
   float top = fr.sm_top + ImGui::GetFontSize() + 2;

@@ -298,6 +298,7 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   DrawSmRows(fr);
   int clicked = HandleInteraction(fr);
   DrawAxisLabels(fr, ticks, visible_min.y);
+  DrawStepMarks(fr, std::max(fr.g.origin.y, visible_min.y));
   fr.dl->PopClipRect();
   fr.dl->PopClipRect();
   if (layout) {

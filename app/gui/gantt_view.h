@@ -68,6 +68,10 @@ struct GanttViewState {
   TimeNs replay_until = -1;
   // The axis counts from here (-1: the trace's start): a comparison's charts count from their first step.
   TimeNs axis_origin = -1;
+  // A program's steps (engine/analysis/program_steps.h): each one's start, marked on the axis;
+  // `first_steady` is the first steady one (those before it are warm-up).
+  std::vector<TimeNs> step_marks;
+  size_t first_steady = 0;
   GanttIndex index;
 };
 

@@ -22,6 +22,7 @@
 #include "engine/classroom/compare.h"
 #include "engine/analysis/compare_programs.h"
 #include "engine/analysis/findings_text.h"
+#include "engine/analysis/verdict.h"
 #include "engine/classroom/lab_texts.h"
 #include "engine/classroom/answer_form.h"
 #include "engine/classroom/exercise.h"
@@ -195,6 +196,7 @@ class GuiApp {
   bool run_pending_ = false;
 
   std::optional<Trace> trace_;
+  std::optional<Verdict> program_verdict_;  // a recorded or imported program's answer first
   Analysis analysis_;
   std::vector<FindingGroup> finding_groups_;  // of analysis_, prompt starts left out
   GanttViewState view_;

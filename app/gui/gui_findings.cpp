@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include "app/gui/gui_app.h"
+#include "engine/analysis/verdict_text.h"
 
 namespace streamlab {
 namespace {
@@ -47,6 +48,16 @@ void GuiApp::DrawFindings(float height) {
   ImGui::BeginChild("findings", ImVec2(0, height), true);
   ImGui::TextUnformatted(ui_("findings"));
   ImGui::PushTextWrapPos(0);
+  // A program's verdict first, as explain prints it: what bounds its step, the fixes by cost.
+  if (program_verdict_) {
+    std::vector<std::string> lines = RenderVerdict(texts_, *trace_, *program_verdict_);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (i == 0) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.4f, 1.0f));
+      ImGui::TextUnformatted(lines[i].c_str());
+      if (i == 0) ImGui::PopStyleColor();
+    }
+    ImGui::Separator();
+  }
   if (analysis_.summarised_only) ImGui::TextDisabled("%s", texts_.RenderSummarised(*trace_).c_str());
   ImGui::TextDisabled("%s", texts_.RenderFigures(*trace_, analysis_.figures).c_str());
   // During a replay, only what has happened by the cursor is explained.

@@ -1,12 +1,18 @@
 """Shared by the corpus's training loops: each step's wall time (perf_counter from one step's
 start to the next's), printed as the program's own median, and an optional torch.profiler run
-(KINETO_OUT=path: ProfilerStep ranges, with_stack) so the same loop is also an imported trace."""
+(KINETO_OUT=path: ProfilerStep ranges, with_stack) so the same loop is also an imported trace;
+SYNC_DEBUG=1 turns on PyTorch's sync debug mode."""
 import contextlib
 import os
 import statistics
 import time
 
 import torch
+
+# SYNC_DEBUG=1: PyTorch's own check, torch.cuda.set_sync_debug_mode("warn"), which warns at each
+# operation that synchronizes with the GPU (docs/explain-programs.md compares it with the verdict).
+if os.environ.get("SYNC_DEBUG"):
+    torch.cuda.set_sync_debug_mode("warn")
 
 
 class StepTimer:
