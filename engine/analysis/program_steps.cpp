@@ -44,7 +44,10 @@ WorkSequence SequenceOf(const Trace& t) {
   std::unordered_map<std::string, int> id;
   for (int i : w.ops) {
     const Op& op = s.ops[i];
-    std::string key = std::to_string(static_cast<int>(op.kind)) + ":" + op.name;
+    // A copy is known by its size too: a batch's images and its labels are two symbols, so the
+    // images' copy, once a step, can mark where a step begins.
+    std::string key = std::to_string(static_cast<int>(op.kind)) + ":" + op.name +
+                      (op.kind == OpKind::kKernel ? "" : ":" + std::to_string(op.bytes));
     auto [it, fresh] = id.emplace(key, static_cast<int>(id.size()));
     w.symbols.push_back(it->second);
   }
@@ -143,8 +146,10 @@ std::vector<ProgramStep> StepsFromRepeats(const Trace& t, const WorkSequence& w,
   }
   // A step lasts until the next one begins, where one follows the other.
   std::vector<TimeNs> host, gpu;
+  for (ProgramStep& s : steps) s.open_end = true;
   for (size_t k = 0; k + 1 < steps.size(); ++k) {
     if (spans[k].second != spans[k + 1].first) continue;
+    steps[k].open_end = false;
     steps[k].end = steps[k + 1].begin;
     TimeNs first = INT64_MAX, last = 0;
     for (size_t i = spans[k].first; i < spans[k].second; ++i)
@@ -208,7 +213,7 @@ TimeNs Median(std::vector<TimeNs> v) {
 void SplitWarmup(StepSplit& split) {
   std::vector<TimeNs> later;
   for (size_t k = split.steps.size() / 2; k < split.steps.size(); ++k)
-    later.push_back(split.steps[k].end - split.steps[k].begin);
+    if (!split.steps[k].open_end) later.push_back(split.steps[k].end - split.steps[k].begin);
   TimeNs typical = Median(later);
   int warm = 0;
   while (warm < static_cast<int>(split.steps.size()) / 2 &&
@@ -218,9 +223,10 @@ void SplitWarmup(StepSplit& split) {
   std::vector<TimeNs> lengths;
   for (size_t k = warm; k < split.steps.size(); ++k) {
     split.steps[k].steady = true;
-    lengths.push_back(split.steps[k].end - split.steps[k].begin);
+    if (!split.steps[k].open_end) lengths.push_back(split.steps[k].end - split.steps[k].begin);
   }
-  split.steady = static_cast<int>(lengths.size());
+  split.steady = static_cast<int>(
+      std::count_if(split.steps.begin(), split.steps.end(), [](const ProgramStep& s) { return s.steady; }));
   split.median = Median(lengths);
   split.low = lengths.empty() ? 0 : *std::min_element(lengths.begin(), lengths.end());
   split.high = lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end());

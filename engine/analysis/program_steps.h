@@ -24,6 +24,9 @@ struct ProgramStep {
   int first_op = -1;  // its first GPU op
   int gpu_ops = 0;    // GPU ops submitted in it
   bool steady = false;
+  // Found from the repeating work with no step after it: its end is its own work's, not the next
+  // step's start, so its length leaves out the loop's top (left out of the median).
+  bool open_end = false;
 };
 
 struct StepSplit {

@@ -226,9 +226,11 @@ void AddWorkFixes(const Trace& t, Verdict& v) {
 StepBound BoundOf(const Verdict& v) {
   TimeNs total = v.compute + v.copy_only + v.idle;
   if (total <= 0) return StepBound::kUnknown;
+  // GPU-bound only when kernels run most of the step (70 %); a GPU idle a third of the step or
+  // more waits for something, and that is what bounds it.
   if (v.compute * 10 >= total * 7) return StepBound::kGpuCompute;
   if (v.copy_only >= v.idle && v.copy_only * 10 >= total * 3) return StepBound::kCopies;
-  if (v.compute >= v.idle && v.compute >= v.copy_only) return StepBound::kGpuCompute;
+  if (v.idle * 10 < total * 3) return StepBound::kGpuCompute;
   // The idle time's largest cause; the host's own work in the DataLoader is data loading.
   int top = 0;
   for (int c = 1; c < kIdleCauseCount; ++c)
