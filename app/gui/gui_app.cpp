@@ -259,12 +259,7 @@ void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis) {
   rendered_notes_.reset();
   view_ = GanttViewState{};
   view_.show_sms = options_.show_sms;
-  program_verdict_.reset();
-  if (trace_->scenario.recorded) {
-    program_verdict_ = MakeVerdict(*trace_, analysis_);
-    for (const ProgramStep& s : program_verdict_->steps.steps) view_.step_marks.push_back(s.begin);
-    view_.first_steady = static_cast<size_t>(program_verdict_->steps.warmup);
-  }
+  PrepareVerdict();
   program_comparison_.reset();
   if (!comparing_) program_label_a_.clear();  // a new trace: named again when compared
   // A Python stack (with_stack=True) is 20 or more ranges deep: drawn, it would push the
@@ -287,14 +282,6 @@ void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis) {
       // A trace of a lab this build does not know: show the chart alone.
     }
   }
-}
-
-void GuiApp::ShowTraceUnanalysed(Trace trace) {
-  analysis_ = Analysis{};
-  finding_groups_.clear();
-  trace_ = std::move(trace);
-  rendered_notes_.reset();
-  view_ = GanttViewState{};
 }
 
 bool GuiApp::Settled() const {

@@ -196,6 +196,7 @@ class GuiApp {
   bool run_pending_ = false;
 
   std::optional<Trace> trace_;
+  void PrepareVerdict();
   std::optional<Verdict> program_verdict_;  // a recorded or imported program's answer first
   Analysis analysis_;
   std::vector<FindingGroup> finding_groups_;  // of analysis_, prompt starts left out

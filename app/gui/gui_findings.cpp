@@ -44,6 +44,15 @@ void GuiApp::DrawFinding(int i) {
   ImGui::PopID();
 }
 
+// A recorded or imported program's verdict, and its steps marked on the chart's axis.
+void GuiApp::PrepareVerdict() {
+  program_verdict_.reset();
+  if (!trace_->scenario.recorded) return;
+  program_verdict_ = MakeVerdict(*trace_, analysis_);
+  for (const ProgramStep& s : program_verdict_->steps.steps) view_.step_marks.push_back(s.begin);
+  view_.first_steady = static_cast<size_t>(program_verdict_->steps.warmup);
+}
+
 void GuiApp::DrawFindings(float height) {
   ImGui::BeginChild("findings", ImVec2(0, height), true);
   ImGui::TextUnformatted(ui_("findings"));

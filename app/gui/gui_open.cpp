@@ -55,4 +55,14 @@ std::string GuiApp::PickerReport() {
   return "";
 }
 
+// A trace drawn without analysis (the chart benchmark's made-up spans): no findings, no verdict.
+void GuiApp::ShowTraceUnanalysed(Trace trace) {
+  analysis_ = Analysis{};
+  finding_groups_.clear();
+  program_verdict_.reset();
+  trace_ = std::move(trace);
+  rendered_notes_.reset();
+  view_ = GanttViewState{};
+}
+
 }  // namespace streamlab

@@ -56,15 +56,17 @@ std::string SplitLine(const FindingTexts& texts, const Verdict& v) {
   for (size_t i = 0; i < order.size() && i < 2; ++i)
     causes += (i ? ", " : "") + texts.Get(std::string("compare.idle.") + ToString(static_cast<IdleCause>(order[i]))) + " " +
               Percent(v.idle_by_cause[order[i]], step);
-  return texts.Fill(v.devices > 1 ? "verdict.split.devices" : "verdict.split",
-                    {{"compute", FormatDuration(v.compute)},
+  std::string what = texts.Get(v.steps.found() ? "verdict.what.step" : "verdict.what.run");
+  if (v.devices > 1) what = texts.Fill("verdict.what.devices", {{"what", what}, {"devices", std::to_string(v.devices)}});
+  return texts.Fill("verdict.split",
+                    {{"what", what},
+                     {"compute", FormatDuration(v.compute)},
                      {"compute_pct", Percent(v.compute, step)},
                      {"copy", FormatDuration(v.copy_only)},
                      {"copy_pct", Percent(v.copy_only, step)},
                      {"idle", FormatDuration(v.idle)},
                      {"idle_pct", Percent(v.idle, step)},
-                     {"causes", causes.empty() ? "" : texts.Fill("verdict.split.causes", {{"list", causes}})},
-                     {"devices", std::to_string(v.devices)}});
+                     {"causes", causes.empty() ? "" : texts.Fill("verdict.split.causes", {{"list", causes}})}});
 }
 
 std::string BoundLine(const FindingTexts& texts, const Verdict& v) {
@@ -76,7 +78,8 @@ std::string BoundLine(const FindingTexts& texts, const Verdict& v) {
     kernels += (kernels.empty() ? "" : ", ") + name + " " + FormatDuration(time);
   std::string line = texts.Fill(std::string("verdict.bound.") + ToString(v.bound),
                                 {{"launches", Count(v.launches)}, {"each", each}, {"kernels", kernels},
-                                 {"per", texts.Get(v.steps.found() ? "verdict.per_step" : "verdict.per_run")}});
+                                 {"per", texts.Get(v.steps.found() ? "verdict.per_step" : "verdict.per_run")},
+                                 {"unit", texts.Get(v.steps.found() ? "verdict.unit.step" : "verdict.unit.run")}});
   if (v.bound == StepBound::kGpuCompute) line += " " + texts.Get(v.python ? "verdict.remedy.py.kernels" : "verdict.remedy.cpp.kernels");
   return line;
 }
@@ -128,7 +131,7 @@ std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& t
   lines.push_back(texts.Get("verdict.title") + " " + BoundLine(texts, v));
   lines.push_back("  " + StepsLine(texts, v));
   lines.push_back("  " + SplitLine(texts, v));
-  if (!v.fixes.empty()) lines.push_back("  " + texts.Get("verdict.fixes"));
+  if (!v.fixes.empty()) lines.push_back("  " + texts.Get(v.steps.found() ? "verdict.fixes" : "verdict.fixes.run"));
   for (size_t i = 0; i < v.fixes.size() && i < kVerdictFixes; ++i)
     lines.push_back("    " + std::to_string(i + 1) + ". " + RenderFix(texts, t, v, v.fixes[i]));
   if (std::string startup = StartupLine(texts, t, v); !startup.empty()) lines.push_back("  " + startup);
@@ -139,7 +142,8 @@ std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& t
 const std::vector<std::string>& VerdictTextKeys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k{"verdict.title", "verdict.steps.none", "verdict.steps.ranges", "verdict.steps.repeating",
-                               "verdict.split", "verdict.split.devices", "verdict.split.causes", "verdict.fixes",
+                               "verdict.split", "verdict.split.causes", "verdict.what.step", "verdict.what.run",
+                               "verdict.what.devices", "verdict.unit.step", "verdict.unit.run", "verdict.fixes.run", "verdict.fixes",
                                "verdict.place", "verdict.place_unknown", "verdict.startup", "verdict.startup.context",
                                "verdict.startup.context_inferred", "verdict.startup.module_loads", "verdict.startup.before", "verdict.startup.warmup",
                                "verdict.startup.after", "verdict.remedy.py.launch_rate_graphs",

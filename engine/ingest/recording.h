@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <istream>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -162,6 +163,12 @@ struct Recording {
 // that was not recorded).
 void ApplyRecordedSettings(const Recording& recording, RunSettings& settings);
 TraceNote SettingsNote(const RunSettings& settings, bool recorded);
+// A stream the program did not ask for: the recording has Python stacks, and its creating call's
+// stack has no stream API in it (PyTorch's torch/cuda/streams.py, CuPy), or it was made on a
+// thread Python never ran on (`python_threads`: ThreadsWithPythonFrames). A C++ program's
+// streams, and a call the recorder read no stack at on a Python thread, are the program's.
+bool StreamMadeInsideLibrary(const Recording& recording, const RecordedCall& create, const std::set<int>& python_threads);
+std::set<int> ThreadsWithPythonFrames(const Recording& recording);
 
 // What a recording's race check rests on: whether the kernels' arguments were read, how many
 // launches were, and whether any pointed into memory the recorder saw allocated.

@@ -103,9 +103,6 @@ class Converter {
       if (c.role == CallRole::kCorrelationAlias) alias_[c.correlation] = c.parent;
       if (c.role == CallRole::kModuleLoad && c.correlation) module_loaded_in_.insert(c.correlation);
       if (c.role == CallRole::kContextCreated && c.correlation) context_created_in_.insert(c.correlation);
-      if (c.python_stack != 0)
-        if (auto s = r_.python_stacks.find(c.python_stack); s != r_.python_stacks.end() && !s->second.empty())
-          python_threads_.insert(c.thread);
       if (c.role == CallRole::kStreamCreate && c.stream_id >= 0) created_[c.stream_id] = &c;
       if (c.role == CallRole::kNvtxPush || c.role == CallRole::kNvtxPop) ranges_.Add(c.thread, c.begin, c.role == CallRole::kNvtxPush, &c.text, false);
     }
@@ -190,28 +187,11 @@ class Converter {
       if (auto c = created_.find(sid); c != created_.end()) {
         d.non_blocking = (c->second->flags & 1) != 0;
         d.priority = std::clamp(c->second->priority, -5, 0);
-        d.library = CreatedInsideLibrary(*c->second);
+        d.library = StreamMadeInsideLibrary(r_, *c->second, python_threads_);
       }
     }
     s_.streams.push_back(d);
     return stream_of_sid_[sid] = static_cast<int>(s_.streams.size()) - 1;
-  }
-
-  // A stream the program did not ask for: the recording has the program's Python stacks, the
-  // creating call has one, and nothing in it is PyTorch's (or CuPy's) stream API - cuDNN making
-  // its handle's stream inside a convolution, NCCL its communicators'. A C++ program's streams,
-  // and a call the recorder read no stack at, are the program's.
-  bool CreatedInsideLibrary(const RecordedCall& c) const {
-    if (r_.python_stacks.empty()) return false;
-    // A thread Python never ran on (autograd's backward thread, NCCL's) cannot be the program
-    // asking for a stream from Python: cuDNN's handle for the backward pass makes one there.
-    if (c.python_stack == 0) return !python_threads_.count(c.thread);
-    auto stack = r_.python_stacks.find(c.python_stack);
-    if (stack == r_.python_stacks.end()) return false;
-    for (const std::string& frame : stack->second)
-      if (frame.find("torch/cuda/streams.py") != std::string::npos || frame.find("/cupy/") != std::string::npos)
-        return false;
-    return true;
   }
 
   int StreamOfCall(const RecordedCall& c, int thread) {
@@ -587,7 +567,7 @@ class Converter {
   std::map<uint64_t, uint64_t> alias_;
   std::set<uint64_t> module_loaded_in_;  // correlations of calls CUDA loaded a module in
   std::set<uint64_t> context_created_in_;  // ... and created a context in
-  std::set<int> python_threads_;  // recorder threads whose calls had Python frames
+  std::set<int> python_threads_ = ThreadsWithPythonFrames(r_);
   std::map<uint64_t, std::vector<const RecordedActivity*>> activity_;
   std::map<int64_t, const RecordedCall*> created_;
   std::map<int64_t, int> sid_device_;

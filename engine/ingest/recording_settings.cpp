@@ -1,7 +1,8 @@
-// The recorded process's own settings: what its environment held when it initialised CUDA
-// (the recorder's "env" line), turned into the scenario's RunSettings, and a note that says
-// them (or that the recording does not, and the defaults are assumed).
+// What a recording says about the process beside its calls: its own settings (the recorder's
+// "env" line, read when it initialised CUDA) turned into the scenario's RunSettings with a note
+// that says them (or that they are assumed), and which of its streams a library made.
 #include <cstdlib>
+#include <set>
 #include <string>
 
 #include "engine/ingest/recording.h"
@@ -38,6 +39,28 @@ TraceNote SettingsNote(const RunSettings& settings, bool recorded) {
   for (const auto& [name, value] : settings.env) list += (list.empty() ? "" : ", ") + name + "=" + value;
   if (list.empty()) return Note("settings_default");
   return Note("settings_own", {{"list", list}});
+}
+
+std::set<int> ThreadsWithPythonFrames(const Recording& r) {
+  std::set<int> threads;
+  for (const RecordedCall& c : r.calls)
+    if (c.python_stack != 0)
+      if (auto s = r.python_stacks.find(c.python_stack); s != r.python_stacks.end() && !s->second.empty())
+        threads.insert(c.thread);
+  return threads;
+}
+
+bool StreamMadeInsideLibrary(const Recording& r, const RecordedCall& create, const std::set<int>& python_threads) {
+  if (r.python_stacks.empty()) return false;
+  // A thread Python never ran on (autograd's backward thread, NCCL's) cannot be the program
+  // asking for a stream from Python: cuDNN's handle for the backward pass makes one there.
+  if (create.python_stack == 0) return !python_threads.count(create.thread);
+  auto stack = r.python_stacks.find(create.python_stack);
+  if (stack == r.python_stacks.end()) return false;
+  for (const std::string& frame : stack->second)
+    if (frame.find("torch/cuda/streams.py") != std::string::npos || frame.find("/cupy/") != std::string::npos)
+      return false;
+  return true;
 }
 
 }  // namespace streamlab
