@@ -215,8 +215,9 @@ void SplitWarmup(StepSplit& split) {
   for (size_t k = split.steps.size() / 2; k < split.steps.size(); ++k)
     if (!split.steps[k].open_end) later.push_back(split.steps[k].end - split.steps[k].begin);
   TimeNs typical = Median(later);
+  // (With fewer than four steps there is no steady half to tell warm-up from.)
   int warm = 0;
-  while (warm < static_cast<int>(split.steps.size()) / 2 &&
+  while (split.steps.size() >= 4 && warm < static_cast<int>(split.steps.size()) / 2 &&
          split.steps[warm].end - split.steps[warm].begin > typical + typical / 4)
     ++warm;
   split.warmup = warm;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/analysis/program_sites.h"
 #include "engine/util/format.h"
 
 namespace streamlab {
@@ -58,7 +59,7 @@ std::string SplitLine(const FindingTexts& texts, const Verdict& v) {
               Percent(v.idle_by_cause[order[i]], step);
   std::string what = texts.Get(v.steps.found() ? "verdict.what.step" : "verdict.what.run");
   if (v.devices > 1) what = texts.Fill("verdict.what.devices", {{"what", what}, {"devices", std::to_string(v.devices)}});
-  return texts.Fill("verdict.split",
+  return texts.Fill(v.copy_only > 0 ? "verdict.split" : "verdict.split.no_copies",
                     {{"what", what},
                      {"compute", FormatDuration(v.compute)},
                      {"compute_pct", Percent(v.compute, step)},
@@ -122,6 +123,10 @@ std::string RenderFix(const FindingTexts& texts, const Trace& t, const Verdict& 
   std::string remedy = std::string("verdict.remedy.") + (v.python ? "py." : "cpp.") + kind;
   if (f.kind == FixKind::kLaunchRate && v.graphs) remedy += "_graphs";
   if (f.kind == FixKind::kHostWork && f.at_step_start) remedy += "_step_start";
+  // A read inside PyTorch with a known remedy says it (GradScaler's overflow check, a shape that
+  // depends on the data), rather than "read it less often", which the program cannot.
+  if (f.kind == FixKind::kHiddenRead && IsGradScalerOverflowRead(f.site)) return text + " " + texts.Get("advice.grad_scaler");
+  if (f.kind == FixKind::kHiddenRead && IsDataDependentShapeRead(f.site)) return text + " " + texts.Get("advice.data_dependent_shape");
   return text + " " + texts.Get(remedy);
 }
 
@@ -142,7 +147,7 @@ std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& t
 const std::vector<std::string>& VerdictTextKeys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k{"verdict.title", "verdict.steps.none", "verdict.steps.ranges", "verdict.steps.repeating",
-                               "verdict.split", "verdict.split.causes", "verdict.what.step", "verdict.what.run",
+                               "verdict.split", "verdict.split.no_copies", "verdict.split.causes", "verdict.what.step", "verdict.what.run",
                                "verdict.what.devices", "verdict.unit.step", "verdict.unit.run", "verdict.fixes.run", "verdict.fixes",
                                "verdict.place", "verdict.place_unknown", "verdict.startup", "verdict.startup.context",
                                "verdict.startup.context_inferred", "verdict.startup.module_loads", "verdict.startup.before", "verdict.startup.warmup",
