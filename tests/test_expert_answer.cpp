@@ -75,6 +75,17 @@ TEST(ExpertAnswer, TheFirstSlowCallIsContextCreation) {
   EXPECT_NE(AllText(old).find("most likely CUDA creating its context"), std::string::npos);
 }
 
+TEST(ExpertAnswer, StreamPrioritiesAreSaid) {
+  Log log;
+  log.Line(R"({"t":"call","tid":0,"fn":"cudaStreamCreateWithPriority","role":"stream_create","dom":0,"b":10,"e":20,"corr":900,"stream":55,"sid":55,"flags":1,"prio":-5,"out":55})");
+  log.Kernel(55, "[4096]");
+  Trace t = log.Convert();
+  ASSERT_TRUE(HasNote(t, "priorities"));
+  EXPECT_NE(AllText(t).find("(-5)"), std::string::npos);
+  EXPECT_NE(AllText(t, "zh").find("(-5)"), std::string::npos);
+  EXPECT_FALSE(HasNote(Log().Kernel(77, "[4096]").Convert(), "priorities"));
+}
+
 TEST(ExpertAnswer, NoFindingOfAProgramSaysZeroNanoseconds) {
   Trace t = Log().Kernel(77, "[4096]").Convert();
   std::vector<Finding> findings(1);

@@ -2,6 +2,7 @@
 // trace (mapped, not copied), or a StreamLab trace.
 #include "engine/ingest/open_trace.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -57,7 +58,12 @@ std::optional<Trace> ReadTraceIfOne(const std::string& path, TraceFiles which) {
   if (which == TraceFiles::kForeignOnly) return std::nullopt;
   RefuseLargeNonKineto(path, text);
   if (!IsTraceContent(text)) return std::nullopt;
-  return TraceFromJsonText(text, path);
+  Trace trace = TraceFromJsonText(text, path);
+  // A recording saved before StreamLab said its streams' priorities says them now (from its streams).
+  bool said = std::any_of(trace.notes.begin(), trace.notes.end(), [](const TraceNote& n) { return n.key == "priorities"; });
+  if (trace.scenario.recorded && !said)
+    if (TraceNote note = PriorityNote(trace.scenario); !note.key.empty()) trace.notes.push_back(std::move(note));
+  return trace;
 }
 
 Trace LoadTraceFile(const std::string& path) {

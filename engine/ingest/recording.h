@@ -163,6 +163,9 @@ struct Recording {
 // that was not recorded).
 void ApplyRecordedSettings(const Recording& recording, RunSettings& settings);
 TraceNote SettingsNote(const RunSettings& settings, bool recorded);
+// The streams created with a priority other than the default, and what that does (an empty
+// note, no key, when there are none).
+TraceNote PriorityNote(const Scenario& scenario);
 // A stream the program did not ask for: the recording has Python stacks, and its creating call's
 // stack has no stream API in it (PyTorch's torch/cuda/streams.py, CuPy), or it was made on a
 // thread Python never ran on (`python_threads`: ThreadsWithPythonFrames). A C++ program's

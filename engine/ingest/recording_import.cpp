@@ -510,6 +510,7 @@ class Converter {
                                                                 {"copies", std::to_string(copies_)}}));
     t_.notes.push_back(Note("cupti_clock"));
     t_.notes.push_back(SettingsNote(t_.scenario.settings, true));
+    if (TraceNote note = PriorityNote(t_.scenario); !note.key.empty()) t_.notes.push_back(std::move(note));
     for (TraceNote& note : MemoryNotes(r_)) t_.notes.push_back(std::move(note));
     for (TraceNote& note : PythonStackNotes(r_)) t_.notes.push_back(std::move(note));
     for (TraceNote& note : HostCostNotes(r_, submitted_ + graph_launches_.size(), WorkSpan())) t_.notes.push_back(std::move(note));

@@ -41,6 +41,14 @@ TraceNote SettingsNote(const RunSettings& settings, bool recorded) {
   return Note("settings_own", {{"list", list}});
 }
 
+TraceNote PriorityNote(const Scenario& s) {
+  std::string list;
+  for (const StreamDesc& d : s.streams)
+    if (d.priority != 0) list += (list.empty() ? "" : ", ") + d.name + " (" + std::to_string(d.priority) + ")";
+  if (list.empty()) return {};
+  return Note("priorities", {{"list", list}});
+}
+
 std::set<int> ThreadsWithPythonFrames(const Recording& r) {
   std::set<int> threads;
   for (const RecordedCall& c : r.calls)

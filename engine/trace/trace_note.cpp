@@ -17,6 +17,9 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                    "{copies} copies and memsets"},
       {"cupti_clock", "host calls and GPU activity share CUPTI's clock; records and waits are placed where stream "
                       "order puts them (they have no GPU timestamp)"},
+      {"priorities", "streams created with a priority (lower is higher; the default is 0): {list}. When SMs "
+                     "free up, the GPU starts a higher-priority stream's pending blocks first; it does not stop "
+                     "blocks already running, so a long kernel in the way still delays it"},
       {"settings_own", "the program's own environment when it initialised CUDA: {list}"},
       {"settings_default", "the program ran with CUDA's default settings (no CUDA_DEVICE_MAX_CONNECTIONS, "
                            "CUDA_MODULE_LOADING or CUDA_LAUNCH_BLOCKING in its environment)"},
