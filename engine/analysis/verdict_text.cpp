@@ -101,7 +101,7 @@ std::string StartupLine(const FindingTexts& texts, const Trace& t, const Verdict
 
 }  // namespace
 
-std::string RenderFix(const FindingTexts& texts, const Trace& t, const Verdict& v, const VerdictFix& f) {
+std::string RenderFix(const FindingTexts& texts, const Trace& /*trace*/, const Verdict& v, const VerdictFix& f) {
   std::string place;
   if (!f.site.empty()) place = texts.Fill(f.came_back ? "verdict.place_back" : "verdict.place", {{"place", texts.RenderPlace(f.site)}});
   else if (v.python && f.kind != FixKind::kLaunchRate && f.kind != FixKind::kKernels && f.kind != FixKind::kCopies &&
