@@ -116,6 +116,23 @@ TEST(ExpertAnswer, ACxxProgramGetsNoPyTorchAdvice) {
   EXPECT_EQ(text.find("record_stream"), std::string::npos) << text;
 }
 
+TEST(ExpertAnswer, TheLanguageIsDecidedForEachTraceShownInOnePlace) {
+  // The GUI shows each new trace in the same object: the advice must follow the trace, not its address.
+  FindingTexts texts = FindingTexts::Load("en");
+  Log log;
+  log.Line(R"({"t":"env"})").Memset(77, 4096).Kernel(88, "[4096]");
+  Trace t = log.Convert();
+  auto race_text = [&] {
+    Analysis a = Analyze(t);
+    for (const Finding& f : a.findings)
+      if (f.kind == FindingKind::kAddressRace) return texts.Render(t, f);
+    return std::string();
+  };
+  EXPECT_EQ(race_text().find("record_stream"), std::string::npos);
+  t.backend = "kineto";  // now a torch.profiler trace: a Python program
+  EXPECT_NE(race_text().find("record_stream"), std::string::npos);
+}
+
 TEST(ExpertAnswer, StepsAreFoundFromRepeatingGpuWork) {
   Trace t = LoadTraceFile(std::string(STREAMLAB_SOURCE_DIR) + "/tests/fixtures/recorded/item_every_step.json");
   StepSplit s = FindSteps(t);

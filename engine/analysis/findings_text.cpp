@@ -83,8 +83,6 @@ const std::string& FindingTexts::Get(const std::string& key) const {
 }
 
 void FindingTexts::ChooseLanguageOf(const Trace& trace) const {
-  if (language_of_ == &trace) return;
-  language_of_ = &trace;
   native_program_ = trace.scenario.recorded && !IsPythonProgram(trace);
 }
 

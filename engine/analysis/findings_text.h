@@ -45,9 +45,9 @@ class FindingTexts {
   std::string RenderStartDelay(const Trace& trace, const Finding& finding, Vars& vars) const;
   std::string AlsoList(const Scenario& scenario, const Finding& finding) const;
   // A recorded program that is not Python (a CUDA C++ binary) gets a template's ".cpp" variant
-  // where one exists: no PyTorch advice for it. Decided once per trace Render is given.
+  // where one exists: no PyTorch advice for it. Decided at each Render (not cached by the trace's
+  // address: the GUI shows each new trace in the same place).
   void ChooseLanguageOf(const Trace& trace) const;
-  mutable const Trace* language_of_ = nullptr;
   mutable bool native_program_ = false;
   std::string RenderHostBlock(const Trace& trace, const Finding& finding, Vars& vars) const;
   std::string RenderWaitNothing(const Trace& trace, const Finding& finding, Vars& vars) const;

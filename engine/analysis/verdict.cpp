@@ -310,14 +310,13 @@ Verdict MakeVerdict(const Trace& trace, const Analysis& analysis) {
   return v;
 }
 
+// The cheap signs first (asked once per finding rendered): the source, the recorded command.
 bool IsPythonProgram(const Trace& t) {
   if (t.backend == "kineto") return true;
-  for (const HostRange& r : t.ranges)
-    if (IsPythonRange(r.name)) return true;
   for (const TraceNote& n : t.notes)
     if (n.key.rfind("program.", 0) == 0 && n.vars.count("command") && n.vars.at("command").find("python") != std::string::npos)
       return true;
-  return false;
+  return std::any_of(t.ranges.begin(), t.ranges.end(), [](const HostRange& r) { return IsPythonRange(r.name); });
 }
 
 int ContextCreationCall(const Trace& t, bool* inferred) {
