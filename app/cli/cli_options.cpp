@@ -167,6 +167,30 @@ Subcommand AddCalibrate(CLI::App& app, CliCommands& c, const std::string& self) 
   }};
 }
 
+Subcommand AddReplay(CLI::App& app, CliCommands& c) {
+  CLI::App* cmd = app.add_subcommand("replay", "Replay a recorded program on the simulator, step by step against the run");
+  cmd->add_option("trace", c.replay.trace, "A recording or torch.profiler trace (or a trace saved from one)")->required();
+  cmd->add_option("--profile", c.replay.profile, "The GPU's profile: h100, h200 or a JSON file (default: the recorded GPU's)");
+  cmd->add_option("--out", c.replay.out, "Write the replayed run as a trace here");
+  cmd->add_flag("--json", c.replay.json, "The comparison as JSON");
+  cmd->footer("Example: streamlab-cli replay recording.json");
+  return {cmd, [&c] { return CmdReplay(c.replay); }};
+}
+
+Subcommand AddWhatIf(CLI::App& app, CliCommands& c) {
+  CLI::App* cmd = app.add_subcommand("whatif", "Predict a recorded program's step with fixes made, on the simulator");
+  cmd->add_option("trace", c.whatif.trace, "A recording or torch.profiler trace (or a trace saved from one)")->required();
+  cmd->add_option("--fix", c.whatif.fixes,
+                  "A fix's number as explain lists it, or an edit: connections=N, host-work=TIME_US (repeatable)")
+      ->required();
+  cmd->add_option("--profile", c.whatif.profile, "The GPU's profile: h100, h200 or a JSON file (default: the recorded GPU's)");
+  cmd->add_option("--out", c.whatif.out, "Write the predicted run as a trace here");
+  cmd->add_option("--lang", c.whatif.lang, "en or zh (default: from the locale)");
+  cmd->add_flag("--json", c.whatif.json, "The prediction as JSON");
+  cmd->footer("Example: streamlab-cli whatif recording.json --fix 1 --out predicted.json");
+  return {cmd, [&c] { return CmdWhatIf(c.whatif); }};
+}
+
 }  // namespace
 
 std::vector<Subcommand> AddSubcommands(CLI::App& app, CliCommands& c, const std::string& self) {
@@ -176,6 +200,8 @@ std::vector<Subcommand> AddSubcommands(CLI::App& app, CliCommands& c, const std:
   subcommands.push_back(AddShow(app, c));
   subcommands.push_back(AddExplain(app, c));
   subcommands.push_back(AddCompare(app, c));
+  subcommands.push_back(AddReplay(app, c));
+  subcommands.push_back(AddWhatIf(app, c));
   subcommands.push_back(AddRecord(app, c));
   subcommands.push_back(AddImport(app, c));
   subcommands.push_back(AddProbe(app, c));

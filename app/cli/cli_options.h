@@ -19,6 +19,7 @@ struct CliCommands {
   int show_width = 80;
   ExplainCommand explain;
   CompareCommand compare;
+  ReplayCommand replay, whatif;
   RecordCommand record;
   std::string import_path;
   std::string import_out = "trace.json";

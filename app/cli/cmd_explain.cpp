@@ -21,6 +21,7 @@
 #include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/json_reader.h"
+#include "engine/whatif/whatif.h"
 
 namespace streamlab {
 namespace {
@@ -74,6 +75,12 @@ int CmdExplain(const ExplainCommand& cmd) {
   // Per step (--per NAME): decided before anything is printed, so a missing range is a clean error.
   std::optional<ProgramComparison> steps;
   if (!cmd.per.empty()) steps = DescribeSteps(trace, analysis, cmd.per);
+  // A program's verdict, its top fixes replayed on the simulator with each one made.
+  std::optional<Verdict> verdict;
+  if (trace.scenario.recorded) {
+    verdict = MakeVerdict(trace, analysis);
+    SimulateFixes(trace, *verdict, kVerdictFixes);
+  }
 
   if (cmd.json) {
     Json notes = Json::array();
@@ -155,7 +162,7 @@ int CmdExplain(const ExplainCommand& cmd) {
                 {"idle_by_cause", IdleByCause(fig)},
                 {"text", texts.RenderFigures(trace, fig)}}}};
     if (steps) out["per_step"] = ComparisonJson(*steps, texts);  // explain --per NAME
-    if (trace.scenario.recorded) out["verdict"] = VerdictJson(MakeVerdict(trace, analysis), trace, texts, SiteJson);
+    if (verdict) out["verdict"] = VerdictJson(*verdict, trace, texts, SiteJson);
     std::cout << DumpJson(out, 1) << "\n";
     return kExitOk;
   }
@@ -167,8 +174,8 @@ int CmdExplain(const ExplainCommand& cmd) {
   // left out, links inferred) comes before the findings it qualifies.
   // A program's answer first: what bounds its step and the fixes worth most; then what the
   // trace holds, then the details.
-  if (trace.scenario.recorded)
-    for (const std::string& l : RenderVerdict(texts, trace, MakeVerdict(trace, analysis))) std::cout << l << "\n";
+  if (verdict)
+    for (const std::string& l : RenderVerdict(texts, trace, *verdict)) std::cout << l << "\n";
   if (!trace.notes.empty()) {
     std::cout << texts.Get("trace_notes") << "\n";
     for (const TraceNote& note : trace.notes) std::cout << "  - " << texts.RenderNote(note) << "\n";

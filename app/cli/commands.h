@@ -58,6 +58,16 @@ struct CompareCommand {
   bool json = false;
 };
 
+// `replay TRACE` and `whatif TRACE --fix ID...`: a recorded program on the simulator.
+struct ReplayCommand {
+  std::string trace;
+  std::string profile;             // the GPU's profile (default: the recorded GPU's shipped one)
+  std::vector<std::string> fixes;  // whatif: the fixes' numbers as explain lists them, or an edit by name
+  std::string out;                 // write the replayed (or predicted) run as a trace
+  std::string lang;
+  bool json = false;
+};
+
 struct RecordCommand {
   std::vector<std::string> argv;  // the program and its arguments
   std::string out = "recording.json";
@@ -98,6 +108,8 @@ int CmdProbe(const std::string& out_path);
 int CmdExplain(const ExplainCommand& cmd);
 int CmdRecord(const RecordCommand& cmd);
 int CmdCompare(const CompareCommand& cmd);
+int CmdReplay(const ReplayCommand& cmd);
+int CmdWhatIf(const ReplayCommand& cmd);
 int CmdImport(const std::string& path, const std::string& out_path);
 
 int CmdRun(const RunCommand& cmd);

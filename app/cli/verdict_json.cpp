@@ -36,6 +36,8 @@ Json VerdictJson(const Verdict& v, const Trace& trace, const FindingTexts& texts
                      {"call", f.call},
                      {"text", RenderFix(texts, trace, v, f)}});
     if (!f.site.empty()) fixes.back()["site"] = site_json(f.site);
+    if (f.simulated_save >= 0)
+      fixes.back()["simulated"] = {{"would_save_ns", f.simulated_save}, {"replayed_step_ns", f.simulated_step}};
   }
   Json startup = Json::array();
   for (const StartupCost& c : v.startup)

@@ -143,6 +143,7 @@ class FixCollector {
     auto [it, fresh] = fixes_.emplace(key, VerdictFix{});
     VerdictFix& f = it->second;
     if (fresh) f = {kind, 0, 0, op, site, call};
+    if (op >= 0) f.calls.push_back(op);
     f.per_step += length;
     f.count += 1;
     return f;

@@ -276,6 +276,8 @@ void ValidateScenario(const Scenario& s) {
     const Op& op = s.ops[i];
     if (op.thread < 0 || op.thread >= kMaxThreads)
       fail(Where(i, "thread") + ": must be 0.." + std::to_string(kMaxThreads - 1));
+    if (op.woken_by >= 0 && (op.woken_by >= static_cast<int>(s.ops.size()) || s.ops[op.woken_by].thread == op.thread))
+      fail(Where(i, "woken_by") + ": must be an op of another thread");
     bool needs_stream = IsStreamOp(op) || op.kind == OpKind::kSyncStream || op.kind == OpKind::kGraphLaunch;
     if (needs_stream && !stream_ok(op.stream)) fail(Where(i, "stream") + ": no such stream");
     // cudaMemcpy / cudaMemset (not Async) run on the legacy default stream.

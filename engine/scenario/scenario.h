@@ -132,7 +132,17 @@ struct Op {
   uint64_t bytes = 0;
   int value = 0;          // memset value
   bool async = true;      // memcpy / memset: the Async variant on `stream`
-  TimeNs duration = 0;    // host_work
+  TimeNs duration = 0;    // host_work, api_call: host time; a replayed recording's copy or
+                          // memset: its measured GPU time (0 = the profile's model)
+  // A replayed recording's copy the host waits in (pageable, or cudaMemcpy): the time its call
+  // took from when its stream reached it (staging through the driver's buffer); the replay's
+  // call lasts at least that long. 0 = no floor.
+  TimeNs host_floor = 0;
+  // A replayed recording's call that another host thread woke its thread for (PyTorch's
+  // autograd thread starting a backward pass, the main thread going on after it): the call is
+  // made no sooner than `woken_delay` after op `woken_by` (on another thread) returned. -1 = none.
+  int woken_by = -1;
+  TimeNs woken_delay = 0;
   int device = -1;        // set_device
   int thread = 0;         // the host thread that makes the call (0 = the main thread)
   int graph = -1;         // a graph node: the index of the graph_launch op that submits it

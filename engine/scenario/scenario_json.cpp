@@ -39,7 +39,9 @@ Json OpToJson(const Scenario& s, const Op& op) {
   if (op.bytes) j["bytes"] = op.bytes;
   if (op.kind == OpKind::kMemset) j["value"] = op.value;
   if ((op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset) && !op.async) j["async"] = false;
-  if (op.kind == OpKind::kHostWork || op.kind == OpKind::kApiCall) j["duration_ns"] = op.duration;
+  if (op.kind == OpKind::kHostWork || op.kind == OpKind::kApiCall || op.duration) j["duration_ns"] = op.duration;
+  if (op.host_floor) j["host_floor_ns"] = op.host_floor;
+  if (op.woken_by >= 0) j["woken_by"] = op.woken_by, j["woken_delay_ns"] = op.woken_delay;
   if (op.kind == OpKind::kSetDevice) j["device"] = op.device;
   if (op.kind == OpKind::kKernel) j["kernel"] = KernelToJson(s, op.kernel);
   if (op.thread != 0) j["thread"] = op.thread;
@@ -301,6 +303,11 @@ Scenario ScenarioFromJsonAndOps(const Json& json, const std::string& source, con
     op.value = ToInt(r, "value", r.Int("value", 0), 0, 255);
     op.async = r.Bool("async", true);
     op.duration = r.Int("duration_ns", 0);
+    op.host_floor = r.Int("host_floor_ns", 0);
+    if (op.host_floor < 0) r.FailAt("host_floor_ns", "must be >= 0");
+    op.woken_by = ToInt(r, "woken_by", r.Int("woken_by", -1), -1, static_cast<int64_t>(kMaxScenarioOps));
+    op.woken_delay = r.Int("woken_delay_ns", 0);
+    if (op.woken_delay < 0) r.FailAt("woken_delay_ns", "must be >= 0");
     op.device = ToInt(r, "device", r.Int("device", -1), -1, 15);
     if (op.kind == OpKind::kKernel) op.kernel = KernelFromJson(r.Object("kernel"), buffers);
     op.thread = ToInt(r, "thread", r.Int("thread", 0), 0, 63);

@@ -47,7 +47,8 @@ class SimRun {
         load_barrier_(s.device_count, -1),
         queue_of_stream_(s.streams.size(), 0),
         nccl_queue_(s.device_count, 0),
-        item_of_op_(s.ops.size(), -1) {
+        item_of_op_(s.ops.size(), -1),
+        returned_(s.ops.size(), false) {
     std::vector<int> per_device(s.device_count, 0);
     for (size_t i = 0; i < s.streams.size(); ++i)
       queue_of_stream_[i] = per_device[s.streams[i].device]++ % s.settings.max_connections;
@@ -70,10 +71,14 @@ class SimRun {
     // Host threads interleave in time order: the one whose clock is earliest calls next, and
     // a blocked thread wakes when what it waits for is done.
     while (true) {
-      int next = EarliestRunnable();
+      int next = EarliestRunnable(trace);
       TimeNs horizon = next < 0 ? std::numeric_limits<TimeNs>::max() : threads_[next].clock;
       if (WakeBlockedThreads(horizon, trace)) continue;
-      if (next < 0) break;
+      if (next < 0) {
+        for (const HostThread& th : threads_)
+          if (th.next < th.ops.size()) throw RunError("simulator: host threads wait for each other's calls (deadlock)");
+        break;
+      }
       HostThread& th = threads_[next];
       int index = th.ops[th.next++];
       IssueOnThread(th, index, trace);
@@ -101,13 +106,22 @@ class SimRun {
     std::function<bool()> blocked;  // set while the thread waits in a call
     TimeNs after_block = 0;         // host time the call still takes once unblocked
     int blocked_op = -1;
+    int floor_item = -1;            // a replayed copy: the call lasts its host_floor from this item's ready
   };
 
-  int EarliestRunnable() const {
+  // The thread to call next: the earliest, of those not blocked in a call and not waiting for
+  // another thread's call to return (a replayed recording's wake-up, woken_by). A woken thread's
+  // clock moves to when its waker returned, plus the measured delay.
+  int EarliestRunnable(const Trace& trace) {
     int best = -1;
     for (size_t t = 0; t < threads_.size(); ++t) {
-      const HostThread& th = threads_[t];
+      HostThread& th = threads_[t];
       if (th.blocked || th.next >= th.ops.size()) continue;
+      const Op& op = s_.ops[th.ops[th.next]];
+      if (op.woken_by >= 0) {
+        if (!returned_[op.woken_by]) continue;
+        th.clock = std::max(th.clock, trace.ops[op.woken_by].ret + op.woken_delay);
+      }
       if (best < 0 || th.clock < threads_[best].clock) best = static_cast<int>(t);
     }
     return best;
@@ -122,7 +136,9 @@ class SimRun {
       for (HostThread& th : threads_) {
         if (!th.blocked || !th.blocked()) continue;
         th.blocked = nullptr;
+        returned_[th.blocked_op] = true;
         th.clock = std::max(th.clock, gpu_.Now()) + p_.sync_wake + th.after_block;
+        if (th.floor_item >= 0) th.clock = std::max(th.clock, FloorEnd(th.floor_item, trace.ops[th.blocked_op].submit));
         trace.ops[th.blocked_op].ret = th.clock;
         return true;
       }
@@ -149,14 +165,17 @@ class SimRun {
     }
     rec.submit = host_;
     pending_block_ = nullptr;
+    pending_floor_item_ = -1;
     Issue(index, rec);
     th.clock = host_;
     th.device = device_;
     rec.ret = host_;
+    returned_[index] = !pending_block_;
     if (pending_block_) {
       th.blocked = std::move(pending_block_);
       th.after_block = pending_after_block_;
       th.blocked_op = index;
+      th.floor_item = pending_floor_item_;
     }
   }
 
@@ -200,7 +219,7 @@ class SimRun {
         SimItem it = StreamItem(index, SimItem::Kind::kKernel);
         it.grid = 1;
         it.threads = 256;
-        it.block_time = TransferDuration(p_, op.bytes, p_.memset_gbps);
+        it.block_time = op.duration > 0 ? op.duration : TransferDuration(p_, op.bytes, p_.memset_gbps);
         Submit(index, std::move(it));
         return;
       }
@@ -313,7 +332,7 @@ class SimRun {
       gbps = p_.d2h_pinned_gbps;
     }
     if (pageable) gbps = p_.pageable_gbps;
-    it.transfer = TransferDuration(p_, op.bytes, gbps);
+    it.transfer = op.duration > 0 ? op.duration : TransferDuration(p_, op.bytes, gbps);
     host_ += p_.launch_host;
     int item = Submit(index, std::move(it));
     // A pageable copy is staged through a driver buffer by the host thread; cudaMemcpy
@@ -321,7 +340,19 @@ class SimRun {
     if (pageable || !op.async) {
       if (pageable) rec.note = "pageable: host staged the copy";
       Block([&, item] { return gpu_.item(item).done; });
+      // A replayed copy's call takes at least its own measured time once its stream reaches it.
+      if (op.host_floor > 0) {
+        if (pending_block_) pending_floor_item_ = item;
+        else host_ = std::max(host_, FloorEnd(item, rec.submit));
+      }
     }
+  }
+
+  // A replayed copy's call ends no sooner than its host_floor after its stream reached it (or
+  // after the call, if that was later).
+  TimeNs FloorEnd(int item, TimeNs submit) const {
+    const SimItem& it = gpu_.item(item);
+    return std::max(submit, it.ready - p_.submit_latency) + s_.ops[it.op].host_floor;
   }
 
   std::tuple<int, int, int> KernelKey(const Op& op) const {
@@ -380,10 +411,12 @@ class SimRun {
   std::vector<int> queue_of_stream_;
   std::vector<int> nccl_queue_;  // per device: the hardware queue of NCCL's internal stream
   std::vector<int> item_of_op_;
+  std::vector<bool> returned_;  // per op: its call has returned (graph nodes: never asked)
   std::set<std::tuple<int, int, int>> loaded_;
   std::vector<HostThread> threads_;
   std::function<bool()> pending_block_;
   TimeNs pending_after_block_ = 0;
+  int pending_floor_item_ = -1;
 };
 
 std::string NowIso() {
@@ -394,6 +427,19 @@ std::string NowIso() {
 }
 
 }  // namespace
+
+Trace SimulateRecorded(const DeviceProfile& profile, const Scenario& scenario) {
+  ValidateScenario(scenario);
+  Trace trace = SimRun(profile, scenario).Run();
+  trace.backend = BackendName(Backend::kSim);
+  trace.device_name = profile.name;
+  trace.profile = profile.name;
+  trace.driver = "simulator";
+  trace.captured_at = NowIso();
+  trace.sm_count = profile.sm_count;
+  trace.scenario = scenario;
+  return trace;
+}
 
 Trace SimExecutor::Run(const Scenario& scenario, const RunOptions&) {
   ValidateRunnable(scenario);

@@ -18,4 +18,10 @@ class SimExecutor : public Executor {
   DeviceProfile profile_;
 };
 
+// A recorded program's replay (engine/whatif/replay_scenario.h): the scenario keeps what was
+// recorded (foreign kernels with their measured times, copies with `duration` = their measured
+// GPU time, host work for the host's measured time), which the executors refuse to run as a
+// lab. No buffer contents are checked.
+Trace SimulateRecorded(const DeviceProfile& profile, const Scenario& scenario);
+
 }  // namespace streamlab

@@ -152,6 +152,9 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                             "GPUs can overlap on its lane"},
       {"torch_no_ready", "when each kernel became ready is not recorded: ready is shown at its start"},
       {"torch_differs", "PyTorch differs from the lab: {what}"},
+      // What-if (engine/whatif/).
+      {"whatif_predicted", "predicted on the simulator: the recording replayed with {fixes} fix(es) made ({list}); "
+                           "kernels keep their measured times"},
       // Lab runs (simulator, CUDA executor).
       {"buffer_not_saved", "buffer {buffer}: the program did not save its contents, so they are not checked"},
       {"repeat_median", "repeat {n}: kept the median run ({median}); spread {fastest} .. {slowest}"},

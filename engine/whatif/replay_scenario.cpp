@@ -1,0 +1,294 @@
+// The replay (replay_scenario.h). The host's time is taken from the recording call by call: the
+// host work after a call is the time from its start (or, for a call the host waited in, its
+// return) to the next call on its thread, so a call's own cost travels with it and a wait is
+// left for the simulator to decide. The GPU's latencies (a call to its op starting on an idle
+// GPU, one op to the next on a stream, a finished sync to its return) are the recording's own
+// medians, not the profile's, which was measured with StreamLab's timing events around each op.
+#include "engine/whatif/replay_scenario.h"
+
+#include <algorithm>
+#include <string>
+
+#include "engine/util/errors.h"
+
+namespace streamlab {
+namespace {
+
+bool IsGpuWork(const Op& op) {
+  return op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset ||
+         op.kind == OpKind::kPeerCopy || op.kind == OpKind::kCollective;
+}
+
+TimeNs Median(std::vector<TimeNs> v, TimeNs fallback) {
+  if (v.empty()) return fallback;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// A call's op reached an idle GPU: how long from the call's start to the op's start.
+TimeNs SubmitLatency(const Trace& t, TimeNs fallback) {
+  std::vector<std::pair<TimeNs, TimeNs>> spans;  // (start, end) of GPU work, by start
+  for (size_t i = 0; i < t.ops.size(); ++i)
+    if (t.ops[i].gpu && IsGpuWork(t.scenario.ops[i])) spans.push_back({t.ops[i].start, t.ops[i].end});
+  std::sort(spans.begin(), spans.end());
+  std::vector<TimeNs> latest_end(spans.size());
+  for (size_t k = 0; k < spans.size(); ++k) latest_end[k] = std::max(spans[k].second, k ? latest_end[k - 1] : 0);
+  std::vector<TimeNs> latencies;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpRecord& r = t.ops[i];
+    const Op& op = t.scenario.ops[i];
+    // Kernels only: a copy the host stages starts when its first chunk is staged.
+    if (!r.gpu || op.graph >= 0 || op.kind != OpKind::kKernel || r.start < r.submit) continue;
+    auto before = std::lower_bound(spans.begin(), spans.end(), std::make_pair(r.submit, TimeNs{0}));
+    size_t k = static_cast<size_t>(before - spans.begin());
+    if (k > 0 && latest_end[k - 1] > r.submit) continue;  // the GPU was busy when it was called
+    latencies.push_back(r.start - r.submit);
+  }
+  return std::clamp(Median(latencies, fallback), Us(0.5), Us(30));
+}
+
+// Back-to-back ops on one stream: from one's end to the next one's start, when the next was
+// called well before the first ended.
+TimeNs SameStreamGap(const Trace& t, TimeNs latency, TimeNs fallback) {
+  std::vector<int> last(t.scenario.streams.size(), -1);
+  std::vector<TimeNs> gaps;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = t.scenario.ops[i];
+    const OpRecord& r = t.ops[i];
+    if (!r.gpu || !IsGpuWork(op) || op.stream < 0) continue;
+    int prev = last[op.stream];
+    last[op.stream] = static_cast<int>(i);
+    if (prev < 0 || op.graph >= 0) continue;
+    const OpRecord& p = t.ops[prev];
+    if (r.submit + latency < p.end && r.start >= p.end) gaps.push_back(r.start - p.end);
+  }
+  return std::clamp(Median(gaps, fallback), TimeNs{0}, Us(20));
+}
+
+// A sync the host waited in returns this long after the last GPU work before it ended.
+TimeNs SyncWake(const Trace& t, TimeNs fallback) {
+  std::vector<TimeNs> ends;
+  for (size_t i = 0; i < t.ops.size(); ++i)
+    if (t.ops[i].gpu && IsGpuWork(t.scenario.ops[i])) ends.push_back(t.ops[i].end);
+  std::sort(ends.begin(), ends.end());
+  std::vector<TimeNs> wakes;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    OpKind kind = t.scenario.ops[i].kind;
+    const OpRecord& r = t.ops[i];
+    if (kind != OpKind::kSyncStream && kind != OpKind::kSyncDevice && kind != OpKind::kSyncEvent) continue;
+    auto it = std::upper_bound(ends.begin(), ends.end(), r.ret);
+    if (it == ends.begin() || r.ret - r.submit < Us(20)) continue;
+    TimeNs end = *std::prev(it);
+    if (end > r.submit) wakes.push_back(r.ret - end);
+  }
+  return std::clamp(Median(wakes, fallback), TimeNs{0}, Us(50));
+}
+
+constexpr int kMaxBlockThreads = 1024;
+
+// A foreign kernel as the simulator runs it: as many SMs as its grid covers in one wave, each
+// holding the threads its blocks take there, for its measured time. A kernel of many waves was
+// measured whole; splitting it into waves again would count its time twice.
+void ShapeKernel(const DeviceProfile& p, KernelSpec& k) {
+  int block = std::clamp(k.block, 1, p.max_threads_per_sm);
+  int resident = std::min(p.max_threads_per_sm / block, p.max_blocks_per_sm);
+  if (k.max_blocks_per_sm > 0) resident = std::min(resident, k.max_blocks_per_sm);
+  resident = std::max(resident, 1);
+  int grid = std::max(k.grid, 1);
+  int sms = std::min(grid, p.sm_count);
+  int threads = std::min((grid + sms - 1) / sms, resident) * block;  // per SM
+  int parts = (threads + kMaxBlockThreads - 1) / kMaxBlockThreads;  // a block holds at most 1024
+  k.grid = sms * parts;
+  k.block = threads / parts;
+}
+
+TimeNs TypicalCall(const Trace& t) {
+  std::vector<TimeNs> costs;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = t.scenario.ops[i];
+    if (op.kind == OpKind::kKernel && op.graph < 0 && !BlocksHostInReplay(t.scenario, op))
+      costs.push_back(t.ops[i].ret - t.ops[i].submit);
+  }
+  return std::max<TimeNs>(0, Median(costs, Us(5)));
+}
+
+Op HostWork(int thread, TimeNs duration) {
+  Op op;
+  op.kind = OpKind::kHostWork;
+  op.thread = thread;
+  op.duration = std::max<TimeNs>(0, duration);
+  return op;
+}
+
+// The recorded op as the replay makes it: no host cost of its own, measured GPU time; a copy
+// the host waits in keeps its call's own time from when its stream reached it (`stream_free`:
+// the end of its stream's op before it).
+Op Replayed(const Trace& t, int i, const DeviceProfile& p, TimeNs stream_free) {
+  Op op = t.scenario.ops[i];
+  const OpRecord& r = t.ops[i];
+  if (op.kind == OpKind::kApiCall) op.duration = 0;
+  if (op.kind == OpKind::kKernel) ShapeKernel(p, op.kernel);
+  if ((op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset) && r.gpu && r.end > r.start) op.duration = r.end - r.start;
+  if (op.kind == OpKind::kMemcpy && BlocksHostInReplay(t.scenario, op))
+    op.host_floor = std::max<TimeNs>(0, r.ret - std::max(r.submit, stream_free));
+  return op;
+}
+
+DeviceProfile ReplayProfile(const Trace& t, const DeviceProfile& base) {
+  DeviceProfile p = base;
+  if (t.sm_count > 0) p.sm_count = t.sm_count;
+  p.submit_latency = SubmitLatency(t, base.submit_latency);
+  p.same_stream_gap = SameStreamGap(t, p.submit_latency, base.same_stream_gap);
+  p.sync_wake = SyncWake(t, base.sync_wake);
+  for (TimeNs* cost : {&p.launch_host, &p.record_host, &p.wait_host, &p.query_host, &p.memset_host, &p.malloc_base,
+                       &p.malloc_per_mb, &p.free_host, &p.malloc_host_base, &p.malloc_host_per_mb, &p.set_device_host,
+                       &p.graph_launch_host, &p.graph_node_host, &p.thread_spawn, &p.module_load_host,
+                       &p.nccl_launch_host, &p.nccl_group_host})
+    *cost = 0;
+  p.name = base.name + ", replaying " + (t.device_name.empty() ? "a recording" : t.device_name);
+  return p;
+}
+
+// A thread that sat outside CUDA for a while and came back just after another thread's call
+// returned was most likely woken by it (PyTorch's autograd thread starting the backward pass as
+// the main thread finishes the forward, the main thread going on as the backward ends). Then its
+// next call waits for that call in the replay, however long that takes, rather than for the
+// measured time. Returns, per call, the call that woke it (-1: none found).
+constexpr TimeNs kLongestHandoffDelay = Ms(2);
+constexpr TimeNs kShortestWait = Us(200);
+
+std::vector<int> Wakers(const Trace& t, const std::vector<int>& next_call) {
+  const Scenario& s = t.scenario;
+  std::vector<int> wakers(s.ops.size(), -1);
+  if (ThreadCount(s) < 2) return wakers;
+  std::vector<int> by_return;
+  for (size_t i = 0; i < s.ops.size(); ++i)
+    if (IsRecordedCall(s.ops[i])) by_return.push_back(static_cast<int>(i));
+  std::sort(by_return.begin(), by_return.end(), [&](int a, int b) { return t.ops[a].ret < t.ops[b].ret; });
+  for (size_t c = 0; c < s.ops.size(); ++c) {
+    int n = next_call[c];
+    if (n < 0) continue;
+    TimeNs from = t.ops[c].ret, to = t.ops[n].submit;
+    if (to - from < kShortestWait) continue;
+    auto it = std::upper_bound(by_return.begin(), by_return.end(), to, [&](TimeNs at, int op) { return at < t.ops[op].ret; });
+    while (it != by_return.begin()) {
+      int x = *--it;
+      if (t.ops[x].ret <= from) break;
+      if (s.ops[x].thread == s.ops[c].thread) continue;
+      if (to - t.ops[x].ret <= std::min((to - from) / 2, kLongestHandoffDelay)) wakers[n] = x;
+      break;
+    }
+  }
+  return wakers;
+}
+
+}  // namespace
+
+bool IsRecordedCall(const Op& op) { return op.kind != OpKind::kHostWork && op.graph < 0; }
+
+bool BlocksHostInReplay(const Scenario& s, const Op& op) {
+  switch (op.kind) {
+    case OpKind::kSyncDevice:
+    case OpKind::kSyncStream:
+    case OpKind::kSyncEvent:
+    case OpKind::kFree: return true;
+    case OpKind::kMemcpy:
+      return !op.async || s.buffers[op.src].kind == MemoryKind::kPageableHost ||
+             s.buffers[op.dst].kind == MemoryKind::kPageableHost;
+    case OpKind::kKernel: return s.settings.launch_blocking && op.graph < 0;
+    default: return false;
+  }
+}
+
+DeviceProfile ProfileForRecording(const Trace& t) {
+  for (const char* gpu : {"H100", "H200"})
+    if (t.device_name.find(gpu) != std::string::npos) {
+      std::string name = gpu;
+      name[0] = 'h';
+      try {
+        return ResolveProfile(name);
+      } catch (const InputError&) {
+        break;  // assets not found: the built-in profile
+      }
+    }
+  return DeviceProfile{};
+}
+
+Replay BuildReplay(const Trace& t, const DeviceProfile& base) {
+  const Scenario& s = t.scenario;
+  if (!s.recorded) throw InputError("replay needs a recorded or imported program's trace; a lab runs on the simulator itself");
+  if (t.ops.size() != s.ops.size()) throw InputError("the trace's ops do not match its scenario");
+  Replay r;
+  r.measured = base;
+  r.profile = ReplayProfile(t, base);
+  r.typical_call = TypicalCall(t);
+  r.scenario = s;
+  r.scenario.ops.clear();
+  r.scenario.settings.lazy_loading = false;  // a load's host time is in the recorded calls
+  r.op_of.assign(s.ops.size(), -1);
+  r.host_after.assign(s.ops.size(), -1);
+  // Each call's next call on its thread, and where each thread began.
+  std::vector<int> next_call(s.ops.size(), -1);
+  std::vector<int> last_call(ThreadCount(s), -1);
+  TimeNs origin = -1;
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    if (!IsRecordedCall(s.ops[i])) continue;
+    int& last = last_call[s.ops[i].thread];
+    if (last >= 0) next_call[last] = static_cast<int>(i);
+    last = static_cast<int>(i);
+    origin = origin < 0 ? t.ops[i].submit : std::min(origin, t.ops[i].submit);
+  }
+  std::vector<int> wakers = Wakers(t, next_call);
+  std::vector<bool> started(last_call.size(), false);
+  std::vector<TimeNs> stream_free(s.streams.size(), 0);  // the end of each stream's latest GPU op
+  auto replayed = [&](size_t i) {
+    const Op& op = s.ops[i];
+    TimeNs free_at = op.stream >= 0 ? stream_free[op.stream] : 0;
+    if (op.stream >= 0 && t.ops[i].gpu) stream_free[op.stream] = std::max(free_at, t.ops[i].end);
+    return Replayed(t, static_cast<int>(i), r.profile, free_at);
+  };
+  auto emit = [&](Op op) {
+    r.scenario.ops.push_back(std::move(op));
+    return static_cast<int>(r.scenario.ops.size()) - 1;
+  };
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const Op& op = s.ops[i];
+    if (!IsRecordedCall(op)) continue;  // nodes follow their launch below; recorded host work is in the gaps
+    if (!started[op.thread]) {
+      started[op.thread] = true;
+      emit(HostWork(op.thread, t.ops[i].submit - origin));
+    }
+    r.op_of[i] = emit(replayed(i));
+    for (size_t j = i + 1; j < s.ops.size() && s.ops[j].graph == static_cast<int>(i); ++j) r.op_of[j] = emit(replayed(j));
+    TimeNs from = BlocksHostInReplay(s, op) ? t.ops[i].ret : t.ops[i].submit;
+    TimeNs to = next_call[i] >= 0 ? t.ops[next_call[i]].submit : t.ops[i].ret;
+    // A thread woken by another: only its own call's time here; the wait is its waker's.
+    if (next_call[i] >= 0 && wakers[next_call[i]] >= 0) to = std::max(from, t.ops[i].ret);
+    r.host_after[i] = emit(HostWork(op.thread, to - from));
+  }
+  std::vector<TimeNs> gaps;
+  for (size_t i = 0; i < s.ops.size(); ++i)
+    if (s.ops[i].kind == OpKind::kKernel && s.ops[i].graph < 0 && r.host_after[i] >= 0 && !BlocksHostInReplay(s, s.ops[i]))
+      gaps.push_back(r.scenario.ops[r.host_after[i]].duration);
+  r.typical_gap = Median(gaps, r.typical_call);
+  if (r.scenario.ops.size() > kMaxScenarioOps)
+    throw InputError("the recording is too long to replay (" + std::to_string(r.scenario.ops.size()) +
+                     " ops with its host work; at most " + std::to_string(kMaxScenarioOps) + ")");
+  for (size_t i = 0; i < s.ops.size(); ++i)
+    if (wakers[i] >= 0 && r.op_of[i] >= 0) {
+      Op& op = r.scenario.ops[r.op_of[i]];
+      op.woken_by = wakers[i];  // made a replay index below
+      op.woken_delay = t.ops[i].submit - t.ops[wakers[i]].ret;
+    }
+  // Indices that point at ops now point at their replayed ops.
+  for (Op& op : r.scenario.ops) {
+    if (op.woken_by >= 0) op.woken_by = r.op_of[op.woken_by];
+    if (op.graph >= 0) op.graph = r.op_of[op.graph];
+    for (int& before : op.graph_after) before = before >= 0 ? r.op_of[before] : -1;
+    std::erase(op.graph_after, -1);
+    if (op.collective_first >= 0) op.collective_first = r.op_of[op.collective_first];
+  }
+  return r;
+}
+
+}  // namespace streamlab

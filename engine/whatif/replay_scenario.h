@@ -1,0 +1,40 @@
+// A recorded (or imported) program made runnable on the simulator: its replay. Every call stays
+// where the program made it, with the host's measured time between calls as host work; every
+// kernel keeps its measured duration (and the share of the GPU its grid and occupancy held),
+// every copy and memset its measured GPU time. What the simulator then decides is only what
+// the program's ordering decides: which op waits for which, when the host blocks, when a queue
+// or the GPU is free. Edited (whatif_edits.h), the same replay says what a fix would change.
+#pragma once
+
+#include <vector>
+
+#include "engine/sim/device_profile.h"
+#include "engine/trace/trace.h"
+
+namespace streamlab {
+
+struct Replay {
+  Scenario scenario;       // runs on SimulateRecorded (sim_executor.h)
+  DeviceProfile profile;   // the GPU's profile, its host-call costs zeroed (they are host work)
+  DeviceProfile measured;  // the profile the figures below were measured into (for edits' costs)
+  std::vector<int> op_of;       // per recorded op: its op in the replay (-1: not replayed)
+  std::vector<int> host_after;  // per recorded op: the host work after its call (-1: none)
+  // Host time a call takes when it does not wait (median of the recording's launches).
+  TimeNs typical_call = 0;
+  // The host's usual time from one launch to the next (median), its own work between them included.
+  TimeNs typical_gap = 0;
+};
+
+// Throws InputError when the trace is not a recorded program, or is too long to replay.
+Replay BuildReplay(const Trace& recorded, const DeviceProfile& base);
+// The shipped profile of the recorded GPU (H100 or H200), else the built-in one.
+DeviceProfile ProfileForRecording(const Trace& recorded);
+
+// The calls the simulator makes the host wait in (syncs, pageable and synchronous copies,
+// cudaFree; every launch under CUDA_LAUNCH_BLOCKING).
+bool BlocksHostInReplay(const Scenario& scenario, const Op& op);
+
+// Whether a recorded op is a host call of its own (a graph's replayed node is not, nor host work).
+bool IsRecordedCall(const Op& op);
+
+}  // namespace streamlab

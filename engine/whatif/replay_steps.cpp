@@ -1,0 +1,127 @@
+// Steps measured and replayed (replay_steps.h). A step is timed from one call to the same call a
+// step later: its first call on the loop's thread (for a range, the first call inside it), so
+// measured and replayed steps are timed by the same calls.
+#include "engine/whatif/replay_steps.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "engine/trace/trace_query.h"
+
+namespace streamlab {
+namespace {
+
+TimeNs Median(std::vector<TimeNs> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+std::vector<int> StepAnchors(const Trace& t, const StepSplit& steps) {
+  std::vector<int> anchors;
+  for (const ProgramStep& step : steps.steps) {
+    int anchor = -1;
+    if (step.first_op >= 0) {
+      int thread = t.scenario.ops[step.first_op].thread;
+      for (int i = step.first_op; i >= 0 && t.ops[i].submit >= step.begin; --i)
+        if (IsRecordedCall(t.scenario.ops[i]) && t.scenario.ops[i].thread == thread) anchor = i;
+    }
+    anchors.push_back(anchor);
+  }
+  return anchors;
+}
+
+namespace {
+
+struct StepSpacing {
+  std::vector<TimeNs> calls;  // per step with a next one: its first call to the next step's (-1: untimed)
+  std::vector<TimeNs> done;   // per step: the end of its last GPU op (-1: none)
+};
+
+// The steps in `run`, whose op for the recording's op i is `map(i)`.
+template <typename Map>
+StepSpacing Spacing(const Trace& recorded, const Trace& run, const std::vector<int>& anchors, Map map) {
+  StepSpacing out{std::vector<TimeNs>(anchors.size(), -1), std::vector<TimeNs>(anchors.size(), -1)};
+  for (size_t k = 0; k + 1 < anchors.size(); ++k) {
+    if (anchors[k] < 0 || anchors[k + 1] < 0) continue;
+    int a = map(anchors[k]), b = map(anchors[k + 1]);
+    if (a >= 0 && b >= 0) out.calls[k] = run.ops[b].submit - run.ops[a].submit;
+    for (int i = anchors[k]; i < anchors[k + 1]; ++i) {
+      int m = map(i);
+      if (m >= 0 && run.ops[m].gpu && recorded.ops[i].gpu) out.done[k] = std::max(out.done[k], run.ops[m].end);
+    }
+  }
+  return out;
+}
+
+// A steady step: the median spacing of the steps' first calls, or the GPU's pace (the mean
+// spacing of the steps' ends) when slower. A host that runs ahead, with no sync to hold it,
+// calls steps faster than the GPU finishes them; then the GPU's pace is the step.
+TimeNs SteadyStep(const StepSplit& steps, const StepSpacing& s) {
+  std::vector<TimeNs> calls;
+  int first = -1, last = -1;
+  for (size_t k = 0; k < s.calls.size(); ++k) {
+    if (!steps.steps[k].steady) continue;
+    if (s.calls[k] >= 0) calls.push_back(s.calls[k]);
+    if (s.done[k] >= 0 && s.calls[k] >= 0) {
+      if (first < 0) first = static_cast<int>(k);
+      last = static_cast<int>(k);
+    }
+  }
+  TimeNs pace = last > first ? (s.done[last] - s.done[first]) / (last - first) : 0;
+  return std::max(Median(calls), pace);
+}
+
+void AddEdgeErrors(const Trace& measured, const Replay& replay, const Trace& replayed, const std::vector<int>& anchors,
+                   const StepSplit& steps, ReplayReport& out) {
+  std::vector<TimeNs> errors;
+  size_t k = 0;
+  for (size_t i = 0; i < measured.ops.size(); ++i) {
+    const OpRecord& m = measured.ops[i];
+    while (k + 1 < steps.steps.size() && steps.steps[k + 1].begin <= m.submit) ++k;
+    if (!m.gpu || replay.op_of[i] < 0 || k + 1 >= anchors.size() || !steps.steps[k].steady) continue;
+    if (anchors[k] < 0 || m.submit < steps.steps[k].begin || m.end <= m.start) continue;
+    const OpRecord& r = replayed.ops[replay.op_of[i]];
+    const Op& op = measured.scenario.ops[i];
+    if (op.kind != OpKind::kKernel && op.kind != OpKind::kMemcpy && op.kind != OpKind::kMemset) continue;
+    TimeNs at_m = m.start - measured.ops[anchors[k]].submit;
+    TimeNs at_r = r.start - replayed.ops[replay.op_of[anchors[k]]].submit;
+    TimeNs error = std::llabs(at_r - at_m);
+    errors.push_back(error);
+    if (error > out.worst_edge) out.worst_edge = error, out.worst_edge_op = static_cast<int>(i);
+  }
+  out.median_edge = Median(errors);
+}
+
+}  // namespace
+
+ReplayReport CompareReplay(const Trace& measured, const StepSplit& steps, const Replay& replay, const Trace& replayed) {
+  ReplayReport out;
+  out.steps = steps;
+  if (!steps.found()) {
+    out.measured = GpuMakespan(measured);
+    out.replayed = GpuMakespan(replayed);
+  } else {
+    std::vector<int> anchors = StepAnchors(measured, steps);
+    StepSpacing m = Spacing(measured, measured, anchors, [](int i) { return i; });
+    StepSpacing r = Spacing(measured, replayed, anchors, [&](int i) { return replay.op_of[i]; });
+    for (size_t k = 0; k < anchors.size(); ++k)
+      if (m.calls[k] >= 0 && r.calls[k] >= 0)
+        out.per_step.push_back({static_cast<int>(k), m.calls[k], r.calls[k], steps.steps[k].steady});
+    out.measured = SteadyStep(steps, m);
+    out.replayed = SteadyStep(steps, r);
+    AddEdgeErrors(measured, replay, replayed, anchors, steps, out);
+  }
+  if (out.measured > 0) out.error = std::abs(static_cast<double>(out.replayed - out.measured)) / static_cast<double>(out.measured);
+  return out;
+}
+
+TimeNs ReplayedStep(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors, const Replay& replay,
+                    const Trace& replayed) {
+  if (!steps.found()) return GpuMakespan(replayed);
+  return SteadyStep(steps, Spacing(measured, replayed, anchors, [&](int i) { return replay.op_of[i]; }));
+}
+
+}  // namespace streamlab

@@ -1,0 +1,42 @@
+// The replay set beside the run it replays: each step of the recording (program_steps.h) as it
+// was measured and as the simulator replayed it, from one step's first call to the next's, and
+// how far the replay put each GPU op from where it ran inside its step.
+#pragma once
+
+#include <vector>
+
+#include "engine/analysis/program_steps.h"
+#include "engine/whatif/replay_scenario.h"
+
+namespace streamlab {
+
+struct StepReplay {
+  int step = 0;  // index into StepSplit::steps
+  TimeNs measured = 0, replayed = 0;
+  bool steady = false;
+};
+
+struct ReplayReport {
+  StepSplit steps;                // the recording's steps
+  std::vector<StepReplay> per_step;  // every step that has a next one
+  // Steady steps' medians (the whole run's GPU span, first op to last, without steps).
+  TimeNs measured = 0, replayed = 0;
+  double error = 0;               // |replayed - measured| / measured
+  // A GPU op's start within its step, replayed against measured: the worst, its op, the median.
+  TimeNs worst_edge = 0, median_edge = 0;
+  int worst_edge_op = -1;
+  bool by_steps() const { return steps.found(); }
+};
+
+// `replayed` is SimulateRecorded's trace of `replay` (of the recording `measured`).
+ReplayReport CompareReplay(const Trace& measured, const StepSplit& steps, const Replay& replay, const Trace& replayed);
+
+// Per step of the recording: the call it is timed from (its first call on the loop's thread at
+// or after the step's begin), -1 when none is found.
+std::vector<int> StepAnchors(const Trace& measured, const StepSplit& steps);
+
+// The steady steps' median step in a replayed (or edited) run, by the recording's steps (or its
+// GPU span, without steps): what the what-ifs compare.
+TimeNs ReplayedStep(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors, const Replay& replay, const Trace& replayed);
+
+}  // namespace streamlab

@@ -1,0 +1,245 @@
+// The edits (whatif_edits.h). Each changes the replayed calls and the host work around them the
+// way the fix would change the program, and nothing else: a kernel keeps its measured time, a
+// call the fix does not touch keeps its measured cost.
+#include "engine/whatif/whatif_edits.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "engine/analysis/program_sites.h"
+
+namespace streamlab {
+namespace {
+
+// A host break in a step's launches longer than this is not launch overhead: work a graph
+// could not capture (getting a batch, logging), which stays where it was.
+constexpr TimeNs kLongestCapturedGap = Us(500);
+
+bool IsSync(OpKind kind) {
+  return kind == OpKind::kSyncDevice || kind == OpKind::kSyncStream || kind == OpKind::kSyncEvent;
+}
+bool IsGpuLaunch(const Op& op) {
+  return op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset;
+}
+bool IsAllocation(const Op& op) {
+  if (op.kind == OpKind::kMalloc || op.kind == OpKind::kFree || op.kind == OpKind::kMallocHost) return true;
+  return op.kind == OpKind::kApiCall && (op.name.rfind("cudaMalloc", 0) == 0 || op.name.rfind("cudaFree", 0) == 0 ||
+                                         op.name.rfind("cuMem", 0) == 0);
+}
+
+class Editor {
+ public:
+  Editor(const Trace& t, Replay& r) : t_(t), r_(r) {}
+
+  Op& Replayed(int op) { return r_.scenario.ops[r_.op_of[op]]; }
+  TimeNs& HostAfter(int op) { return r_.scenario.ops[r_.host_after[op]].duration; }
+  TimeNs OwnTime(int op) const { return t_.ops[op].ret - t_.ops[op].submit; }
+  bool Blocked(int op) const { return BlocksHostInReplay(t_.scenario, t_.scenario.ops[op]); }
+
+  void ToHostWork(int op) {
+    Op work;
+    work.kind = OpKind::kHostWork;
+    work.thread = Replayed(op).thread;
+    Replayed(op) = std::move(work);
+  }
+
+  // The call after (or before) `op` on its thread, -1 if none.
+  int NextCall(int op, int direction) const {
+    int thread = t_.scenario.ops[op].thread;
+    for (int i = op + direction; i >= 0 && i < static_cast<int>(t_.ops.size()); i += direction)
+      if (IsRecordedCall(t_.scenario.ops[i]) && t_.scenario.ops[i].thread == thread) return i;
+    return -1;
+  }
+
+  // The copy's pageable host end made pinned; the call no longer waits for the copy.
+  void Pin(int op, bool pinned_speed) {
+    if (r_.op_of[op] < 0 || Replayed(op).kind != OpKind::kMemcpy) return;
+    bool was_blocked = Blocked(op);
+    Op& o = Replayed(op);
+    for (int* end : {&o.src, &o.dst})
+      if (r_.scenario.buffers[*end].kind == MemoryKind::kPageableHost) *end = PinnedTwin(*end);
+    bool to_device = r_.scenario.buffers[o.src].kind != MemoryKind::kDevice;
+    if (pinned_speed)
+      o.duration = TransferDuration(r_.measured, o.bytes, to_device ? r_.measured.h2d_pinned_gbps : r_.measured.d2h_pinned_gbps);
+    o.async = true;
+    o.host_floor = 0;
+    if (was_blocked) HostAfter(op) += r_.typical_call;  // the call's own cost, no longer hidden in its wait
+  }
+
+ private:
+  int PinnedTwin(int buffer) {
+    auto [it, fresh] = twins_.emplace(buffer, static_cast<int>(r_.scenario.buffers.size()));
+    if (fresh) {
+      BufferDesc pinned = r_.scenario.buffers[buffer];
+      pinned.kind = MemoryKind::kPinnedHost;
+      pinned.name += " (pinned)";
+      r_.scenario.buffers.push_back(std::move(pinned));
+    }
+    return it->second;
+  }
+
+  const Trace& t_;
+  Replay& r_;
+  std::map<int, int> twins_;
+};
+
+// Each step's launches on its loop thread, between host waits and long host breaks, become one
+// graph launch: the first call costs the launch, the others nothing; the GPU work is unchanged.
+void CaptureSteps(const Trace& t, const std::vector<int>& anchors, Editor& e, const DeviceProfile& p) {
+  for (size_t k = 0; k + 1 < anchors.size(); ++k) {
+    if (anchors[k] < 0 || anchors[k + 1] < 0) continue;
+    int thread = t.scenario.ops[anchors[k]].thread;
+    std::vector<int> region;
+    auto close = [&] {
+      int launches = static_cast<int>(std::count_if(region.begin(), region.end(), [&](int i) { return IsGpuLaunch(t.scenario.ops[i]); }));
+      if (launches >= 2) {
+        for (size_t j = 0; j + 1 < region.size(); ++j) e.HostAfter(region[j]) = 0;
+        TimeNs& last = e.HostAfter(region.back());
+        last = std::max<TimeNs>(0, last - e.OwnTime(region.back()));
+        e.HostAfter(region.front()) += p.graph_launch_host + p.graph_node_host * launches;
+      }
+      region.clear();
+    };
+    for (int i = anchors[k]; i < anchors[k + 1]; ++i) {
+      const Op& op = t.scenario.ops[i];
+      if (!IsRecordedCall(op) || op.thread != thread) continue;
+      if (e.Blocked(i) || IsSync(op.kind) || IsAllocation(op) || op.kind == OpKind::kQuery) {
+        close();
+        continue;
+      }
+      region.push_back(i);
+      if (e.HostAfter(i) - e.OwnTime(i) > kLongestCapturedGap) close();
+    }
+    close();
+  }
+}
+
+ProgramSite WithoutStepRanges(ProgramSite site) {
+  std::erase_if(site.ranges, [](const std::string& r) { return r.rfind("ProfilerStep#", 0) == 0; });
+  return site;
+}
+
+}  // namespace
+
+CallPlaces::CallPlaces(const Trace& t, const std::vector<int>& anchors) : key_(t.ops.size()), step_(t.ops.size(), -1) {
+  RangeIndex index(t);
+  std::map<std::string, int> seen;  // per step: calls of a name and place so far
+  size_t k = 0;
+  int step = -1;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    while (k < anchors.size() && (anchors[k] < 0 || anchors[k] <= static_cast<int>(i))) {
+      if (anchors[k] >= 0) step = static_cast<int>(k), seen.clear();
+      ++k;
+    }
+    step_[i] = step;
+    const Op& op = t.scenario.ops[i];
+    if (!IsRecordedCall(op)) continue;
+    std::string place = PlaceKey(WithoutStepRanges(SiteOf(index, op.thread, t.ops[i].submit)));
+    std::string base = std::to_string(op.thread) + "|" + op.name + "|" + place;
+    key_[i] = base + "|" + std::to_string(seen[base]++);
+  }
+}
+
+std::vector<int> CallPlaces::AlikeCalls(const std::vector<int>& calls, bool recurring) const {
+  std::map<std::string, std::set<int>> steps_of;  // per place: the steps it was seen in
+  std::set<int> all_steps;
+  for (int c : calls)
+    if (c >= 0 && !key_[c].empty()) steps_of[key_[c]].insert(step_[c]), all_steps.insert(step_[c]);
+  std::set<std::string> keys;
+  for (const auto& [key, steps] : steps_of)
+    if (!recurring || steps.size() * 2 >= all_steps.size()) keys.insert(key);
+  std::vector<int> out;
+  for (size_t i = 0; i < key_.size(); ++i)
+    if (!key_[i].empty() && keys.count(key_[i])) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+// The copies the host waits in: from or to pageable memory, or cudaMemcpy.
+std::vector<int> WaitedCopies(const Trace& t) {
+  std::vector<int> out;
+  for (size_t i = 0; i < t.ops.size(); ++i)
+    if (t.scenario.ops[i].kind == OpKind::kMemcpy && t.scenario.ops[i].graph < 0 && BlocksHostInReplay(t.scenario, t.scenario.ops[i]))
+      out.push_back(static_cast<int>(i));
+  return out;
+}
+
+std::optional<WhatIfEdit> EditForFix(const Trace& t, const CallPlaces& places, const VerdictFix& fix) {
+  WhatIfEdit edit;
+  // Host work is cut only where it recurs step after step: a gap that fell on a different call
+  // each step is the host's pace, not a place.
+  bool host_work = fix.kind == FixKind::kHostWork || fix.kind == FixKind::kDataLoading;
+  edit.calls = places.AlikeCalls(fix.calls, host_work);
+  bool allocations = !edit.calls.empty() && std::all_of(edit.calls.begin(), edit.calls.end(), [&](int c) {
+    return IsAllocation(t.scenario.ops[c]);
+  });
+  switch (fix.kind) {
+    case FixKind::kHiddenRead: edit.kind = EditKind::kDeferRead; break;
+    case FixKind::kHostSync: edit.kind = EditKind::kDropSync; break;
+    case FixKind::kPageableCopy: edit.kind = EditKind::kPinCopy; break;
+    case FixKind::kMallocMidRun:
+    case FixKind::kBlockingCall:
+      if (!allocations) return std::nullopt;
+      edit.kind = EditKind::kAllocateOnce;
+      break;
+    case FixKind::kHostWork:
+    case FixKind::kDataLoading: edit.kind = EditKind::kShortenHostWork; break;
+    case FixKind::kLaunchRate:
+      edit.kind = EditKind::kGraphSteps;
+      return edit;
+    case FixKind::kCopies:  // copy-bound: the remedy that changes no kernel is pinned memory
+      edit.kind = EditKind::kPinCopy;
+      edit.calls = WaitedCopies(t);
+      break;
+    default: return std::nullopt;
+  }
+  if (edit.calls.empty()) return std::nullopt;
+  return edit;
+}
+
+void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit& edit, Replay& replay) {
+  Editor e(t, replay);
+  for (int c : edit.calls)
+    if (replay.op_of[c] < 0 || replay.host_after[c] < 0) return;  // not a replayed call: nothing to edit
+  switch (edit.kind) {
+    case EditKind::kDropSync:
+      for (int c : edit.calls)
+        if (IsSync(t.scenario.ops[c].kind)) e.ToHostWork(c);
+      return;
+    case EditKind::kDeferRead:
+      for (int c : edit.calls) {
+        e.Pin(c, false);
+        int next = e.NextCall(c, +1);
+        if (next >= 0 && IsSync(t.scenario.ops[next].kind)) e.ToHostWork(next);
+      }
+      return;
+    case EditKind::kPinCopy:
+      for (int c : edit.calls) e.Pin(c, true);
+      return;
+    case EditKind::kAllocateOnce:
+      for (int c : edit.calls) {
+        if (!e.Blocked(c)) e.HostAfter(c) = std::max<TimeNs>(0, e.HostAfter(c) - e.OwnTime(c));
+        e.ToHostWork(c);
+      }
+      return;
+    case EditKind::kShortenHostWork:
+      for (int c : edit.calls) {
+        int before = e.NextCall(c, -1);
+        if (before < 0) continue;
+        TimeNs own = e.Blocked(before) ? 0 : std::min(e.OwnTime(before), e.HostAfter(before));
+        TimeNs left = edit.host_time >= 0 ? own + edit.host_time : std::max(own, replay.typical_gap);
+        e.HostAfter(before) = std::min(e.HostAfter(before), left);
+      }
+      return;
+    case EditKind::kGraphSteps: return CaptureSteps(t, anchors, e, replay.measured);
+    case EditKind::kConnections: replay.scenario.settings.max_connections = std::clamp(edit.connections, 1, 32); return;
+  }
+}
+
+const char* ToString(EditKind kind) {
+  static const char* const kNames[kEditKindCount] = {"defer_read", "drop_sync", "pin_copy", "allocate_once",
+                                                     "graph_steps", "shorten_host_work", "connections"};
+  return kNames[static_cast<int>(kind)];
+}
+
+}  // namespace streamlab

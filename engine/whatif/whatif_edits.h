@@ -1,0 +1,57 @@
+// A fix, made in the replay: each kind of fix the verdict names (verdict.h) as an edit of the
+// replayed program, at every place in every step where the program makes the call the fix is
+// about (the same call at the same Python line, the same how-many-th time in its step).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/analysis/verdict.h"
+#include "engine/whatif/replay_scenario.h"
+
+namespace streamlab {
+
+enum class EditKind {
+  kDeferRead,        // a small read back: into pinned memory, not waited for (read a step later)
+  kDropSync,         // the sync is not made
+  kPinCopy,          // the copy's host memory is pinned: the call no longer waits
+  kAllocateOnce,     // cudaMalloc / cudaFree made before the loop, not in it
+  kGraphSteps,       // each step's launches captured once into a CUDA graph, launched at once
+  kShortenHostWork,  // the host work before the call takes `host_time` (a loader that keeps up)
+  kConnections,      // CUDA_DEVICE_MAX_CONNECTIONS = `connections`
+};
+constexpr int kEditKindCount = 7;
+
+struct WhatIfEdit {
+  EditKind kind = EditKind::kDropSync;
+  std::vector<int> calls;  // the recorded calls it changes
+  TimeNs host_time = -1;   // kShortenHostWork: the host work left (-1: the recording's usual call-to-call time)
+  int connections = 32;    // kConnections
+};
+
+// Where each call sits in the program: its step (by the steps' anchors, steps.h) and which of
+// the calls of its name and place it is within that step.
+class CallPlaces {
+ public:
+  CallPlaces(const Trace& trace, const std::vector<int>& anchors);
+  // Every call of the run made where one of `calls` was made (same name, place and ordinal);
+  // only places `calls` holds in at least half the steps they come from, when `recurring`.
+  std::vector<int> AlikeCalls(const std::vector<int>& calls, bool recurring = false) const;
+  int StepOf(int op) const { return step_[op]; }
+
+ private:
+  std::vector<std::string> key_;  // per op: name | place | ordinal in its step ("" = not a call)
+  std::vector<int> step_;         // per op: its step (-1 before the first)
+};
+
+// The edit that stands for making `fix`, or nothing when none is modelled (the kernels themselves,
+// another GPU, a copy's wait on its own stream, a graph launch, places known only from ranges).
+std::optional<WhatIfEdit> EditForFix(const Trace& trace, const CallPlaces& places, const VerdictFix& fix);
+
+// Makes `edit` in `replay` (of the recording `trace`, split into steps by `anchors`).
+void ApplyEdit(const Trace& trace, const std::vector<int>& anchors, const WhatIfEdit& edit, Replay& replay);
+
+const char* ToString(EditKind kind);
+
+}  // namespace streamlab
