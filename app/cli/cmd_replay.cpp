@@ -31,6 +31,7 @@ Json ReportJson(const ReplayReport& r, const Replay& replay) {
           {"submit_latency_ns", replay.profile.submit_latency},
           {"same_stream_gap_ns", replay.profile.same_stream_gap},
           {"sync_wake_ns", replay.profile.sync_wake},
+          {"graph_node_gap_ns", replay.profile.graph_node_gap},
           {"steps", steps}};
 }
 

@@ -38,6 +38,9 @@ void ForEachField(DeviceProfile& p, Fn&& fn) {
   fn("submit_latency_ns", p.submit_latency);
   fn("same_stream_gap_ns", p.same_stream_gap);
   fn("cross_stream_gap_ns", p.cross_stream_gap);
+  fn("graph_node_gap_ns", p.graph_node_gap);
+  fn("replay_stream_gap_ns", p.replay_stream_gap);
+  fn("replay_graph_node_gap_ns", p.replay_graph_node_gap);
   fn("h2d_pinned_gbps", p.h2d_pinned_gbps);
   fn("d2h_pinned_gbps", p.d2h_pinned_gbps);
   fn("pageable_gbps", p.pageable_gbps);

@@ -94,8 +94,10 @@ void SimGpu::Finish(int index) {
 TimeNs SimGpu::ReleaseTime(int dep, int stream) const {
   const SimItem& d = items_[dep];
   bool graph_edge = d.graph_node;  // both ends in one graph: the device resolves it
+  TimeNs node_gap = profile_.graph_node_gap >= 0 ? profile_.graph_node_gap : profile_.same_stream_gap;
   auto gap = [&](int from) {
-    return from == stream || graph_edge ? profile_.same_stream_gap : profile_.cross_stream_gap;
+    if (graph_edge) return node_gap;
+    return from == stream ? profile_.same_stream_gap : profile_.cross_stream_gap;
   };
   if (d.kind != SimItem::Kind::kMarker) return d.end + gap(d.stream);
   TimeNs release = d.end;

@@ -65,6 +65,22 @@ TimeNs SameStreamGap(const Trace& t, TimeNs latency, TimeNs fallback) {
   return std::clamp(Median(gaps, fallback), TimeNs{0}, Us(20));
 }
 
+// Back-to-back nodes of one replayed CUDA graph on a stream: from one's end to the next one's start.
+TimeNs GraphNodeGap(const Trace& t, TimeNs fallback) {
+  std::vector<int> last(t.scenario.streams.size(), -1);
+  std::vector<TimeNs> gaps;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = t.scenario.ops[i];
+    const OpRecord& r = t.ops[i];
+    if (!r.gpu || op.kind != OpKind::kKernel || op.stream < 0) continue;
+    int prev = last[op.stream];
+    last[op.stream] = static_cast<int>(i);
+    if (prev < 0 || op.graph < 0 || t.scenario.ops[prev].graph != op.graph) continue;
+    if (r.start >= t.ops[prev].end) gaps.push_back(r.start - t.ops[prev].end);
+  }
+  return gaps.empty() ? fallback : std::clamp(Median(gaps, fallback), TimeNs{0}, Us(20));
+}
+
 // A sync the host waited in returns this long after the last GPU work before it ended.
 TimeNs SyncWake(const Trace& t, TimeNs fallback) {
   std::vector<TimeNs> ends;
@@ -138,7 +154,10 @@ DeviceProfile ReplayProfile(const Trace& t, const DeviceProfile& base) {
   DeviceProfile p = base;
   if (t.sm_count > 0) p.sm_count = t.sm_count;
   p.submit_latency = SubmitLatency(t, base.submit_latency);
-  p.same_stream_gap = SameStreamGap(t, p.submit_latency, base.same_stream_gap);
+  // What the recording cannot tell (a host-bound run queues no two kernels back to back; a run
+  // without graphs has no graph nodes) comes from the probe's figures, else the lab profile's.
+  p.same_stream_gap = SameStreamGap(t, p.submit_latency, base.replay_stream_gap > 0 ? base.replay_stream_gap : base.same_stream_gap);
+  p.graph_node_gap = GraphNodeGap(t, base.replay_graph_node_gap > 0 ? base.replay_graph_node_gap : base.graph_node_gap);
   p.sync_wake = SyncWake(t, base.sync_wake);
   for (TimeNs* cost : {&p.launch_host, &p.record_host, &p.wait_host, &p.query_host, &p.memset_host, &p.malloc_base,
                        &p.malloc_per_mb, &p.free_host, &p.malloc_host_base, &p.malloc_host_per_mb, &p.set_device_host,
@@ -185,6 +204,16 @@ std::vector<int> Wakers(const Trace& t, const std::vector<int>& next_call) {
 }  // namespace
 
 bool IsRecordedCall(const Op& op) { return op.kind != OpKind::kHostWork && op.graph < 0; }
+
+bool IsSyncCall(OpKind kind) {
+  return kind == OpKind::kSyncDevice || kind == OpKind::kSyncStream || kind == OpKind::kSyncEvent;
+}
+
+bool IsAllocation(const Op& op) {
+  if (op.kind == OpKind::kMalloc || op.kind == OpKind::kFree || op.kind == OpKind::kMallocHost) return true;
+  return op.kind == OpKind::kApiCall && (op.name.rfind("cudaMalloc", 0) == 0 || op.name.rfind("cudaFree", 0) == 0 ||
+                                         op.name.rfind("cuMem", 0) == 0);
+}
 
 bool BlocksHostInReplay(const Scenario& s, const Op& op) {
   switch (op.kind) {

@@ -36,5 +36,9 @@ bool BlocksHostInReplay(const Scenario& scenario, const Op& op);
 
 // Whether a recorded op is a host call of its own (a graph's replayed node is not, nor host work).
 bool IsRecordedCall(const Op& op);
+// cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize.
+bool IsSyncCall(OpKind kind);
+// An allocation or free of device or pinned memory (cudaMalloc*, cudaFree*, cuMem*).
+bool IsAllocation(const Op& op);
 
 }  // namespace streamlab

@@ -8,25 +8,11 @@
 #include <set>
 
 #include "engine/analysis/program_sites.h"
+#include "engine/whatif/graph_capture.h"
 
 namespace streamlab {
 namespace {
 
-// A host break in a step's launches longer than this is not launch overhead: work a graph
-// could not capture (getting a batch, logging), which stays where it was.
-constexpr TimeNs kLongestCapturedGap = Us(500);
-
-bool IsSync(OpKind kind) {
-  return kind == OpKind::kSyncDevice || kind == OpKind::kSyncStream || kind == OpKind::kSyncEvent;
-}
-bool IsGpuLaunch(const Op& op) {
-  return op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset;
-}
-bool IsAllocation(const Op& op) {
-  if (op.kind == OpKind::kMalloc || op.kind == OpKind::kFree || op.kind == OpKind::kMallocHost) return true;
-  return op.kind == OpKind::kApiCall && (op.name.rfind("cudaMalloc", 0) == 0 || op.name.rfind("cudaFree", 0) == 0 ||
-                                         op.name.rfind("cuMem", 0) == 0);
-}
 
 class Editor {
  public:
@@ -84,37 +70,6 @@ class Editor {
   std::map<int, int> twins_;
 };
 
-// Each step's launches on its loop thread, between host waits and long host breaks, become one
-// graph launch: the first call costs the launch, the others nothing; the GPU work is unchanged.
-void CaptureSteps(const Trace& t, const std::vector<int>& anchors, Editor& e, const DeviceProfile& p) {
-  for (size_t k = 0; k + 1 < anchors.size(); ++k) {
-    if (anchors[k] < 0 || anchors[k + 1] < 0) continue;
-    int thread = t.scenario.ops[anchors[k]].thread;
-    std::vector<int> region;
-    auto close = [&] {
-      int launches = static_cast<int>(std::count_if(region.begin(), region.end(), [&](int i) { return IsGpuLaunch(t.scenario.ops[i]); }));
-      if (launches >= 2) {
-        for (size_t j = 0; j + 1 < region.size(); ++j) e.HostAfter(region[j]) = 0;
-        TimeNs& last = e.HostAfter(region.back());
-        last = std::max<TimeNs>(0, last - e.OwnTime(region.back()));
-        e.HostAfter(region.front()) += p.graph_launch_host + p.graph_node_host * launches;
-      }
-      region.clear();
-    };
-    for (int i = anchors[k]; i < anchors[k + 1]; ++i) {
-      const Op& op = t.scenario.ops[i];
-      if (!IsRecordedCall(op) || op.thread != thread) continue;
-      if (e.Blocked(i) || IsSync(op.kind) || IsAllocation(op) || op.kind == OpKind::kQuery) {
-        close();
-        continue;
-      }
-      region.push_back(i);
-      if (e.HostAfter(i) - e.OwnTime(i) > kLongestCapturedGap) close();
-    }
-    close();
-  }
-}
-
 ProgramSite WithoutStepRanges(ProgramSite site) {
   std::erase_if(site.ranges, [](const std::string& r) { return r.rfind("ProfilerStep#", 0) == 0; });
   return site;
@@ -164,6 +119,15 @@ std::vector<int> WaitedCopies(const Trace& t) {
   return out;
 }
 
+// Every allocation and free the program makes inside its steps.
+std::vector<int> AllocationsInSteps(const Trace& t, const CallPlaces& places) {
+  std::vector<int> out;
+  for (size_t i = 0; i < t.ops.size(); ++i)
+    if (places.StepOf(static_cast<int>(i)) >= 0 && IsRecordedCall(t.scenario.ops[i]) && IsAllocation(t.scenario.ops[i]))
+      out.push_back(static_cast<int>(i));
+  return out;
+}
+
 std::optional<WhatIfEdit> EditForFix(const Trace& t, const CallPlaces& places, const VerdictFix& fix) {
   WhatIfEdit edit;
   // Host work is cut only where it recurs step after step: a gap that fell on a different call
@@ -173,15 +137,18 @@ std::optional<WhatIfEdit> EditForFix(const Trace& t, const CallPlaces& places, c
   bool allocations = !edit.calls.empty() && std::all_of(edit.calls.begin(), edit.calls.end(), [&](int c) {
     return IsAllocation(t.scenario.ops[c]);
   });
+  // A sync or blocking call that is an allocation (cudaFree waits for the device): every
+  // allocation and free of the loop made once before it instead.
+  bool allocation_fix = fix.kind == FixKind::kMallocMidRun || fix.kind == FixKind::kBlockingCall || fix.kind == FixKind::kHostSync;
+  if (allocation_fix && allocations) {
+    edit.kind = EditKind::kAllocateOnce;
+    edit.calls = AllocationsInSteps(t, places);
+    return edit;
+  }
   switch (fix.kind) {
     case FixKind::kHiddenRead: edit.kind = EditKind::kDeferRead; break;
     case FixKind::kHostSync: edit.kind = EditKind::kDropSync; break;
     case FixKind::kPageableCopy: edit.kind = EditKind::kPinCopy; break;
-    case FixKind::kMallocMidRun:
-    case FixKind::kBlockingCall:
-      if (!allocations) return std::nullopt;
-      edit.kind = EditKind::kAllocateOnce;
-      break;
     case FixKind::kHostWork:
     case FixKind::kDataLoading: edit.kind = EditKind::kShortenHostWork; break;
     case FixKind::kLaunchRate:
@@ -204,13 +171,13 @@ void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit
   switch (edit.kind) {
     case EditKind::kDropSync:
       for (int c : edit.calls)
-        if (IsSync(t.scenario.ops[c].kind)) e.ToHostWork(c);
+        if (IsSyncCall(t.scenario.ops[c].kind)) e.ToHostWork(c);
       return;
     case EditKind::kDeferRead:
       for (int c : edit.calls) {
         e.Pin(c, false);
         int next = e.NextCall(c, +1);
-        if (next >= 0 && IsSync(t.scenario.ops[next].kind)) e.ToHostWork(next);
+        if (next >= 0 && IsSyncCall(t.scenario.ops[next].kind)) e.ToHostWork(next);
       }
       return;
     case EditKind::kPinCopy:
@@ -231,7 +198,7 @@ void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit
         e.HostAfter(before) = std::min(e.HostAfter(before), left);
       }
       return;
-    case EditKind::kGraphSteps: return CaptureSteps(t, anchors, e, replay.measured);
+    case EditKind::kGraphSteps: return CaptureStepsInGraphs(t, anchors, replay);
     case EditKind::kConnections: replay.scenario.settings.max_connections = std::clamp(edit.connections, 1, 32); return;
   }
 }

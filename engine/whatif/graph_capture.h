@@ -1,0 +1,17 @@
+// The launch-rate fix as an edit: each step's launches on the loop's thread, between the calls
+// a graph cannot hold (syncs, allocations, copies the host waits in, long host breaks), captured
+// into a CUDA graph: one launch call at the measured cost of a graph launch, its kernels then
+// run as a graph's nodes run; the host work between the launches, which the graph replays
+// without, is gone.
+#pragma once
+
+#include <vector>
+
+#include "engine/whatif/replay_scenario.h"
+
+namespace streamlab {
+
+// `anchors`: the recording's steps (replay_steps.h). Rebuilds the replay's op list.
+void CaptureStepsInGraphs(const Trace& recorded, const std::vector<int>& anchors, Replay& replay);
+
+}  // namespace streamlab

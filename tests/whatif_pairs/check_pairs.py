@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Checks what-if predictions against the GPU: for each pair (pairs.json), every "before"
+recording's predicted step with the fix made (streamlab-cli whatif) against the measured step of
+the "after" recordings, the program run with the fix made by hand. A pair passes when the median
+prediction falls within 10 % of the median measured "after" step, or inside the measured spread.
+Measured steps are timed as the replay times them (streamlab-cli replay --json: measured_ns).
+
+Usage: check_pairs.py CLI RECORDINGS_DIR [--table OUT.md]
+Recordings may be xz-compressed (NAME.before.0.json.xz). Exit 1 if any pair fails.
+"""
+import json
+import lzma
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def cli_json(cli, *args):
+    r = subprocess.run([cli, *args, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+
+def recordings(folder, tmp, name, side):
+    out = []
+    for f in sorted(os.listdir(folder)):
+        if not f.startswith(f"{name}.{side}.") or not (f.endswith(".json") or f.endswith(".json.xz")):
+            continue
+        path = os.path.join(folder, f)
+        if f.endswith(".xz"):
+            plain = os.path.join(tmp, f[:-3])
+            with lzma.open(path) as src, open(plain, "wb") as dst:
+                dst.write(src.read())
+            path = plain
+        out.append(path)
+    return out
+
+
+def self_timed(folder, name, side):
+    steps = []
+    for f in sorted(os.listdir(folder)):
+        if f.startswith(f"{name}.{side}.") and f.endswith(".unrecorded.txt"):
+            for line in open(os.path.join(folder, f)):
+                if line.startswith("step_us "):
+                    steps.append(float(line.split()[1]) * 1000)
+    if not steps:
+        raise RuntimeError(f"{name}: no unrecorded {side} runs in {folder}")
+    return steps
+
+
+def fix_number(cli, trace, kinds):
+    fixes = cli_json(cli, "explain", trace, "--lang", "en")["verdict"]["fixes"]
+    for i, f in enumerate(fixes):
+        if f["kind"] in kinds:
+            return str(i + 1), f["kind"]
+    raise RuntimeError(f"{trace}: the verdict lists no fix of kind {kinds} ({[f['kind'] for f in fixes]})")
+
+
+def check_pair(cli, pair, folder, tmp):
+    before = recordings(folder, tmp, pair["name"], "before")
+    after = recordings(folder, tmp, pair["name"], "after")
+    if not before or not after:
+        raise RuntimeError(f"{pair['name']}: no recordings in {folder}")
+    predicted, replay_errors, measured_before, fix_kind = [], [], [], pair.get("fix", "")
+    for trace in before:
+        fix = pair.get("fix")
+        if not fix:
+            fix, fix_kind = fix_number(cli, trace, pair["fix_kinds"])
+        w = cli_json(cli, "whatif", trace, "--fix", fix)
+        predicted.append(w["predicted_ns"])
+        r = cli_json(cli, "replay", trace)
+        replay_errors.append(r["error"])
+        measured_before.append(r["measured_ns"])
+    if pair.get("self_timed"):  # the fixed program timed alone (pairs.json says why)
+        measured = self_timed(folder, pair["name"], "after")
+    else:
+        measured = [cli_json(cli, "replay", t)["measured_ns"] for t in after]
+    p, m = statistics.median(predicted), statistics.median(measured)
+    ok = abs(p - m) <= 0.10 * m or min(measured) <= p <= max(measured)
+    return {"name": pair["name"], "fix": fix_kind, "before": statistics.median(measured_before),
+            "predicted": p, "predicted_range": (min(predicted), max(predicted)), "after": m,
+            "after_range": (min(measured), max(measured)), "error": (p - m) / m if m else 0,
+            "replay_error": max(replay_errors), "runs": (len(before), len(after)), "ok": ok}
+
+
+def ms(ns):
+    return f"{ns / 1e6:.3f}"
+
+
+def table(rows, gpu):
+    lines = [f"Recorded on {gpu}; every figure is a steady step in ms (median of the runs; range in brackets). "
+             "A self-timed pair's measured after is the program's own timing, run without the recorder.", "",
+             "| pair | fix checked | before (measured) | replay error (worst run) | predicted after | measured after | prediction error | ok |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        lines.append(f"| {r['name']} | {r['fix']} | {ms(r['before'])} | {r['replay_error'] * 100:.1f} % | "
+                     f"{ms(r['predicted'])} [{ms(r['predicted_range'][0])}–{ms(r['predicted_range'][1])}] | "
+                     f"{ms(r['after'])} [{ms(r['after_range'][0])}–{ms(r['after_range'][1])}] | "
+                     f"{r['error'] * 100:+.1f} % | {'yes' if r['ok'] else 'NO'} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    cli, folder = sys.argv[1], sys.argv[2]
+    out = sys.argv[sys.argv.index("--table") + 1] if "--table" in sys.argv else None
+    pairs = json.load(open(os.path.join(HERE, "pairs.json")))["pairs"]
+    rows, failed = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for pair in pairs:
+            try:
+                row = check_pair(cli, pair, folder, tmp)
+            except RuntimeError as e:
+                print(f"{pair['name']}: {e}")
+                failed += 1
+                continue
+            rows.append(row)
+            failed += not row["ok"]
+            print(f"{row['name']:18} {row['fix']:15} before {ms(row['before'])} predicted {ms(row['predicted'])} "
+                  f"measured after {ms(row['after'])} ({row['error'] * 100:+.1f} %) {'ok' if row['ok'] else 'FAILED'}")
+    gpu_file = os.path.join(folder, "gpu.txt")
+    gpu = open(gpu_file).read().strip() if os.path.exists(gpu_file) else "an unnamed GPU"
+    if out:
+        with open(out, "w") as f:
+            f.write(table(rows, gpu))
+    print(f"{len(rows) - failed} of {len(rows)} pairs within the bound")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
