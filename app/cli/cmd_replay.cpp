@@ -41,6 +41,7 @@ int CmdReplay(const ReplayCommand& cmd) {
   ReplaySession session = OpenReplaySession(cmd.trace, cmd.profile);
   Trace replayed = SimulateRecorded(session.replay.profile, session.replay.scenario);
   ReplayReport report = CompareReplay(session.trace, session.steps, session.replay, replayed);
+  MarkReplayedSteps(session.anchors, session.replay, replayed);
   if (!cmd.out.empty()) WriteTraceFile(replayed, cmd.out);
   if (cmd.json) {
     std::cout << DumpJson(ReportJson(report, session.replay), 1) << "\n";

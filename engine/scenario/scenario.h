@@ -143,6 +143,9 @@ struct Op {
   // made no sooner than `woken_delay` after op `woken_by` (on another thread) returned. -1 = none.
   int woken_by = -1;
   TimeNs woken_delay = 0;
+  // A replayed recording's call: the host's own time after it returns, to its thread's next
+  // call (what the program did between the two). 0 for a lab's ops.
+  TimeNs host_after = 0;
   int device = -1;        // set_device
   int thread = 0;         // the host thread that makes the call (0 = the main thread)
   int graph = -1;         // a graph node: the index of the graph_launch op that submits it

@@ -42,6 +42,7 @@ Json OpToJson(const Scenario& s, const Op& op) {
   if (op.kind == OpKind::kHostWork || op.kind == OpKind::kApiCall || op.duration) j["duration_ns"] = op.duration;
   if (op.host_floor) j["host_floor_ns"] = op.host_floor;
   if (op.woken_by >= 0) j["woken_by"] = op.woken_by, j["woken_delay_ns"] = op.woken_delay;
+  if (op.host_after) j["host_after_ns"] = op.host_after;
   if (op.kind == OpKind::kSetDevice) j["device"] = op.device;
   if (op.kind == OpKind::kKernel) j["kernel"] = KernelToJson(s, op.kernel);
   if (op.thread != 0) j["thread"] = op.thread;
@@ -307,6 +308,8 @@ Scenario ScenarioFromJsonAndOps(const Json& json, const std::string& source, con
     if (op.host_floor < 0) r.FailAt("host_floor_ns", "must be >= 0");
     op.woken_by = ToInt(r, "woken_by", r.Int("woken_by", -1), -1, static_cast<int64_t>(kMaxScenarioOps));
     op.woken_delay = r.Int("woken_delay_ns", 0);
+    op.host_after = r.Int("host_after_ns", 0);
+    if (op.host_after < 0) r.FailAt("host_after_ns", "must be >= 0");
     if (op.woken_delay < 0) r.FailAt("woken_delay_ns", "must be >= 0");
     op.device = ToInt(r, "device", r.Int("device", -1), -1, 15);
     if (op.kind == OpKind::kKernel) op.kernel = KernelFromJson(r.Object("kernel"), buffers);

@@ -48,9 +48,9 @@ struct DeviceProfile {
   TimeNs submit_latency = Us(4);      // host call returns -> the GPU sees the work
   TimeNs same_stream_gap = Us(1);     // back-to-back ops on one stream
   TimeNs cross_stream_gap = Us(6);    // a dependency released by another stream / event
-  // Between two nodes of one CUDA graph (-1: same_stream_gap). The labs' graphs carry timing
-  // events between nodes and keep -1; a replayed program's graph has none (whatif, below).
-  TimeNs graph_node_gap = -1;
+  // Between two nodes of one CUDA graph (0: same_stream_gap). The labs' graphs carry timing
+  // events between nodes and keep 0; a replayed program's graph has none (whatif, below).
+  TimeNs graph_node_gap = 0;
   // A recorded program has no timing events between its ops: back-to-back kernels on a stream,
   // and back-to-back kernels of a CUDA graph, as a probe program measured them
   // (bench/replay_gaps.py). The replay uses them where the recording itself cannot tell

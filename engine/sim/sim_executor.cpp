@@ -36,12 +36,17 @@
 namespace streamlab {
 namespace {
 
+// Per-block records beyond this many per run are not kept (the run is still simulated).
+constexpr size_t kMaxBlockRecords = 200000;
+
 class SimRun {
  public:
-  SimRun(const DeviceProfile& p, const Scenario& s)
+  // `block_records`: per-block records kept at most (a lab's run draws them; a replay's
+  // foreign kernels have none to compare with).
+  SimRun(const DeviceProfile& p, const Scenario& s, size_t block_records)
       : p_(p),
         s_(s),
-        gpu_(p, s.device_count, s.settings.max_connections),
+        gpu_(p, s.device_count, s.settings.max_connections, block_records),
         tracker_(s),
         last_item_on_stream_(s.streams.size(), -1),
         load_barrier_(s.device_count, -1),
@@ -140,6 +145,7 @@ class SimRun {
         th.clock = std::max(th.clock, gpu_.Now()) + p_.sync_wake + th.after_block;
         if (th.floor_item >= 0) th.clock = std::max(th.clock, FloorEnd(th.floor_item, trace.ops[th.blocked_op].submit));
         trace.ops[th.blocked_op].ret = th.clock;
+        th.clock += s_.ops[th.blocked_op].host_after;
         return true;
       }
       if (!gpu_.StepNoLaterThan(horizon)) {
@@ -167,7 +173,7 @@ class SimRun {
     pending_block_ = nullptr;
     pending_floor_item_ = -1;
     Issue(index, rec);
-    th.clock = host_;
+    th.clock = host_ + (pending_block_ ? 0 : op.host_after);  // a blocked call's comes when it returns
     th.device = device_;
     rec.ret = host_;
     returned_[index] = !pending_block_;
@@ -428,22 +434,22 @@ std::string NowIso() {
 
 }  // namespace
 
-Trace SimulateRecorded(const DeviceProfile& profile, const Scenario& scenario) {
+Trace SimulateRecorded(const DeviceProfile& profile, const Scenario& scenario, bool keep_scenario) {
   ValidateScenario(scenario);
-  Trace trace = SimRun(profile, scenario).Run();
+  Trace trace = SimRun(profile, scenario, 0).Run();
   trace.backend = BackendName(Backend::kSim);
   trace.device_name = profile.name;
   trace.profile = profile.name;
   trace.driver = "simulator";
   trace.captured_at = NowIso();
   trace.sm_count = profile.sm_count;
-  trace.scenario = scenario;
+  if (keep_scenario) trace.scenario = scenario;
   return trace;
 }
 
 Trace SimExecutor::Run(const Scenario& scenario, const RunOptions&) {
   ValidateRunnable(scenario);
-  Trace trace = SimRun(profile_, scenario).Run();
+  Trace trace = SimRun(profile_, scenario, kMaxBlockRecords).Run();
   trace.backend = BackendName(Backend::kSim);
   trace.device_name = profile_.name;
   trace.profile = profile_.name;

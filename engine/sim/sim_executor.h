@@ -21,7 +21,8 @@ class SimExecutor : public Executor {
 // A recorded program's replay (engine/whatif/replay_scenario.h): the scenario keeps what was
 // recorded (foreign kernels with their measured times, copies with `duration` = their measured
 // GPU time, host work for the host's measured time), which the executors refuse to run as a
-// lab. No buffer contents are checked.
-Trace SimulateRecorded(const DeviceProfile& profile, const Scenario& scenario);
+// lab. No buffer contents are checked, no per-block records kept; `keep_scenario`: the trace
+// holds its scenario (to be saved or shown), or only the times (to be measured).
+Trace SimulateRecorded(const DeviceProfile& profile, const Scenario& scenario, bool keep_scenario = true);
 
 }  // namespace streamlab

@@ -7,12 +7,10 @@
 
 namespace streamlab {
 namespace {
-// Per-block records beyond this many per run are not kept (the run is still simulated).
-constexpr size_t kMaxBlockRecords = 200000;
 }  // namespace
 
-SimGpu::SimGpu(const DeviceProfile& profile, int device_count, int max_connections)
-    : profile_(profile), devices_(device_count) {
+SimGpu::SimGpu(const DeviceProfile& profile, int device_count, int max_connections, size_t block_records)
+    : profile_(profile), devices_(device_count), max_block_records_(block_records) {
   for (Device& d : devices_) {
     d.sms.resize(profile.sm_count);
     d.queues.resize(max_connections + 1);  // the last one holds driver work (module loads)
@@ -94,7 +92,7 @@ void SimGpu::Finish(int index) {
 TimeNs SimGpu::ReleaseTime(int dep, int stream) const {
   const SimItem& d = items_[dep];
   bool graph_edge = d.graph_node;  // both ends in one graph: the device resolves it
-  TimeNs node_gap = profile_.graph_node_gap >= 0 ? profile_.graph_node_gap : profile_.same_stream_gap;
+  TimeNs node_gap = profile_.graph_node_gap > 0 ? profile_.graph_node_gap : profile_.same_stream_gap;
   auto gap = [&](int from) {
     if (graph_edge) return node_gap;
     return from == stream ? profile_.same_stream_gap : profile_.cross_stream_gap;
@@ -225,7 +223,7 @@ bool SimGpu::DispatchBlocks(Device& d) {
         progress = true;
         continue;
       }
-      if (block_records_ < kMaxBlockRecords) {
+      if (block_records_ < max_block_records_) {
         k.blocks.push_back({k.next_block, best, now_, now_ + k.block_time});
         block_records_++;
       }

@@ -64,7 +64,8 @@ struct SimItem {
 
 class SimGpu {
  public:
-  SimGpu(const DeviceProfile& profile, int device_count, int max_connections);
+  // `block_records`: how many per-block records a run keeps at most (the run is simulated whole).
+  SimGpu(const DeviceProfile& profile, int device_count, int max_connections, size_t block_records);
 
   // Adds work; item.visible_at must not lie before Now(). Returns the item's index.
   int Submit(SimItem item);
@@ -129,6 +130,7 @@ class SimGpu {
   int64_t seq_ = 0;
   int64_t launches_ = 0;
   size_t block_records_ = 0;
+  size_t max_block_records_ = 0;
 };
 
 }  // namespace streamlab

@@ -1,6 +1,7 @@
 // Capturing the steps' launches into graphs (graph_capture.h). A graph's nodes must directly
 // follow their launch in the scenario, so the replay's op list is rebuilt: each region becomes
-// [graph launch][its GPU ops and markers, as nodes][its other calls, now free][the host work after].
+// [graph launch, with the host work after the region][its GPU ops and markers, as nodes][its
+// other calls, now free].
 #include "engine/whatif/graph_capture.h"
 
 #include <algorithm>
@@ -58,11 +59,11 @@ class Capture {
     std::vector<bool> taken(old.size(), false);
     for (size_t g = 0; g < regions_.size(); ++g) {
       starts[r_.op_of[regions_[g].calls.front()]] = static_cast<int>(g);
-      for (int c : regions_[g].calls) taken[r_.op_of[c]] = taken[r_.host_after[c]] = true;
+      for (int c : regions_[g].calls) taken[r_.op_of[c]] = true;
     }
     std::vector<Op> ops;
     std::vector<int> moved(old.size(), -1);
-    std::vector<bool> node(old.size() + 2 * regions_.size() + 1, false);
+    std::vector<bool> node(old.size() + regions_.size() + 1, false);
     for (size_t i = 0; i < old.size(); ++i) {
       if (starts[i] >= 0) {
         EmitRegion(regions_[starts[i]], old, ops, moved, node);
@@ -81,11 +82,10 @@ class Capture {
     }
     old = std::move(ops);
     for (int& index : r_.op_of) remap(index);
-    for (int& index : r_.host_after) remap(index);
   }
 
  private:
-  TimeNs& HostAfter(int op) { return r_.scenario.ops[r_.host_after[op]].duration; }
+  TimeNs HostAfter(int op) const { return r_.scenario.ops[r_.op_of[op]].host_after; }
   TimeNs OwnTime(int op) const { return t_.ops[op].ret - t_.ops[op].submit; }
 
   void Close(Region& region) {
@@ -96,11 +96,16 @@ class Capture {
   void EmitRegion(const Region& g, const std::vector<Op>& old, std::vector<Op>& ops, std::vector<int>& moved,
                   std::vector<bool>& node) {
     int thread = t_.scenario.ops[g.calls.front()].thread;
+    // The launch's measured cost, then the host work after the region's last call, without
+    // that call's own time.
+    const DeviceProfile& p = r_.measured;
     Op launch;
     launch.kind = OpKind::kApiCall;
     launch.name = "cudaGraphLaunch (what-if)";
     launch.thread = thread;
     launch.other_stream = g.stream;
+    launch.host_after = p.graph_launch_host + p.graph_node_host * g.launches +
+                        std::max<TimeNs>(0, old[r_.op_of[g.calls.back()]].host_after - OwnTime(g.calls.back()));
     int at = static_cast<int>(ops.size());
     ops.push_back(launch);
     for (int c : g.calls) {  // the nodes, right after their launch
@@ -111,6 +116,7 @@ class Capture {
       ops.push_back(old[i]);
       ops.back().graph = at;
       ops.back().graph_after.clear();
+      ops.back().host_after = 0;
     }
     for (int c : g.calls) {  // other calls the graph made unnecessary
       int i = r_.op_of[c];
@@ -121,16 +127,6 @@ class Capture {
       free_call.thread = thread;
       ops.push_back(free_call);
     }
-    // The launch's measured cost, then the host work after the region's last call, without
-    // that call's own time.
-    const DeviceProfile& p = r_.measured;
-    Op after;
-    after.kind = OpKind::kHostWork;
-    after.thread = thread;
-    after.duration = p.graph_launch_host + p.graph_node_host * g.launches +
-                     std::max<TimeNs>(0, old[r_.host_after[g.calls.back()]].duration - OwnTime(g.calls.back()));
-    for (int c : g.calls) moved[r_.host_after[c]] = static_cast<int>(ops.size());
-    ops.push_back(after);
   }
 
   const Trace& t_;

@@ -25,24 +25,22 @@ TimeNs Median(std::vector<TimeNs> v, TimeNs fallback) {
   return v[v.size() / 2];
 }
 
-// A call's op reached an idle GPU: how long from the call's start to the op's start.
+// A call's op reached an idle GPU (all GPU work called before it had ended): how long from the
+// call's start to the op's start.
 TimeNs SubmitLatency(const Trace& t, TimeNs fallback) {
-  std::vector<std::pair<TimeNs, TimeNs>> spans;  // (start, end) of GPU work, by start
+  std::vector<int> by_submit;
   for (size_t i = 0; i < t.ops.size(); ++i)
-    if (t.ops[i].gpu && IsGpuWork(t.scenario.ops[i])) spans.push_back({t.ops[i].start, t.ops[i].end});
-  std::sort(spans.begin(), spans.end());
-  std::vector<TimeNs> latest_end(spans.size());
-  for (size_t k = 0; k < spans.size(); ++k) latest_end[k] = std::max(spans[k].second, k ? latest_end[k - 1] : 0);
+    if (t.ops[i].gpu && IsGpuWork(t.scenario.ops[i])) by_submit.push_back(static_cast<int>(i));
+  std::stable_sort(by_submit.begin(), by_submit.end(), [&](int a, int b) { return t.ops[a].submit < t.ops[b].submit; });
   std::vector<TimeNs> latencies;
-  for (size_t i = 0; i < t.ops.size(); ++i) {
+  TimeNs busy_until = 0;  // the latest end of the GPU work called so far
+  for (int i : by_submit) {
     const OpRecord& r = t.ops[i];
     const Op& op = t.scenario.ops[i];
     // Kernels only: a copy the host stages starts when its first chunk is staged.
-    if (!r.gpu || op.graph >= 0 || op.kind != OpKind::kKernel || r.start < r.submit) continue;
-    auto before = std::lower_bound(spans.begin(), spans.end(), std::make_pair(r.submit, TimeNs{0}));
-    size_t k = static_cast<size_t>(before - spans.begin());
-    if (k > 0 && latest_end[k - 1] > r.submit) continue;  // the GPU was busy when it was called
-    latencies.push_back(r.start - r.submit);
+    if (busy_until <= r.submit && op.graph < 0 && op.kind == OpKind::kKernel && r.start >= r.submit)
+      latencies.push_back(r.start - r.submit);
+    busy_until = std::max(busy_until, r.end);
   }
   return std::clamp(Median(latencies, fallback), Us(0.5), Us(30));
 }
@@ -78,26 +76,26 @@ TimeNs GraphNodeGap(const Trace& t, TimeNs fallback) {
     if (prev < 0 || op.graph < 0 || t.scenario.ops[prev].graph != op.graph) continue;
     if (r.start >= t.ops[prev].end) gaps.push_back(r.start - t.ops[prev].end);
   }
-  return gaps.empty() ? fallback : std::clamp(Median(gaps, fallback), TimeNs{0}, Us(20));
+  return gaps.empty() ? fallback : std::clamp(Median(gaps, fallback), TimeNs{1}, Us(20));
 }
 
-// A sync the host waited in returns this long after the last GPU work before it ended.
-TimeNs SyncWake(const Trace& t, TimeNs fallback) {
+// A call that waits for the GPU returns this long after the last GPU work before it ended: a
+// sync (when it waited at all), or cudaFree, whose own work follows its device-wide wait.
+TimeNs AfterWait(const Trace& t, bool frees, TimeNs fallback) {
   std::vector<TimeNs> ends;
   for (size_t i = 0; i < t.ops.size(); ++i)
     if (t.ops[i].gpu && IsGpuWork(t.scenario.ops[i])) ends.push_back(t.ops[i].end);
   std::sort(ends.begin(), ends.end());
-  std::vector<TimeNs> wakes;
+  std::vector<TimeNs> after;
   for (size_t i = 0; i < t.ops.size(); ++i) {
     OpKind kind = t.scenario.ops[i].kind;
     const OpRecord& r = t.ops[i];
-    if (kind != OpKind::kSyncStream && kind != OpKind::kSyncDevice && kind != OpKind::kSyncEvent) continue;
+    if (frees ? kind != OpKind::kFree : !IsSyncCall(kind)) continue;
     auto it = std::upper_bound(ends.begin(), ends.end(), r.ret);
-    if (it == ends.begin() || r.ret - r.submit < Us(20)) continue;
-    TimeNs end = *std::prev(it);
-    if (end > r.submit) wakes.push_back(r.ret - end);
+    if (it == ends.begin() || (!frees && r.ret - r.submit < Us(20))) continue;
+    after.push_back(r.ret - std::max(r.submit, *std::prev(it)));
   }
-  return std::clamp(Median(wakes, fallback), TimeNs{0}, Us(50));
+  return std::clamp(Median(after, fallback), TimeNs{0}, frees ? Ms(10) : Us(50));
 }
 
 constexpr int kMaxBlockThreads = 1024;
@@ -142,6 +140,8 @@ Op HostWork(int thread, TimeNs duration) {
 Op Replayed(const Trace& t, int i, const DeviceProfile& p, TimeNs stream_free) {
   Op op = t.scenario.ops[i];
   const OpRecord& r = t.ops[i];
+  op.addresses.clear();  // what a call was handed matters to the race check, not to timing
+  op.kernel.function.clear();
   if (op.kind == OpKind::kApiCall) op.duration = 0;
   if (op.kind == OpKind::kKernel) ShapeKernel(p, op.kernel);
   if ((op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset) && r.gpu && r.end > r.start) op.duration = r.end - r.start;
@@ -158,12 +158,14 @@ DeviceProfile ReplayProfile(const Trace& t, const DeviceProfile& base) {
   // without graphs has no graph nodes) comes from the probe's figures, else the lab profile's.
   p.same_stream_gap = SameStreamGap(t, p.submit_latency, base.replay_stream_gap > 0 ? base.replay_stream_gap : base.same_stream_gap);
   p.graph_node_gap = GraphNodeGap(t, base.replay_graph_node_gap > 0 ? base.replay_graph_node_gap : base.graph_node_gap);
-  p.sync_wake = SyncWake(t, base.sync_wake);
+  p.sync_wake = AfterWait(t, false, base.sync_wake);
+  TimeNs free_after = AfterWait(t, true, 0);
   for (TimeNs* cost : {&p.launch_host, &p.record_host, &p.wait_host, &p.query_host, &p.memset_host, &p.malloc_base,
                        &p.malloc_per_mb, &p.free_host, &p.malloc_host_base, &p.malloc_host_per_mb, &p.set_device_host,
                        &p.graph_launch_host, &p.graph_node_host, &p.thread_spawn, &p.module_load_host,
                        &p.nccl_launch_host, &p.nccl_group_host})
     *cost = 0;
+  p.free_host = std::max<TimeNs>(0, free_after - p.sync_wake);  // cudaFree's own work after its wait
   p.name = base.name + ", replaying " + (t.device_name.empty() ? "a recording" : t.device_name);
   return p;
 }
@@ -255,7 +257,6 @@ Replay BuildReplay(const Trace& t, const DeviceProfile& base) {
   r.scenario.ops.clear();
   r.scenario.settings.lazy_loading = false;  // a load's host time is in the recorded calls
   r.op_of.assign(s.ops.size(), -1);
-  r.host_after.assign(s.ops.size(), -1);
   // Each call's next call on its thread, and where each thread began.
   std::vector<int> next_call(s.ops.size(), -1);
   std::vector<int> last_call(ThreadCount(s), -1);
@@ -287,22 +288,23 @@ Replay BuildReplay(const Trace& t, const DeviceProfile& base) {
       started[op.thread] = true;
       emit(HostWork(op.thread, t.ops[i].submit - origin));
     }
-    r.op_of[i] = emit(replayed(i));
-    for (size_t j = i + 1; j < s.ops.size() && s.ops[j].graph == static_cast<int>(i); ++j) r.op_of[j] = emit(replayed(j));
     TimeNs from = BlocksHostInReplay(s, op) ? t.ops[i].ret : t.ops[i].submit;
     TimeNs to = next_call[i] >= 0 ? t.ops[next_call[i]].submit : t.ops[i].ret;
     // A thread woken by another: only its own call's time here; the wait is its waker's.
     if (next_call[i] >= 0 && wakers[next_call[i]] >= 0) to = std::max(from, t.ops[i].ret);
-    r.host_after[i] = emit(HostWork(op.thread, to - from));
+    Op call = replayed(i);
+    call.host_after = std::max<TimeNs>(0, to - from);
+    r.op_of[i] = emit(std::move(call));
+    for (size_t j = i + 1; j < s.ops.size() && s.ops[j].graph == static_cast<int>(i); ++j) r.op_of[j] = emit(replayed(j));
   }
   std::vector<TimeNs> gaps;
   for (size_t i = 0; i < s.ops.size(); ++i)
-    if (s.ops[i].kind == OpKind::kKernel && s.ops[i].graph < 0 && r.host_after[i] >= 0 && !BlocksHostInReplay(s, s.ops[i]))
-      gaps.push_back(r.scenario.ops[r.host_after[i]].duration);
+    if (s.ops[i].kind == OpKind::kKernel && s.ops[i].graph < 0 && r.op_of[i] >= 0 && !BlocksHostInReplay(s, s.ops[i]))
+      gaps.push_back(r.scenario.ops[r.op_of[i]].host_after);
   r.typical_gap = Median(gaps, r.typical_call);
   if (r.scenario.ops.size() > kMaxScenarioOps)
     throw InputError("the recording is too long to replay (" + std::to_string(r.scenario.ops.size()) +
-                     " ops with its host work; at most " + std::to_string(kMaxScenarioOps) + ")");
+                     " ops; at most " + std::to_string(kMaxScenarioOps) + ")");
   for (size_t i = 0; i < s.ops.size(); ++i)
     if (wakers[i] >= 0 && r.op_of[i] >= 0) {
       Op& op = r.scenario.ops[r.op_of[i]];

@@ -1,5 +1,6 @@
 // A recorded (or imported) program made runnable on the simulator: its replay. Every call stays
-// where the program made it, with the host's measured time between calls as host work; every
+// where the program made it, with the host's measured time after it to the next call
+// (Op::host_after); every
 // kernel keeps its measured duration (and the share of the GPU its grid and occupancy held),
 // every copy and memset its measured GPU time. What the simulator then decides is only what
 // the program's ordering decides: which op waits for which, when the host blocks, when a queue
@@ -18,7 +19,6 @@ struct Replay {
   DeviceProfile profile;   // the GPU's profile, its host-call costs zeroed (they are host work)
   DeviceProfile measured;  // the profile the figures below were measured into (for edits' costs)
   std::vector<int> op_of;       // per recorded op: its op in the replay (-1: not replayed)
-  std::vector<int> host_after;  // per recorded op: the host work after its call (-1: none)
   // Host time a call takes when it does not wait (median of the recording's launches).
   TimeNs typical_call = 0;
   // The host's usual time from one launch to the next (median), its own work between them included.

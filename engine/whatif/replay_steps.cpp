@@ -118,6 +118,15 @@ ReplayReport CompareReplay(const Trace& measured, const StepSplit& steps, const 
   return out;
 }
 
+void MarkReplayedSteps(const std::vector<int>& anchors, const Replay& replay, Trace& replayed) {
+  for (size_t k = 0; k + 1 < anchors.size(); ++k) {
+    if (anchors[k] < 0 || anchors[k + 1] < 0) continue;
+    int a = replay.op_of[anchors[k]], b = replay.op_of[anchors[k + 1]];
+    if (a < 0 || b < 0) continue;
+    replayed.ranges.push_back({replayed.scenario.ops[a].thread, "step", replayed.ops[a].submit, replayed.ops[b].submit});
+  }
+}
+
 TimeNs ReplayedStep(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors, const Replay& replay,
                     const Trace& replayed) {
   if (!steps.found()) return GpuMakespan(replayed);

@@ -35,6 +35,11 @@ ReplayReport CompareReplay(const Trace& measured, const StepSplit& steps, const 
 // or after the step's begin), -1 when none is found.
 std::vector<int> StepAnchors(const Trace& measured, const StepSplit& steps);
 
+// Marks each step of the recording on the replayed (or predicted) run as a host range named
+// "step", from its first call to the next step's, at the replay's times: `compare --per step`
+// and the GUI's Compare then set the run beside the recording step by step.
+void MarkReplayedSteps(const std::vector<int>& anchors, const Replay& replay, Trace& replayed);
+
 // The steady steps' median step in a replayed (or edited) run, by the recording's steps (or its
 // GPU span, without steps): what the what-ifs compare.
 TimeNs ReplayedStep(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors, const Replay& replay, const Trace& replayed);

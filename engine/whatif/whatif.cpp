@@ -9,18 +9,32 @@
 namespace streamlab {
 namespace {
 
+// One replay at a time, built again for each edit (that takes far less than simulating it): a
+// long recording's replay is as large as its trace, and explain holds the trace already.
+Replay LeanReplay(const Trace& measured, const DeviceProfile& profile) {
+  Replay replay = BuildReplay(measured, profile);
+  for (Op& op : replay.scenario.ops)
+    if (op.kind != OpKind::kApiCall) op.name.clear();  // api_calls' names say what they are
+  return replay;
+}
+
 void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
-  Replay replay = BuildReplay(measured, ProfileForRecording(measured));
+  if (v.fixes.empty()) return;  // nothing to simulate: no replay
+  DeviceProfile profile = ProfileForRecording(measured);
   std::vector<int> anchors = StepAnchors(measured, v.steps);
   CallPlaces places(measured, anchors);
-  TimeNs before = ReplayedStep(measured, v.steps, anchors, replay, SimulateRecorded(replay.profile, replay.scenario));
+  TimeNs before = 0;
+  {
+    Replay replay = LeanReplay(measured, profile);
+    before = ReplayedStep(measured, v.steps, anchors, replay, SimulateRecorded(replay.profile, replay.scenario, false));
+  }
   if (before <= 0) return;
   for (size_t i = 0; i < v.fixes.size() && i < count; ++i) {
     std::optional<WhatIfEdit> edit = EditForFix(measured, places, v.fixes[i]);
     if (!edit) continue;
-    Replay edited = replay;
+    Replay edited = LeanReplay(measured, profile);
     ApplyEdit(measured, anchors, *edit, edited);
-    TimeNs after = ReplayedStep(measured, v.steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario));
+    TimeNs after = ReplayedStep(measured, v.steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
     v.fixes[i].simulated_save = std::max<TimeNs>(0, before - after);
     v.fixes[i].simulated_step = before;
   }
@@ -31,11 +45,12 @@ void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
 WhatIfRun RunWhatIf(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors, const Replay& replay,
                     const std::vector<WhatIfEdit>& edits) {
   WhatIfRun run;
-  run.before = ReplayedStep(measured, steps, anchors, replay, SimulateRecorded(replay.profile, replay.scenario));
+  run.before = ReplayedStep(measured, steps, anchors, replay, SimulateRecorded(replay.profile, replay.scenario, false));
   Replay edited = replay;
   for (const WhatIfEdit& edit : edits) ApplyEdit(measured, anchors, edit, edited);
   run.predicted = SimulateRecorded(edited.profile, edited.scenario);
   run.after = ReplayedStep(measured, steps, anchors, edited, run.predicted);
+  MarkReplayedSteps(anchors, edited, run.predicted);
   return run;
 }
 

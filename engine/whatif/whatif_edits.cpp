@@ -19,7 +19,7 @@ class Editor {
   Editor(const Trace& t, Replay& r) : t_(t), r_(r) {}
 
   Op& Replayed(int op) { return r_.scenario.ops[r_.op_of[op]]; }
-  TimeNs& HostAfter(int op) { return r_.scenario.ops[r_.host_after[op]].duration; }
+  TimeNs& HostAfter(int op) { return Replayed(op).host_after; }
   TimeNs OwnTime(int op) const { return t_.ops[op].ret - t_.ops[op].submit; }
   bool Blocked(int op) const { return BlocksHostInReplay(t_.scenario, t_.scenario.ops[op]); }
 
@@ -27,6 +27,7 @@ class Editor {
     Op work;
     work.kind = OpKind::kHostWork;
     work.thread = Replayed(op).thread;
+    work.host_after = Replayed(op).host_after;
     Replayed(op) = std::move(work);
   }
 
@@ -77,7 +78,7 @@ ProgramSite WithoutStepRanges(ProgramSite site) {
 
 }  // namespace
 
-CallPlaces::CallPlaces(const Trace& t, const std::vector<int>& anchors) : key_(t.ops.size()), step_(t.ops.size(), -1) {
+CallPlaces::CallPlaces(const Trace& t, const std::vector<int>& anchors) : key_(t.ops.size(), 0), step_(t.ops.size(), -1) {
   RangeIndex index(t);
   std::map<std::string, int> seen;  // per step: calls of a name and place so far
   size_t k = 0;
@@ -92,21 +93,21 @@ CallPlaces::CallPlaces(const Trace& t, const std::vector<int>& anchors) : key_(t
     if (!IsRecordedCall(op)) continue;
     std::string place = PlaceKey(WithoutStepRanges(SiteOf(index, op.thread, t.ops[i].submit)));
     std::string base = std::to_string(op.thread) + "|" + op.name + "|" + place;
-    key_[i] = base + "|" + std::to_string(seen[base]++);
+    key_[i] = std::hash<std::string>{}(base + "|" + std::to_string(seen[base]++)) | 1;  // never 0
   }
 }
 
 std::vector<int> CallPlaces::AlikeCalls(const std::vector<int>& calls, bool recurring) const {
-  std::map<std::string, std::set<int>> steps_of;  // per place: the steps it was seen in
+  std::map<uint64_t, std::set<int>> steps_of;  // per place: the steps it was seen in
   std::set<int> all_steps;
   for (int c : calls)
-    if (c >= 0 && !key_[c].empty()) steps_of[key_[c]].insert(step_[c]), all_steps.insert(step_[c]);
-  std::set<std::string> keys;
+    if (c >= 0 && key_[c]) steps_of[key_[c]].insert(step_[c]), all_steps.insert(step_[c]);
+  std::set<uint64_t> keys;
   for (const auto& [key, steps] : steps_of)
     if (!recurring || steps.size() * 2 >= all_steps.size()) keys.insert(key);
   std::vector<int> out;
   for (size_t i = 0; i < key_.size(); ++i)
-    if (!key_[i].empty() && keys.count(key_[i])) out.push_back(static_cast<int>(i));
+    if (key_[i] && keys.count(key_[i])) out.push_back(static_cast<int>(i));
   return out;
 }
 
@@ -167,7 +168,7 @@ std::optional<WhatIfEdit> EditForFix(const Trace& t, const CallPlaces& places, c
 void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit& edit, Replay& replay) {
   Editor e(t, replay);
   for (int c : edit.calls)
-    if (replay.op_of[c] < 0 || replay.host_after[c] < 0) return;  // not a replayed call: nothing to edit
+    if (replay.op_of[c] < 0) return;  // not a replayed call: nothing to edit
   switch (edit.kind) {
     case EditKind::kDropSync:
       for (int c : edit.calls)

@@ -3,6 +3,7 @@
 // about (the same call at the same Python line, the same how-many-th time in its step).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,7 +42,9 @@ class CallPlaces {
   int StepOf(int op) const { return step_[op]; }
 
  private:
-  std::vector<std::string> key_;  // per op: name | place | ordinal in its step ("" = not a call)
+  // Per op: a hash of its thread, name, place and ordinal in its step (0 = not a call). A hash,
+  // not the text: a long recording's places would take as much memory as its trace.
+  std::vector<uint64_t> key_;
   std::vector<int> step_;         // per op: its step (-1 before the first)
 };
 

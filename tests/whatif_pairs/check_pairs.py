@@ -101,7 +101,7 @@ def table(rows, gpu):
         lines.append(f"| {r['name']} | {r['fix']} | {ms(r['before'])} | {r['replay_error'] * 100:.1f} % | "
                      f"{ms(r['predicted'])} [{ms(r['predicted_range'][0])}–{ms(r['predicted_range'][1])}] | "
                      f"{ms(r['after'])} [{ms(r['after_range'][0])}–{ms(r['after_range'][1])}] | "
-                     f"{r['error'] * 100:+.1f} % | {'yes' if r['ok'] else 'NO'} |")
+                     f"{r['error'] * 100:+.1f} % | {'yes' if r['ok'] else 'no: ' + r['known'] if r['known'] else 'NO'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -118,16 +118,18 @@ def main():
                 print(f"{pair['name']}: {e}")
                 failed += 1
                 continue
+            row["known"] = pair.get("known_miss", "")
             rows.append(row)
-            failed += not row["ok"]
+            failed += not row["ok"] and not row["known"]
             print(f"{row['name']:18} {row['fix']:15} before {ms(row['before'])} predicted {ms(row['predicted'])} "
-                  f"measured after {ms(row['after'])} ({row['error'] * 100:+.1f} %) {'ok' if row['ok'] else 'FAILED'}")
+                  f"measured after {ms(row['after'])} ({row['error'] * 100:+.1f} %) "
+                  f"{'ok' if row['ok'] else 'known miss' if row['known'] else 'FAILED'}")
     gpu_file = os.path.join(folder, "gpu.txt")
     gpu = open(gpu_file).read().strip() if os.path.exists(gpu_file) else "an unnamed GPU"
     if out:
         with open(out, "w") as f:
             f.write(table(rows, gpu))
-    print(f"{len(rows) - failed} of {len(rows)} pairs within the bound")
+    print(f"{sum(r['ok'] for r in rows)} of {len(pairs)} pairs within the bound; {failed} failed")
     return 1 if failed else 0
 
 

@@ -1,0 +1,213 @@
+// What-if (issue 52): a recorded program replayed on the simulator reproduces its run, and each
+// edit changes the replay the way making the fix changes the program. The "recordings" here are
+// simulated runs of small training-loop scenarios, relabelled as recorded (foreign kernels with
+// their measured times), so what the replay must reproduce is known exactly.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "engine/analysis/analyzer.h"
+#include "engine/analysis/verdict.h"
+#include "engine/analysis/verdict_text.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/scenario/scenario_json.h"
+#include "engine/sim/sim_executor.h"
+#include "engine/util/errors.h"
+#include "engine/whatif/replay_steps.h"
+#include "engine/whatif/whatif.h"
+
+namespace streamlab {
+namespace {
+
+struct LoopShape {
+  TimeNs host_work = Us(50);    // the host's own work at each step's start
+  int kernels = 4;
+  TimeNs kernel = Us(100);      // each kernel's time
+  bool pageable_input = false;  // a 16 MB input copied from pageable memory each step
+  bool read_back = false;       // a 4-byte read into pageable memory, then a stream sync
+  bool sync_device = false;     // cudaDeviceSynchronize at each step's end
+  bool malloc_free = false;     // a 64 MB buffer allocated and freed each step
+};
+
+// A training loop's run on the simulator, then labelled as a recording of it.
+Trace RecordedLoop(const LoopShape& shape, int steps = 8) {
+  ScenarioBuilder b("loop");
+  Stream s = b.CreateStream("compute");
+  Buffer input = b.DeviceBuffer("input", 16 << 20);
+  Buffer host_in = b.PageableBuffer("host_in", 16 << 20);
+  Buffer loss = b.DeviceBuffer("loss", 4);
+  Buffer host_loss = b.PageableBuffer("host_loss", 4);
+  Buffer work = b.DeviceBuffer("work", 64 << 20);
+  Host host = b.host();
+  for (int k = 0; k < steps; ++k) {
+    host.Work("batch", shape.host_work);
+    if (shape.malloc_free) host.Malloc(work);
+    if (shape.pageable_input) s.Copy("input", input, host_in, 16 << 20);
+    for (int i = 0; i < shape.kernels; ++i) s.Launch("k" + std::to_string(i), Spin(shape.kernel, 132));
+    if (shape.read_back) {
+      s.Copy("read", host_loss, loss, 4);
+      s.Synchronize();
+    }
+    if (shape.malloc_free) host.Free(work);
+    if (shape.sync_device) host.SyncDevice();
+  }
+  Trace t = SimExecutor().Run(b.Build(), {});
+  t.scenario.recorded = true;
+  t.backend = "record";
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    KernelSpec& k = t.scenario.ops[i].kernel;
+    if (t.scenario.ops[i].kind != OpKind::kKernel) continue;
+    k.kind = KernelKind::kForeign;
+    k.function = "spin";
+    k.work = t.ops[i].end - t.ops[i].start;
+  }
+  return t;
+}
+
+struct Replayed {
+  Trace measured;
+  StepSplit steps;
+  std::vector<int> anchors;
+  Replay replay;
+};
+
+Replayed ReplayOf(const LoopShape& shape) {
+  Replayed r{RecordedLoop(shape), {}, {}, {}};
+  r.steps = FindSteps(r.measured);
+  r.anchors = StepAnchors(r.measured, r.steps);
+  r.replay = BuildReplay(r.measured, DeviceProfile{});
+  return r;
+}
+
+// The recorded calls of a kind (and name, when given).
+std::vector<int> Calls(const Trace& t, OpKind kind, const std::string& name = "") {
+  std::vector<int> out;
+  for (size_t i = 0; i < t.ops.size(); ++i)
+    if (t.scenario.ops[i].kind == kind && (name.empty() || t.scenario.ops[i].name == name)) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+WhatIfRun Edit(const Replayed& r, EditKind kind, std::vector<int> calls, TimeNs host_time = -1) {
+  WhatIfEdit e;
+  e.kind = kind;
+  e.calls = std::move(calls);
+  e.host_time = host_time;
+  return RunWhatIf(r.measured, r.steps, r.anchors, r.replay, {e});
+}
+
+TEST(WhatIf, TheReplayReproducesTheRecordedSteps) {
+  // (A loop with nothing to hold the host runs ahead: its GPU work overlaps, and it has no steps.)
+  for (LoopShape shape : {LoopShape{.host_work = Ms(2)}, LoopShape{.read_back = true},
+                          LoopShape{.pageable_input = true, .sync_device = true}, LoopShape{.malloc_free = true}}) {
+    Replayed r = ReplayOf(shape);
+    ASSERT_TRUE(r.steps.found()) << shape.host_work;
+    ReplayReport report = CompareReplay(r.measured, r.steps, r.replay, SimulateRecorded(r.replay.profile, r.replay.scenario));
+    EXPECT_LT(report.error, 0.02) << "measured " << report.measured << " replayed " << report.replayed;
+    EXPECT_LT(report.median_edge, Us(10));
+  }
+}
+
+TEST(WhatIf, AReplayNeedsARecordedProgram) {
+  Trace lab = SimExecutor().Run(ScenarioBuilder("lab").Build(), {});
+  EXPECT_THROW(BuildReplay(lab, DeviceProfile{}), InputError);
+}
+
+TEST(WhatIf, DroppingTheSyncLetsTheHostQueueTheNextStep) {
+  // Host 300 us a step, GPU 400 us: with the sync they add up; without it the GPU's pace is the step.
+  Replayed r = ReplayOf({.host_work = Us(300), .sync_device = true});
+  WhatIfRun run = Edit(r, EditKind::kDropSync, Calls(r.measured, OpKind::kSyncDevice));
+  EXPECT_GT(run.before, Us(700));
+  EXPECT_NEAR(static_cast<double>(run.after), static_cast<double>(Us(400)), static_cast<double>(Us(30)));
+}
+
+TEST(WhatIf, ADeferredReadNoLongerHoldsTheHost) {
+  Replayed r = ReplayOf({.host_work = Us(300), .read_back = true});
+  std::vector<int> reads;
+  for (int c : Calls(r.measured, OpKind::kMemcpy)) reads.push_back(c);
+  WhatIfRun run = Edit(r, EditKind::kDeferRead, reads);
+  EXPECT_LT(run.after, run.before - Us(200));
+  // The read still happens: an async copy into pinned memory, with no sync after it.
+  EXPECT_EQ(Calls(run.predicted, OpKind::kSyncStream).size(), 0u);
+  EXPECT_EQ(Calls(run.predicted, OpKind::kMemcpy).size(), reads.size());
+}
+
+TEST(WhatIf, PinningACopyMovesItAtPinnedSpeedWithoutTheHostWaiting) {
+  Replayed r = ReplayOf({.host_work = Us(100), .pageable_input = true});
+  WhatIfRun run = Edit(r, EditKind::kPinCopy, Calls(r.measured, OpKind::kMemcpy));
+  const DeviceProfile p;
+  TimeNs pageable = TransferDuration(p, 16 << 20, p.pageable_gbps), pinned = TransferDuration(p, 16 << 20, p.h2d_pinned_gbps);
+  EXPECT_NEAR(static_cast<double>(run.before - run.after), static_cast<double>(pageable - pinned), static_cast<double>(Us(60)));
+  for (const Op& op : run.predicted.scenario.ops)
+    if (op.kind == OpKind::kMemcpy) EXPECT_EQ(run.predicted.scenario.buffers[op.src].kind, MemoryKind::kPinnedHost);
+}
+
+TEST(WhatIf, ShorteningTheHostWorkBeforeEachStepLeavesTheGpusPace) {
+  Replayed r = ReplayOf({.host_work = Ms(2)});
+  WhatIfRun run = Edit(r, EditKind::kShortenHostWork, Calls(r.measured, OpKind::kKernel, "k0"), 0);
+  EXPECT_GT(run.before, Ms(2));
+  EXPECT_NEAR(static_cast<double>(run.after), static_cast<double>(Us(400)), static_cast<double>(Us(40)));
+}
+
+TEST(WhatIf, AllocatingOnceRemovesTheFreesDeviceWideWait) {
+  Replayed r = ReplayOf({.host_work = Us(200), .malloc_free = true});
+  std::vector<int> calls = Calls(r.measured, OpKind::kMalloc);
+  for (int c : Calls(r.measured, OpKind::kFree)) calls.push_back(c);
+  WhatIfRun run = Edit(r, EditKind::kAllocateOnce, calls);
+  EXPECT_LT(run.after, run.before - Us(150));
+  EXPECT_EQ(Calls(run.predicted, OpKind::kFree).size(), 0u);
+}
+
+TEST(WhatIf, CapturingALaunchBoundStepLaunchesItOnceAsAGraph) {
+  // 40 kernels of 2 us a step: the launches (8 us each on this profile) bound the step.
+  Replayed r = ReplayOf({.host_work = Us(20), .kernels = 40, .kernel = Us(2)});
+  WhatIfEdit e;
+  e.kind = EditKind::kGraphSteps;
+  WhatIfRun run = RunWhatIf(r.measured, r.steps, r.anchors, r.replay, {e});
+  EXPECT_GT(run.before, Us(300));
+  EXPECT_LT(run.after, run.before / 2);
+  int launches = 0, nodes = 0;
+  for (const Op& op : run.predicted.scenario.ops) {
+    launches += op.kind == OpKind::kApiCall && op.name.rfind("cudaGraphLaunch", 0) == 0;
+    nodes += op.kind == OpKind::kKernel && op.graph >= 0;
+  }
+  EXPECT_GT(launches, 0);
+  EXPECT_EQ(nodes, 40 * launches);
+  ValidateScenario(run.predicted.scenario);
+}
+
+TEST(WhatIf, TheVerdictsFixesGetSimulatedSavings) {
+  Trace t = RecordedLoop({.host_work = Us(300), .read_back = true});
+  Analysis a = Analyze(t);
+  Verdict v = MakeVerdict(t, a);
+  ASSERT_FALSE(v.fixes.empty());
+  ASSERT_TRUE(SimulateFixes(t, v, 5));
+  bool simulated = false;
+  for (const VerdictFix& f : v.fixes) simulated |= f.simulated_save > 0;
+  EXPECT_TRUE(simulated);
+  FindingTexts texts = FindingTexts::Load("en");
+  std::string all;
+  for (const std::string& line : RenderVerdict(texts, t, v)) all += line + "\n";
+  EXPECT_NE(all.find("simulated"), std::string::npos) << all;
+}
+
+TEST(WhatIf, AThreadWokenByAnotherWaitsForItInTheSimulator) {
+  ScenarioBuilder b("woken");
+  Host host = b.host();
+  host.Work("main", Ms(1));
+  b.OnThread(1);
+  b.host().Work("helper", Us(10));
+  Scenario s = b.Build();
+  s.recorded = true;
+  s.ops[1].woken_by = 0;  // the helper's work starts once the main thread's has returned
+  s.ops[1].woken_delay = Us(5);
+  Trace t = SimulateRecorded(DeviceProfile{}, s);
+  EXPECT_GE(t.ops[1].submit, t.ops[0].ret + Us(5));
+  // And a replay's fields survive a scenario file.
+  Scenario back = ScenarioFromJson(ScenarioToJson(s), "test");
+  EXPECT_EQ(back.ops[1].woken_by, 0);
+  EXPECT_EQ(back.ops[1].woken_delay, Us(5));
+}
+
+}  // namespace
+}  // namespace streamlab

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Checks the replay (streamlab-cli replay) against the runs it replays: every program of the
+real-program corpus (tests/corpus/traces) that has steps is replayed within 5 % of its measured
+steady step, and the shipped profiles' replay gaps are what the probe recording measured
+(bench/replay_gaps.py, recorded as recordings/probe_gaps.GPU.json.xz).
+
+Usage: check_replay.py CLI   (exit 1 on any failure, listing each)"""
+import json
+import lzma
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+CORPUS = os.path.join(ROOT, "tests", "corpus", "traces")
+LIMIT = 0.05
+
+
+def replay(cli, path, tmp):
+    plain = os.path.join(tmp, os.path.basename(path)[:-3])
+    with lzma.open(path) as src, open(plain, "wb") as dst:
+        dst.write(src.read())
+    run = subprocess.run([cli, "replay", plain, "--json"], capture_output=True, text=True, timeout=600)
+    os.remove(plain)
+    if run.returncode != 0:
+        raise RuntimeError(f"replay {path}: exit {run.returncode}: {run.stderr[-300:]}")
+    return json.loads(run.stdout)
+
+
+def main():
+    cli = sys.argv[1]
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in sorted(os.listdir(CORPUS)):
+            if not name.endswith(".json.xz"):
+                continue
+            r = replay(cli, os.path.join(CORPUS, name), tmp)
+            line = f"{name[:-8]:26} measured {r['measured_ns'] / 1e6:9.3f} ms replayed {r['replayed_ns'] / 1e6:9.3f} ms " \
+                   f"({r['error'] * 100:.1f} % off){'' if r['by_steps'] else ', no steps: GPU span'}"
+            print(line)
+            if r["by_steps"] and r["error"] > LIMIT:
+                failures.append(line)
+        for name in sorted(os.listdir(os.path.join(HERE, "recordings"))):
+            if not name.startswith("probe_gaps."):
+                continue
+            gpu = name.split(".")[1]
+            r = replay(cli, os.path.join(HERE, "recordings", name), tmp)
+            profile = json.load(open(os.path.join(ROOT, "assets", "profiles", gpu + ".json")))
+            for field, measured in (("replay_stream_gap_ns", "same_stream_gap_ns"), ("replay_graph_node_gap_ns", "graph_node_gap_ns")):
+                if profile.get(field) != r[measured]:
+                    failures.append(f"{gpu}.json {field} = {profile.get(field)}, the probe measured {r[measured]}")
+    for f in failures:
+        print("FAILED:", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
