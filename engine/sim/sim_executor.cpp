@@ -166,7 +166,9 @@ class SimRun {
       // A node: submitted by its graph launch, at no host cost of its own (Issue skips the
       // per-call costs of nodes, so their GPU items become visible when the launch returned).
       rec.submit = rec.ret = trace.ops[op.graph].ret;
+      host_ = rec.ret;  // not the thread's clock: a replayed launch's host_after came after it
       Issue(index, rec);
+      returned_[index] = true;  // a replay's call captured into a graph returns with its launch
       return;
     }
     rec.submit = host_;
@@ -417,7 +419,7 @@ class SimRun {
   std::vector<int> queue_of_stream_;
   std::vector<int> nccl_queue_;  // per device: the hardware queue of NCCL's internal stream
   std::vector<int> item_of_op_;
-  std::vector<bool> returned_;  // per op: its call has returned (graph nodes: never asked)
+  std::vector<bool> returned_;  // per op: its call has returned (a graph node: with its launch)
   std::set<std::tuple<int, int, int>> loaded_;
   std::vector<HostThread> threads_;
   std::function<bool()> pending_block_;

@@ -93,7 +93,9 @@ TimeNs AfterWait(const Trace& t, bool frees, TimeNs fallback) {
     if (frees ? kind != OpKind::kFree : !IsSyncCall(kind)) continue;
     auto it = std::upper_bound(ends.begin(), ends.end(), r.ret);
     if (it == ends.begin() || (!frees && r.ret - r.submit < Us(20))) continue;
-    after.push_back(r.ret - std::max(r.submit, *std::prev(it)));
+    TimeNs end = *std::prev(it);
+    if (!frees && end <= r.submit) continue;  // a sync that found the GPU done waited for nothing
+    after.push_back(r.ret - std::max(r.submit, end));
   }
   return std::clamp(Median(after, fallback), TimeNs{0}, frees ? Ms(10) : Us(50));
 }
@@ -178,6 +180,8 @@ DeviceProfile ReplayProfile(const Trace& t, const DeviceProfile& base) {
 constexpr TimeNs kLongestHandoffDelay = Ms(2);
 constexpr TimeNs kShortestWait = Us(200);
 
+// A thread's first call, likewise, waits for the call another thread made last before it (the
+// thread was started after it): when set-up before it gets shorter, the thread starts sooner.
 std::vector<int> Wakers(const Trace& t, const std::vector<int>& next_call) {
   const Scenario& s = t.scenario;
   std::vector<int> wakers(s.ops.size(), -1);
@@ -186,6 +190,22 @@ std::vector<int> Wakers(const Trace& t, const std::vector<int>& next_call) {
   for (size_t i = 0; i < s.ops.size(); ++i)
     if (IsRecordedCall(s.ops[i])) by_return.push_back(static_cast<int>(i));
   std::sort(by_return.begin(), by_return.end(), [&](int a, int b) { return t.ops[a].ret < t.ops[b].ret; });
+  std::vector<bool> seen(ThreadCount(s), false);
+  for (int first : by_return) {  // each thread's first call (by return: calls return in order on a thread)
+    int thread = s.ops[first].thread;
+    if (seen[thread]) continue;
+    seen[thread] = true;
+    auto it = std::upper_bound(by_return.begin(), by_return.end(), t.ops[first].submit,
+                               [&](TimeNs at, int op) { return at < t.ops[op].ret; });
+    while (it != by_return.begin()) {
+      int x = *--it;
+      if (s.ops[x].thread == thread) continue;
+      // Started by that call's thread, if soon after it (else: started by something not recorded,
+      // such as CUDA's own callback thread, and kept where it began).
+      if (t.ops[first].submit - t.ops[x].ret <= kLongestHandoffDelay) wakers[first] = x;
+      break;
+    }
+  }
   for (size_t c = 0; c < s.ops.size(); ++c) {
     int n = next_call[c];
     if (n < 0) continue;
@@ -286,7 +306,7 @@ Replay BuildReplay(const Trace& t, const DeviceProfile& base) {
     if (!IsRecordedCall(op)) continue;  // nodes follow their launch below; recorded host work is in the gaps
     if (!started[op.thread]) {
       started[op.thread] = true;
-      emit(HostWork(op.thread, t.ops[i].submit - origin));
+      emit(HostWork(op.thread, wakers[i] >= 0 ? 0 : t.ops[i].submit - origin));  // a started thread waits for its starter
     }
     TimeNs from = BlocksHostInReplay(s, op) ? t.ops[i].ret : t.ops[i].submit;
     TimeNs to = next_call[i] >= 0 ? t.ops[next_call[i]].submit : t.ops[i].ret;

@@ -32,9 +32,14 @@ void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
   for (size_t i = 0; i < v.fixes.size() && i < count; ++i) {
     std::optional<WhatIfEdit> edit = EditForFix(measured, places, v.fixes[i]);
     if (!edit) continue;
-    Replay edited = LeanReplay(measured, profile);
-    ApplyEdit(measured, anchors, *edit, edited);
-    TimeNs after = ReplayedStep(measured, v.steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
+    TimeNs after = 0;
+    try {
+      Replay edited = LeanReplay(measured, profile);
+      ApplyEdit(measured, anchors, *edit, edited);
+      after = ReplayedStep(measured, v.steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
+    } catch (const std::exception&) {
+      continue;  // this edit cannot be replayed (the simulator says why in `whatif`): no figure for it
+    }
     v.fixes[i].simulated_save = std::max<TimeNs>(0, before - after);
     v.fixes[i].simulated_step = before;
   }

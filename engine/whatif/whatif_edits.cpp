@@ -105,9 +105,11 @@ std::vector<int> CallPlaces::AlikeCalls(const std::vector<int>& calls, bool recu
   std::set<uint64_t> keys;
   for (const auto& [key, steps] : steps_of)
     if (!recurring || steps.size() * 2 >= all_steps.size()) keys.insert(key);
+  // Only inside the steps, when there are steps: a fix changes the loop, not the set-up before it.
+  bool stepped = std::any_of(step_.begin(), step_.end(), [](int s) { return s >= 0; });
   std::vector<int> out;
   for (size_t i = 0; i < key_.size(); ++i)
-    if (key_[i] && keys.count(key_[i])) out.push_back(static_cast<int>(i));
+    if (key_[i] && keys.count(key_[i]) && (!stepped || step_[i] >= 0)) out.push_back(static_cast<int>(i));
   return out;
 }
 
