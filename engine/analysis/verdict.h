@@ -62,6 +62,7 @@ struct VerdictFix {
   // save, and against what replayed step. -1 = not simulated (no edit stands for it, or no replay).
   TimeNs simulated_save = -1;
   TimeNs simulated_step = 0;
+  std::string simulated_edit;  // how the fix was made in the replay (whatif_edits.h's ToString)
 };
 
 struct StartupCost {

@@ -121,11 +121,15 @@ std::string RenderFix(const FindingTexts& texts, const Trace& /*trace*/, const V
                                                         // bytes per ns is GB/s
                                                         {"rate", f.each > 0 ? Count(static_cast<double>(f.bytes) / static_cast<double>(f.each)) : "?"}});
   // Under 1 % a step: the step then waits on something else, which is worth saying as such.
-  if (f.simulated_save >= 0 && f.simulated_save * 100 < f.simulated_step)
-    text += " " + texts.Get("verdict.would_save_none");
-  else if (f.simulated_save >= 0)
-    text += " " + texts.Fill("verdict.would_save", {{"save", FormatDuration(f.simulated_save)},
-                                                    {"share", Percent(f.simulated_save, f.simulated_step)}});
+  if (f.simulated_save >= 0) {
+    std::string edit = texts.Get("verdict.edit." + f.simulated_edit);
+    if (f.simulated_save * 100 < f.simulated_step)
+      text += " " + texts.Fill("verdict.would_save_none", {{"edit", edit}});
+    else
+      text += " " + texts.Fill("verdict.would_save", {{"edit", edit},
+                                                      {"save", FormatDuration(f.simulated_save)},
+                                                      {"share", Percent(f.simulated_save, f.simulated_step)}});
+  }
   std::string remedy = std::string("verdict.remedy.") + (v.python ? "py." : "cpp.") + kind;
   if (f.kind == FixKind::kLaunchRate && v.graphs) remedy += "_graphs";
   if (f.kind == FixKind::kHostWork && f.at_step_start) remedy += "_step_start";
@@ -161,6 +165,8 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.remedy.cpp.launch_rate_graphs", "verdict.per_step", "verdict.per_run", "verdict.place_back",
                                "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start",
                                "verdict.would_save", "verdict.would_save_none"};
+    for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections"})
+      k.push_back(std::string("verdict.edit.") + edit);
     for (int b = 0; b < kStepBoundCount; ++b) k.push_back(std::string("verdict.bound.") + ToString(static_cast<StepBound>(b)));
     for (int f = 0; f < kFixKindCount; ++f) {
       std::string kind = ToString(static_cast<FixKind>(f));

@@ -42,6 +42,7 @@ void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
     }
     v.fixes[i].simulated_save = std::max<TimeNs>(0, before - after);
     v.fixes[i].simulated_step = before;
+    v.fixes[i].simulated_edit = ToString(edit->kind);
   }
 }
 
