@@ -138,8 +138,11 @@ TEST(WhatIf, PinningACopyMovesItAtPinnedSpeedWithoutTheHostWaiting) {
   const DeviceProfile p;
   TimeNs pageable = TransferDuration(p, 16 << 20, p.pageable_gbps), pinned = TransferDuration(p, 16 << 20, p.h2d_pinned_gbps);
   EXPECT_NEAR(static_cast<double>(run.before - run.after), static_cast<double>(pageable - pinned), static_cast<double>(Us(60)));
-  for (const Op& op : run.predicted.scenario.ops)
-    if (op.kind == OpKind::kMemcpy) EXPECT_EQ(run.predicted.scenario.buffers[op.src].kind, MemoryKind::kPinnedHost);
+  for (const Op& op : run.predicted.scenario.ops) {
+    if (op.kind == OpKind::kMemcpy) {
+      EXPECT_EQ(run.predicted.scenario.buffers[op.src].kind, MemoryKind::kPinnedHost);
+    }
+  }
 }
 
 TEST(WhatIf, ShorteningTheHostWorkBeforeEachStepLeavesTheGpusPace) {

@@ -57,12 +57,12 @@ struct VerdictFix {
   bool came_back = false;      // host work: `site` is where the host came back to CUDA after it
   bool at_step_start = false;
   TimeNs at_step_start_time = 0;  // host work: its gaps held a step's start (where a loop gets its next batch)
-  std::vector<int> calls;  // every call (or op) behind the gaps it counts, in the window
+  std::vector<int> calls = {};  // every call (or op) behind the gaps it counts, in the window
   // Replayed on the simulator with the fix made (engine/whatif/whatif.h): the step it would
   // save, and against what replayed step. -1 = not simulated (no edit stands for it, or no replay).
   TimeNs simulated_save = -1;
   TimeNs simulated_step = 0;
-  std::string simulated_edit;  // how the fix was made in the replay (whatif_edits.h's ToString)
+  std::string simulated_edit = {};  // how the fix was made in the replay (whatif_edits.h's ToString)
 };
 
 struct StartupCost {
