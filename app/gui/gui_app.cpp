@@ -212,7 +212,7 @@ void GuiApp::PollRun() {
       opening_ = false;
     }
     if (comparing_) return AcceptProgram(std::move(result->trace), std::move(result->analysis));
-    ShowTrace(std::move(result->trace), std::move(result->analysis));
+    ShowTrace(std::move(result->trace), std::move(result->analysis), std::move(result->verdict));
     return;
   }
   if (!result->ok) {  // a failed compare run drops its partner
@@ -226,12 +226,12 @@ void GuiApp::PollRun() {
     queue_.erase(queue_.begin());
   }
   if (!lab_id_.empty() && mode_ == Mode::kLab) progress_.MarkDone(lab_id_);
-  Accept(std::move(result->trace), std::move(result->analysis));
+  Accept(std::move(result->trace), std::move(result->analysis), std::move(result->verdict));
 }
 
-void GuiApp::Accept(Trace trace, Analysis analysis) {
+void GuiApp::Accept(Trace trace, Analysis analysis, std::optional<Verdict> verdict) {
   if (!comparing_) {
-    ShowTrace(std::move(trace), std::move(analysis));
+    ShowTrace(std::move(trace), std::move(analysis), std::move(verdict));
     if (exercise_check_pending_) return CheckExerciseRun();
     if (predict_first_ && mode_ == Mode::kLab) CheckPrediction();
     return;
@@ -252,14 +252,14 @@ bool GuiApp::TakeComparePart(Trace trace, Analysis analysis) {
   return true;
 }
 
-void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis) {
+void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis, std::optional<Verdict> verdict) {
   analysis_ = analysis ? std::move(*analysis) : Analyze(trace);
   finding_groups_ = GroupFindings(trace, analysis_, false);
   trace_ = std::move(trace);
   rendered_notes_.reset();
   view_ = GanttViewState{};
   view_.show_sms = options_.show_sms;
-  PrepareVerdict();
+  PrepareVerdict(std::move(verdict));
   program_comparison_.reset();
   if (!comparing_) program_label_a_.clear();  // a new trace: named again when compared
   // A Python stack (with_stack=True) is 20 or more ranges deep: drawn, it would push the

@@ -45,10 +45,10 @@ void GuiApp::DrawFinding(int i) {
 }
 
 // A recorded or imported program's verdict, and its steps marked on the chart's axis.
-void GuiApp::PrepareVerdict() {
+void GuiApp::PrepareVerdict(std::optional<Verdict> worked_out) {
   program_verdict_.reset();
   if (!trace_->scenario.recorded) return;
-  program_verdict_ = MakeVerdict(*trace_, analysis_);
+  program_verdict_ = worked_out ? std::move(*worked_out) : MakeVerdict(*trace_, analysis_);
   for (const ProgramStep& s : program_verdict_->steps.steps) view_.step_marks.push_back(s.begin);
   view_.first_steady = static_cast<size_t>(program_verdict_->steps.warmup);
 }

@@ -9,11 +9,23 @@
 
 #include "app/runner/child_run.h"
 #include "app/runner/run_on_backend.h"
+#include "engine/analysis/verdict_text.h"
 #include "engine/ingest/open_trace.h"
+#include "engine/whatif/whatif.h"
 #include "engine/trace/trace_json.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {
+namespace {
+
+std::optional<Verdict> ProgramVerdict(const Trace& trace, const Analysis& analysis) {
+  if (!trace.scenario.recorded) return std::nullopt;
+  Verdict verdict = MakeVerdict(trace, analysis);
+  SimulateFixes(trace, verdict, kVerdictFixes);
+  return verdict;
+}
+
+}  // namespace
 
 RunWorker::~RunWorker() {
   cancel_ = true;
@@ -41,6 +53,7 @@ void RunWorker::Start(RunRequest request) {
         result.opened = true;
         result.trace = LoadTraceFile(request.open);
         result.analysis = Analyze(result.trace);
+        result.verdict = ProgramVerdict(result.trace, result.analysis);
         result.ok = true;
         Finish(std::move(result));
         return;
@@ -51,6 +64,7 @@ void RunWorker::Start(RunRequest request) {
           throw std::runtime_error(child.error.empty() ? "the recording failed" : child.error);
         result.trace = std::move(child.trace);
         result.analysis = Analyze(result.trace);
+        result.verdict = ProgramVerdict(result.trace, result.analysis);
         result.ok = !cancel_;
         if (cancel_) result.error = "cancelled";
         Finish(std::move(result));

@@ -16,6 +16,7 @@
 
 #include "engine/scenario/scenario.h"
 #include "engine/analysis/analyzer.h"
+#include "engine/analysis/verdict.h"
 #include "engine/trace/backend.h"
 #include "engine/trace/trace.h"
 
@@ -38,6 +39,9 @@ struct RunResult {
   std::string error;
   Trace trace;
   Analysis analysis;   // analysed here too, so a large trace never stalls a frame
+  // A recorded program's verdict, its top fixes replayed on the simulator (whatif.h): seconds
+  // for a long recording, so here too.
+  std::optional<Verdict> verdict;
   double seconds = 0;  // from Start to the result
   bool opened = false;  // the result of an `open` request
 };
