@@ -123,10 +123,11 @@ std::string RenderFix(const FindingTexts& texts, const Trace& /*trace*/, const V
   // Under 1 % a step: the step then waits on something else, which is worth saying as such.
   if (f.simulated_save >= 0) {
     std::string edit = texts.Get("verdict.edit." + f.simulated_edit);
+    std::string what = texts.Get(v.steps.found() ? "verdict.saved.step" : "verdict.saved.run");
     if (f.simulated_save * 100 < f.simulated_step)
-      text += " " + texts.Fill("verdict.would_save_none", {{"edit", edit}});
+      text += " " + texts.Fill("verdict.would_save_none", {{"edit", edit}, {"what", what}});
     else
-      text += " " + texts.Fill("verdict.would_save", {{"edit", edit},
+      text += " " + texts.Fill("verdict.would_save", {{"edit", edit}, {"what", what},
                                                       {"save", FormatDuration(f.simulated_save)},
                                                       {"share", Percent(f.simulated_save, f.simulated_step)}});
   }
@@ -164,7 +165,7 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.startup.after", "verdict.remedy.py.launch_rate_graphs",
                                "verdict.remedy.cpp.launch_rate_graphs", "verdict.per_step", "verdict.per_run", "verdict.place_back",
                                "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start",
-                               "verdict.would_save", "verdict.would_save_none"};
+                               "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run"};
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections"})
       k.push_back(std::string("verdict.edit.") + edit);
     for (int b = 0; b < kStepBoundCount; ++b) k.push_back(std::string("verdict.bound.") + ToString(static_cast<StepBound>(b)));

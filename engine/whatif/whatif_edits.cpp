@@ -113,12 +113,15 @@ std::vector<int> CallPlaces::AlikeCalls(const std::vector<int>& calls, bool recu
   return out;
 }
 
-// The copies the host waits in: from or to pageable memory, or cudaMemcpy.
-std::vector<int> WaitedCopies(const Trace& t) {
+// The copies from or to pageable memory (a copy-bound run's copies are sped up only by pinning).
+std::vector<int> PageableCopies(const Trace& t) {
   std::vector<int> out;
-  for (size_t i = 0; i < t.ops.size(); ++i)
-    if (t.scenario.ops[i].kind == OpKind::kMemcpy && t.scenario.ops[i].graph < 0 && BlocksHostInReplay(t.scenario, t.scenario.ops[i]))
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = t.scenario.ops[i];
+    if (op.kind == OpKind::kMemcpy && op.graph < 0 &&
+        (t.scenario.buffers[op.src].kind == MemoryKind::kPageableHost || t.scenario.buffers[op.dst].kind == MemoryKind::kPageableHost))
       out.push_back(static_cast<int>(i));
+  }
   return out;
 }
 
@@ -157,10 +160,16 @@ std::optional<WhatIfEdit> EditForFix(const Trace& t, const CallPlaces& places, c
     case FixKind::kLaunchRate:
       edit.kind = EditKind::kGraphSteps;
       return edit;
-    case FixKind::kCopies:  // copy-bound: the remedy that changes no kernel is pinned memory
+    case FixKind::kCopies: {  // copy-bound: pinning speeds up copies that take most of the copy time
       edit.kind = EditKind::kPinCopy;
-      edit.calls = WaitedCopies(t);
+      edit.calls = PageableCopies(t);
+      TimeNs pageable = 0, all = 0;
+      for (size_t i = 0; i < t.ops.size(); ++i)
+        if (t.scenario.ops[i].kind == OpKind::kMemcpy && t.ops[i].gpu) all += t.ops[i].end - t.ops[i].start;
+      for (int c : edit.calls) pageable += t.ops[c].end - t.ops[c].start;
+      if (pageable * 2 < all) return std::nullopt;
       break;
+    }
     default: return std::nullopt;
   }
   if (edit.calls.empty()) return std::nullopt;
