@@ -160,6 +160,7 @@ Subcommand AddCalibrate(CLI::App& app, CliCommands& c, const std::string& self) 
   calibrate_cmd->add_option("--out", c.calibrate.out, "Write the profile JSON here");
   calibrate_cmd->add_option("--backend", c.calibrate.backend, "cuda, or sim to calibrate the simulator itself")->capture_default_str();
   calibrate_cmd->add_option("--profile", c.calibrate.profile, "Base profile (h100, h200 or a file)");
+  calibrate_cmd->add_option("--traces", c.calibrate.traces, "Keep each calibration run's trace in this folder (RUN.json)");
   calibrate_cmd->footer("Example: streamlab-cli calibrate --out my-gpu.json, then streamlab-cli run LAB --profile my-gpu.json");
   return {calibrate_cmd, [&c, self] {
     c.calibrate.self = self;

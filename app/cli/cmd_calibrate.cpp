@@ -17,6 +17,7 @@
 #include "engine/scenario/scenario_json.h"
 #include "engine/sim/calibration.h"
 #include "engine/sim/sim_executor.h"
+#include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
 #include "kernels/cuda_backend.h"
 
@@ -70,6 +71,12 @@ int CmdCalibrate(const CalibrateCommand& cmd) {
     driver = "simulator";
     runs = CalibrationRuns(base.sm_count, 2);
     for (const CalibrationRun& run : runs) traces.push_back(SimExecutor(base).Run(run.scenario, RunOptions{}));
+  }
+  if (!cmd.traces.empty()) {
+    // The traces each figure was read from, so a figure can be checked against its run.
+    std::filesystem::create_directories(cmd.traces);
+    for (size_t i = 0; i < runs.size() && i < traces.size(); ++i)
+      SaveJsonFile(TraceToJson(traces[i]), (std::filesystem::path(cmd.traces) / (runs[i].name + ".json")).string());
   }
   Calibration c = FitProfile(runs, traces, base);
   c.profile.device = device;

@@ -94,6 +94,7 @@ struct CalibrateCommand {
   std::string out;      // profile JSON to write
   std::string profile;  // the base profile (and, on the simulator, the one it runs with)
   std::string self;     // path of this executable, for GPU runs in child processes
+  std::string traces;   // a folder to keep each calibration run's trace in (RUN.json)
 };
 
 struct SoakCommand {

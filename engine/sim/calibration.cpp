@@ -247,6 +247,18 @@ class Fit {
   const std::vector<Trace>& traces_;
 };
 
+// The median spacing of consecutive nodes of one graph launch (each graph is a chain):
+// the device resolves those edges itself, faster than two launches on a stream.
+double GraphNodeGap(const Trace& t) {
+  std::vector<double> gaps;
+  for (size_t i = 1; i < t.ops.size(); ++i) {
+    const Op &op = t.scenario.ops[i], &before = t.scenario.ops[i - 1];
+    if (op.graph >= 0 && before.graph == op.graph && t.ops[i].gpu && t.ops[i - 1].gpu)
+      gaps.push_back(static_cast<double>(t.ops[i].start - t.ops[i - 1].end));
+  }
+  return Median(gaps);
+}
+
 }  // namespace
 
 std::vector<CalibrationRun> CalibrationRuns(int sm_count, int devices) {
@@ -349,6 +361,8 @@ Calibration FitProfile(const std::vector<CalibrationRun>& runs, const std::vecto
   double per_node = std::max(0.0, (g16 - g4) / 12);
   set_ns("graph_node_host_ns", p.graph_node_host, per_node, "cudaGraphLaunch: 16 nodes against 4");
   set_ns("graph_launch_host_ns", p.graph_launch_host, g4 - 4 * per_node, "cudaGraphLaunch: the rest of 4 nodes' time");
+  set_ns("graph_node_gap_ns", p.graph_node_gap, GraphNodeGap(fit.TraceOf("graphs")),
+         "a graph node's start after the node before it ended");
 
   // Host threads: the median spacing of their first calls, in time order (they start in
   // any order on a GPU machine).

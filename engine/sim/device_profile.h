@@ -10,10 +10,21 @@
 
 namespace streamlab {
 
+// How far one figure moved between machine starts of the same GPU (in the figure's units):
+// the host's call costs, pinning memory, pageable copies. The point figure is one start's.
+struct FigureRange {
+  std::string field;  // the profile's JSON key, e.g. "launch_host_ns"
+  double low = 0, high = 0;
+};
+
 struct DeviceProfile {
   std::string name = "NVIDIA H200 (simulated, GPU-FACTS profile)";
   // Where a calibrated profile came from (empty for the built-in one).
   std::string device, driver, calibrated_at;
+  // Figures that vary between machine starts, and the calibrations the ranges come from
+  // (engine/sim/profile_ranges.h).
+  std::vector<FigureRange> ranges;
+  std::string ranges_from;
   // Streaming multiprocessors and what fits on one at a time.
   int sm_count = 132;
   int max_threads_per_sm = 2048;
@@ -48,9 +59,10 @@ struct DeviceProfile {
   TimeNs submit_latency = Us(4);      // host call returns -> the GPU sees the work
   TimeNs same_stream_gap = Us(1);     // back-to-back ops on one stream
   TimeNs cross_stream_gap = Us(6);    // a dependency released by another stream / event
-  // Between two nodes of one CUDA graph (0: same_stream_gap). The labs' graphs carry timing
-  // events between nodes and keep 0; a replayed program's graph has none (whatif, below).
-  TimeNs graph_node_gap = 0;
+  // Between two nodes of one CUDA graph, timing events included as the labs record them
+  // (calibrated; 0 in an older profile: same_stream_gap). A replayed program's graph has no
+  // timing events (whatif, below).
+  TimeNs graph_node_gap = Us(1);
   // A recorded program has no timing events between its ops: back-to-back kernels on a stream,
   // and back-to-back kernels of a CUDA graph, as a probe program measured them
   // (bench/replay_gaps.py). The replay uses them where the recording itself cannot tell
@@ -101,6 +113,10 @@ DeviceProfile LoadProfileFile(const std::string& path);
 DeviceProfile ResolveProfile(const std::string& name_or_path);
 // The shipped profiles' names.
 std::vector<std::string> ShippedProfiles();
+// A numeric figure by its JSON key ("launch_host_ns"): its value, or false if there is none.
+bool ProfileFigure(const DeviceProfile& profile, const std::string& key, double* value);
+// Sets a numeric figure by its JSON key (rounded for integer figures); false if there is none.
+bool SetProfileFigure(DeviceProfile& profile, const std::string& key, double value);
 
 // How long one block of this kernel runs on this profile.
 TimeNs BlockDuration(const DeviceProfile& profile, const KernelSpec& kernel);
