@@ -11,6 +11,7 @@
 #include "app/runner/child_run.h"
 #include "engine/scenario/scenario_json.h"
 #include "engine/sim/device_profile.h"
+#include "engine/sim/profile_ranges.h"
 #include "engine/sim/sim_executor.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_reader.h"
@@ -84,6 +85,10 @@ RunOutcome RunOnBackend(const RunTarget& target, const RunSpec& spec) {
     out.trace = RunInChild(target, spec);
   else
     out.trace = ExecutorHere(target, spec, out.message)->Run(target.scenario, OptionsOf(spec));
+  if (spec.backend == Backend::kSim) {
+    // A figure that varies between machine starts gives a range, and the run says so.
+    if (auto note = RangeNote(ResolveProfile(spec.profile), target.scenario, out.trace)) out.trace.notes.push_back(*note);
+  }
   LabelTrace(target, out.trace);
   return out;
 }

@@ -63,6 +63,25 @@ void ForEachField(DeviceProfile& p, Fn&& fn) {
   fn("priority_least", p.priority_least);
 }
 
+// "ranges": {"launch_host_ns": [4864, 7782], ...}: each a known numeric figure, low <= the
+// point figure's neighbourhood is not required (the point is one start's), low <= high.
+void ReadRanges(const Json& json, JsonReader& r, DeviceProfile& p) {
+  if (!r.Has("ranges")) return;
+  const Json& ranges = json.at("ranges");
+  if (!ranges.is_object()) r.FailAt("ranges", "expected an object of [low, high] pairs");
+  for (const auto& [key, pair] : ranges.items()) {
+    double point = 0;
+    if (!ProfileFigure(p, key, &point)) r.FailAt("ranges", "no numeric figure \"" + key + "\"");
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number() || !pair[1].is_number())
+      r.FailAt("ranges", key + ": expected [low, high]");
+    FigureRange range{key, pair[0].get<double>(), pair[1].get<double>()};
+    if (!(range.low >= 0) || !(range.high >= range.low) || !std::isfinite(range.high))
+      r.FailAt("ranges", key + ": expected 0 <= low <= high");
+    p.ranges.push_back(range);
+  }
+  p.ranges_from = r.String("ranges_from", "");
+}
+
 }  // namespace
 
 Json ProfileToJson(const DeviceProfile& profile) {
@@ -72,7 +91,40 @@ Json ProfileToJson(const DeviceProfile& profile) {
   if (!profile.driver.empty()) j["driver"] = profile.driver;
   if (!profile.calibrated_at.empty()) j["calibrated_at"] = profile.calibrated_at;
   ForEachField(copy, [&](const char* key, auto& field) { j[key] = field; });
+  if (!profile.ranges.empty()) {
+    Json ranges = Json::object();
+    for (const FigureRange& r : profile.ranges) ranges[r.field] = Json::array({r.low, r.high});
+    j["ranges"] = ranges;
+    j["ranges_from"] = profile.ranges_from;
+  }
   return j;
+}
+
+bool ProfileFigure(const DeviceProfile& profile, const std::string& key, double* value) {
+  DeviceProfile copy = profile;
+  bool found = false;
+  ForEachField(copy, [&](const char* name, auto& field) {
+    using T = std::decay_t<decltype(field)>;
+    if constexpr (!std::is_same_v<T, bool>)
+      if (key == name) {
+        *value = static_cast<double>(field);
+        found = true;
+      }
+  });
+  return found;
+}
+
+bool SetProfileFigure(DeviceProfile& profile, const std::string& key, double value) {
+  bool found = false;
+  ForEachField(profile, [&](const char* name, auto& field) {
+    using T = std::decay_t<decltype(field)>;
+    if constexpr (!std::is_same_v<T, bool>)
+      if (key == name) {
+        field = std::is_floating_point_v<T> ? static_cast<T>(value) : static_cast<T>(std::llround(value));
+        found = true;
+      }
+  });
+  return found;
 }
 
 DeviceProfile ProfileFromJson(const Json& json, const std::string& source) {
@@ -112,6 +164,7 @@ DeviceProfile ProfileFromJson(const Json& json, const std::string& source) {
   if (p.nccl_threads < 32 || p.nccl_threads > p.max_threads_per_sm)
     r.FailAt("nccl_threads", "must be 32..max_threads_per_sm");
   if (p.priority_greatest > p.priority_least) r.FailAt("priority_greatest", "must not exceed priority_least");
+  ReadRanges(json, r, p);
   return p;
 }
 

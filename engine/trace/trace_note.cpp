@@ -156,6 +156,9 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
       {"whatif_predicted", "predicted on the simulator: the recording replayed with {fixes} fix(es) made ({list}); "
                            "kernels keep their measured times"},
       // Lab runs (simulator, CUDA executor).
+      {"profile_range", "simulated with {profile}, whose host costs, allocations and pageable copies moved between "
+                        "machine starts of this GPU ({from}): at their ends this run's GPU time is {fast} to {slow} "
+                        "(here {point}), most of the spread from {figures}"},
       {"buffer_not_saved", "buffer {buffer}: the program did not save its contents, so they are not checked"},
       {"repeat_median", "repeat {n}: kept the median run ({median}); spread {fastest} .. {slowest}"},
       {"clock_alignment", "GPU {gpu} clock alignment: events->globaltimer +/-{events} ns, globaltimer->host "
