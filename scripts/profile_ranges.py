@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Adds to a shipped profile the range each measured figure took over several calibrations of
+the same GPU, each from another machine start (`streamlab-cli calibrate --out`). The point
+figures stay the shipped profile's; a figure it never measured (0, e.g. graph_node_gap_ns in
+an older profile) takes the calibrations' median. Only figures that moved by more than 10 %
+get a range. The simulator's `sim_fidelity` and the docs read the ranges
+(engine/sim/profile_ranges.h; docs/evidence/simulator-fidelity.md).
+
+  scripts/profile_ranges.py assets/profiles/h100.json "2026-11-22 and 2026-11-27" CAL.json...
+"""
+import json
+import statistics
+import sys
+
+# Structure and figures no calibration measures: never ranged.
+FIXED = ("sm_count", "max_threads_per_sm", "max_blocks_per_sm", "priority_greatest", "priority_least",
+         "schema", "peer_gbps", "replay_stream_gap_ns", "replay_graph_node_gap_ns")
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    path, starts, calibrations = sys.argv[1], sys.argv[2], sys.argv[3:]
+    profile = json.load(open(path))
+    others = [json.load(open(c)) for c in calibrations]
+    ranges = {}
+    for key, point in sorted(profile.items()):
+        if key in FIXED or key.startswith("nccl_") or isinstance(point, bool) or not isinstance(point, (int, float)):
+            continue
+        measured = [o[key] for o in others if isinstance(o.get(key), (int, float)) and o[key] > 0]
+        if point == 0 and measured:  # never measured by the shipped calibration
+            point = profile[key] = round(statistics.median(measured))
+        values = [v for v in [point] + measured if v > 0]
+        if len(values) < 2:
+            continue
+        low, high = min(values), max(values)
+        if high > 1.10 * low:
+            ranges[key] = [round(low, 4), round(high, 4)]
+    profile["ranges"] = ranges
+    profile["ranges_from"] = f"{len(calibrations) + 1} calibrations: {starts}"
+    open(path, "w").write(json.dumps(profile, indent=1, sort_keys=True) + "\n")
+    print(f"{path}: {len(ranges)} ranged figures: {', '.join(ranges)}")
+
+
+if __name__ == "__main__":
+    main()
