@@ -39,11 +39,14 @@ Lab EventChainLab() {
   lab.expectations = [](const LabArgs& a) -> std::vector<Expectation> {
     if (a.variant == "no-events")
       return {OverlapAtLeast("stage1", "stage2", 0.8), OverlapAtLeast("stage2", "stage3", 0.8)};
+    // A call that waited for a stage would hold the host a third of the chain. The calls'
+    // own cost was 1.7-3.1 % in CUDA C++ (10 runs) and 2.5-5.0 % in PyTorch (4 runs) on
+    // H100s and H200s - 5.0 % failed the old 5 % bound - so 15 % leaves room on both sides.
     Expectation host_free{
-        "host is blocked < 5% of the chain before its final sync", [](const Trace& t) {
+        "host is blocked < 15% of the chain before its final sync (waiting for a stage would be 33%)", [](const Trace& t) {
           TimeNs in_calls = HostTimeInCalls(t, static_cast<int>(t.ops.size()) - 1);
           double f = static_cast<double>(in_calls) / static_cast<double>(GpuMakespan(t));
-          return CheckResult{f < 0.05, "host in calls " + FormatDuration(in_calls) + " (" +
+          return CheckResult{f < 0.15, "host in calls " + FormatDuration(in_calls) + " (" +
                                            FormatPercent(f) + ")"};
         }};
     return {StartsAfterEnd("stage2", "stage1"), StartsAfterEnd("stage3", "stage2"), host_free};
