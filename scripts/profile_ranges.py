@@ -2,7 +2,7 @@
 """Adds to a shipped profile the range each measured figure took over several calibrations of
 the same GPU, each from another machine start (`streamlab-cli calibrate --out`). The point
 figures stay the shipped profile's; a figure it never measured (0, e.g. graph_node_gap_ns in
-an older profile) takes the calibrations' median. Only figures that moved by more than 10 %
+an older profile, or a figure it does not have) takes the calibrations' median. Only figures that moved by more than 10 %
 get a range. The simulator's `sim_fidelity` and the docs read the ranges
 (engine/sim/profile_ranges.h; docs/evidence/simulator-fidelity.md).
 
@@ -24,12 +24,17 @@ def main():
     profile = json.load(open(path))
     others = [json.load(open(c)) for c in calibrations]
     ranges = {}
+    for o in others:  # a figure newer than the shipped calibration: 0 until filled below
+        for key, value in o.items():
+            if key not in profile and isinstance(value, (int, float)) and not isinstance(value, bool):
+                profile[key] = 0
     for key, point in sorted(profile.items()):
         if key in FIXED or key.startswith("nccl_") or isinstance(point, bool) or not isinstance(point, (int, float)):
             continue
         measured = [o[key] for o in others if isinstance(o.get(key), (int, float)) and o[key] > 0]
         if point == 0 and measured:  # never measured by the shipped calibration
-            point = profile[key] = round(statistics.median(measured))
+            median = statistics.median(measured)
+            point = profile[key] = round(median, 4) if any(isinstance(v, float) for v in measured) else round(median)
         values = [v for v in [point] + measured if v > 0]
         if len(values) < 2:
             continue

@@ -60,6 +60,7 @@ TEST(Calibration, EveryFigureIsReadFromTheRun) {
   t.h2d_pinned_gbps = 25;
   t.d2h_pinned_gbps = 21;
   t.pageable_gbps = 9;
+  t.pageable_d2h_gbps = 14;
   t.d2d_gbps = 1100;
   t.peer_gbps = 150;
   t.memset_gbps = 1600;

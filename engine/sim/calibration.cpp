@@ -77,6 +77,7 @@ CalibrationRun Copies() {
     // A fresh pageable buffer each time, as a program copies a new host tensor: staging it
     // also faults its pages in, which a second copy of the same buffer would not show.
     Buffer pageable = b.PageableBuffer("pageable" + std::to_string(i), 64 * kMB);
+    Buffer pageable_out = b.PageableBuffer("pageable_out" + std::to_string(i), 64 * kMB);
     auto timed = [&](const char* role, int op) {
       r.roles[role].push_back(op);
       s.Synchronize();
@@ -86,6 +87,7 @@ CalibrationRun Copies() {
     timed("d2h", s.Copy("d2h", pinned, a, 64 * kMB));
     timed("d2d", s.Copy("d2d", c, a, 256 * kMB));
     timed("pageable", s.Copy("pageable", a, pageable, 64 * kMB));
+    timed("pageable_d2h", s.Copy("pageable_d2h", pageable_out, a, 64 * kMB));
     timed("memset", s.Memset("memset", a, 256 * kMB));
     r.roles["memset_call"].push_back(b.host().Memset("memset_call", small_dev, 4096));
     b.host().SyncDevice();
@@ -329,6 +331,8 @@ Calibration FitProfile(const std::vector<CalibrationRun>& runs, const std::vecto
   set_gbps("d2h_pinned_gbps", p.d2h_pinned_gbps, 64.0 * kMB, fit.Duration("copies", "d2h"), "64 MB device to pinned host");
   set_gbps("d2d_gbps", p.d2d_gbps, 256.0 * kMB, fit.Duration("copies", "d2d"), "256 MB device to device");
   set_gbps("pageable_gbps", p.pageable_gbps, 64.0 * kMB, fit.Duration("copies", "pageable"), "64 MB pageable host to device");
+  set_gbps("pageable_d2h_gbps", p.pageable_d2h_gbps, 64.0 * kMB, fit.Duration("copies", "pageable_d2h"),
+           "64 MB device to pageable host");
   set_gbps("memset_gbps", p.memset_gbps, 256.0 * kMB, fit.Duration("copies", "memset"), "256 MB cudaMemsetAsync");
   set_ns("memset_host_ns", p.memset_host, fit.HostTime("copies", "memset_call"), "host cost of cudaMemset (call to next call)");
 

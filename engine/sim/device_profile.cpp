@@ -44,6 +44,7 @@ void ForEachField(DeviceProfile& p, Fn&& fn) {
   fn("h2d_pinned_gbps", p.h2d_pinned_gbps);
   fn("d2h_pinned_gbps", p.d2h_pinned_gbps);
   fn("pageable_gbps", p.pageable_gbps);
+  fn("pageable_d2h_gbps", p.pageable_d2h_gbps);
   fn("d2d_gbps", p.d2d_gbps);
   fn("peer_gbps", p.peer_gbps);
   fn("memset_gbps", p.memset_gbps);

@@ -339,7 +339,12 @@ class SimRun {
       it.engine = CopyEngine::kD2H;
       gbps = p_.d2h_pinned_gbps;
     }
-    if (pageable) gbps = p_.pageable_gbps;
+    if (pageable) {
+      // Device to pageable host stages faster than the other way (12.9 against 8.1 GB/s for
+      // 8 MB on an H200).
+      bool to_pageable = dst.kind == MemoryKind::kPageableHost && !src_host;
+      gbps = to_pageable ? p_.pageable_d2h_gbps : p_.pageable_gbps;
+    }
     it.transfer = op.duration > 0 ? op.duration : TransferDuration(p_, op.bytes, gbps);
     host_ += p_.launch_host;
     int item = Submit(index, std::move(it));
