@@ -16,7 +16,8 @@ const std::vector<Lab>& AllLabs() {
                          MythCheckLab(),        PriorityLab(),        MultiGpuBasicsLab(),
                          NsysBridgeLab(),       CommComputeOverlapLab(), CopyComputePipelineLab(),
                          RecordStreamHazardLab(), ThreadPerStreamLab(), GraphsLab(),
-                         TrainingStepPipelineLab(), StragglerLab(), CommPriorityLab()};
+                         TrainingStepPipelineLab(), StragglerLab(), CommPriorityLab(),
+                         ActivationOffloadLab()};
     std::stable_sort(all.begin(), all.end(), [](const Lab& a, const Lab& b) {
       return a.week != b.week ? a.week < b.week : a.order < b.order;
     });

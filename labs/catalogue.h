@@ -42,5 +42,6 @@ Lab NsysBridgeLab();
 Lab RecordStreamHazardLab();
 Lab ThreadPerStreamLab();
 Lab GraphsLab();
+Lab ActivationOffloadLab();
 
 }  // namespace streamlab
