@@ -29,7 +29,7 @@ WORDS = {
         "predict": "Predict before you run", "answer": "Answer form", "observe": "What to observe",
         "explanation": "Why", "exercise": "Exercise (checked)", "goals": "Check passes when",
         "solution": "A reference solution", "pytorch": "In PyTorch", "measured": "What was measured",
-        "measured_cuda": "CUDA C++ on an H200", "measured_torch": "PyTorch (an H100 unless the text names another GPU)",
+        "measured_cuda": "CUDA C++ (an H200 unless the text names another GPU)", "measured_torch": "PyTorch (an H100 unless the text names another GPU)",
         "fixtures": "GPU traces (tests run the analyzer and the claims on them)", "sources": "Source files",
         "lab_file": "the lab (its stream/event program and claims)", "texts": "its texts (en, zh), answer form and exercise check",
         "other_lang": "中文", "index_title": "The labs", "index_intro":
@@ -47,7 +47,7 @@ WORDS = {
         "predict": "运行之前先预测", "answer": "回答形式", "observe": "观察什么",
         "explanation": "原因", "exercise": "练习(自动检查)", "goals": "检查通过的条件",
         "solution": "参考解答", "pytorch": "在 PyTorch 中", "measured": "实测结果",
-        "measured_cuda": "CUDA C++,H200", "measured_torch": "PyTorch(除非文中另有说明,为 H100)",
+        "measured_cuda": "CUDA C++(除非文中另有说明,为 H200)", "measured_torch": "PyTorch(除非文中另有说明,为 H100)",
         "fixtures": "GPU 轨迹(测试在其上运行分析器并检查判据)", "sources": "源文件",
         "lab_file": "实验本身(流/事件程序与判据)", "texts": "文本(英文、中文)、回答形式与练习检查",
         "other_lang": "English", "index_title": "实验", "index_intro": "", "lab": "实验", "what": "内容",
