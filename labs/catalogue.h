@@ -43,5 +43,6 @@ Lab RecordStreamHazardLab();
 Lab ThreadPerStreamLab();
 Lab GraphsLab();
 Lab ActivationOffloadLab();
+Lab PipelineBubblesLab();
 
 }  // namespace streamlab

@@ -124,7 +124,7 @@ std::string ChoiceLabel(const AnswerChoice& c, const std::string& lang) {
 bool IsKnownMeasure(const std::string& measure) {
   static const char* kWhole[] = {"gpu_time", "host_blocked", "host_in_copies", "host_in_calls", "blocked_before_last_sync",
                                  "max_overlap", "checks_ok", "launch_span", "kernel_count", "gpu_idle"};
-  static const char* kNamed[] = {"host_in:", "delay:", "start:", "host_span:", "gap:", "gpu_span:"};
+  static const char* kNamed[] = {"host_in:", "delay:", "start:", "host_span:", "gap:", "gpu_span:", "device_idle:"};
   for (const char* m : kWhole)
     if (measure == m) return true;
   for (const char* m : kNamed)
@@ -163,6 +163,9 @@ std::optional<double> MeasureAnswer(const AnswerForm& f, const Trace& t, const A
   } else if (f.measure == "gpu_idle") {
     if (a.figures.device_time <= 0) return std::nullopt;
     value = 100.0 * static_cast<double>(a.figures.gpu_idle) / static_cast<double>(a.figures.device_time);
+  } else if (f.measure.rfind("device_idle:", 0) == 0) {
+    // One GPU's idle share between the first and the last kernel on any GPU, in %.
+    value = 100.0 * DeviceIdleShare(t, std::atoi(f.measure.c_str() + std::string("device_idle:").size()));
   } else if (f.measure == "checks_ok") {
     value = 1;
     for (const BufferCheck& c : t.checks) value = c.ok ? value : 0;

@@ -78,4 +78,26 @@ TimeNs QueuedTime(const Trace& t, const OpRecord& r) {
   return queued > slack ? queued : 0;
 }
 
+double DeviceIdleShare(const Trace& t, int device) {
+  TimeNs first = -1, last = 0;
+  std::vector<std::pair<TimeNs, TimeNs>> busy;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = t.scenario.ops[i];
+    if (op.kind != OpKind::kKernel || t.ops[i].end <= t.ops[i].start) continue;
+    first = first < 0 ? t.ops[i].start : std::min(first, t.ops[i].start);
+    last = std::max(last, t.ops[i].end);
+    if (t.scenario.streams[op.stream].device == device) busy.emplace_back(t.ops[i].start, t.ops[i].end);
+  }
+  if (first < 0 || last <= first) return 0;
+  std::sort(busy.begin(), busy.end());
+  TimeNs covered = 0, reach = first;
+  for (auto [s, e] : busy) {
+    s = std::max(s, reach);
+    if (e > s) covered += e - s;
+    reach = std::max(reach, e);
+  }
+  return 1.0 - static_cast<double>(covered) / static_cast<double>(last - first);
+}
+
+
 }  // namespace streamlab

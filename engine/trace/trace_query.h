@@ -13,6 +13,9 @@ const OpRecord& OpNamed(const Trace& trace, const std::string& name);
 double OverlapFraction(const OpRecord& a, const OpRecord& b);
 // From the first GPU op's start to the last GPU op's end.
 TimeNs GpuMakespan(const Trace& trace);
+// The share of the time from the first kernel on any GPU to the last in which GPU `device`
+// runs no kernel (a pipeline's bubble); 0 without kernels.
+double DeviceIdleShare(const Trace& trace, int device);
 // Time the host spent inside API calls, excluding host_work, up to (not including) op
 // `until` (-1 = all ops).
 TimeNs HostTimeInCalls(const Trace& trace, int until = -1);
