@@ -155,12 +155,13 @@ def lab_page(lab, texts, lang):
     return "\n".join(out) + "\n"
 
 
-def index_rows(labs, texts, link_prefix):
-    rows = ["| week | lab | goal |", "| --- | --- | --- |"]
+def index_rows(labs, texts, link_prefix, field="goal"):
+    """One row per lab; README shows each lab's title (a door), docs/labs/README.md its goal."""
+    rows = [f"| week | lab | {field} |", "| --- | --- | --- |"]
     for lab in labs:
-        goal = texts[lab["id"]]["en"]["goal"].replace("|", "\\|")
+        text = texts[lab["id"]]["en"][field].replace("|", "\\|")
         zh = f"{link_prefix}{lab['id']}.zh.md"
-        rows.append(f"| {lab['week']} | [`{lab['id']}`]({link_prefix}{lab['id']}.md) ([中文]({zh})) | {goal} |")
+        rows.append(f"| {lab['week']} | [`{lab['id']}`]({link_prefix}{lab['id']}.md) ([中文]({zh})) | {text} |")
     return rows
 
 
@@ -173,7 +174,7 @@ def index_page(labs, texts):
 
 def readme_with_index(labs, texts):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    return replace_between(readme, README_BEGIN, README_END, "\n".join(index_rows(labs, texts, "docs/labs/")), "README.md")
+    return replace_between(readme, README_BEGIN, README_END, "\n".join(index_rows(labs, texts, "docs/labs/", "title")), "README.md")
 
 
 def cli_help(cli, args):
