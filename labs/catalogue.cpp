@@ -17,7 +17,7 @@ const std::vector<Lab>& AllLabs() {
                          NsysBridgeLab(),       CommComputeOverlapLab(), CopyComputePipelineLab(),
                          RecordStreamHazardLab(), ThreadPerStreamLab(), GraphsLab(),
                          TrainingStepPipelineLab(), StragglerLab(), CommPriorityLab(),
-                         ActivationOffloadLab(), PipelineBubblesLab()};
+                         ActivationOffloadLab(), PipelineBubblesLab(), PrefetchWeightsLab()};
     std::stable_sort(all.begin(), all.end(), [](const Lab& a, const Lab& b) {
       return a.week != b.week ? a.week < b.week : a.order < b.order;
     });

@@ -44,5 +44,6 @@ Lab ThreadPerStreamLab();
 Lab GraphsLab();
 Lab ActivationOffloadLab();
 Lab PipelineBubblesLab();
+Lab PrefetchWeightsLab();
 
 }  // namespace streamlab
