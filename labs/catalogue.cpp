@@ -17,7 +17,8 @@ const std::vector<Lab>& AllLabs() {
                          NsysBridgeLab(),       CommComputeOverlapLab(), CopyComputePipelineLab(),
                          RecordStreamHazardLab(), ThreadPerStreamLab(), GraphsLab(),
                          TrainingStepPipelineLab(), StragglerLab(), CommPriorityLab(),
-                         ActivationOffloadLab(), PipelineBubblesLab(), PrefetchWeightsLab()};
+                         ActivationOffloadLab(), PipelineBubblesLab(), PrefetchWeightsLab(),
+                         AutogradStreamsLab()};
     std::stable_sort(all.begin(), all.end(), [](const Lab& a, const Lab& b) {
       return a.week != b.week ? a.week < b.week : a.order < b.order;
     });

@@ -45,5 +45,6 @@ Lab GraphsLab();
 Lab ActivationOffloadLab();
 Lab PipelineBubblesLab();
 Lab PrefetchWeightsLab();
+Lab AutogradStreamsLab();
 
 }  // namespace streamlab

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
 
 #include "engine/analysis/analyzer.h"
 #include "engine/scenario/scenario_builder.h"
@@ -14,6 +16,7 @@
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 #include "engine/classroom/lab_texts.h"
+#include "engine/classroom/sandbox_model.h"
 #include "engine/scenario/code_gen.h"
 #include "engine/scenario/torch_program.h"
 #include "engine/sim/buffer_contents.h"
@@ -24,6 +27,19 @@
 namespace streamlab {
 namespace {
 
+// The ops the measured pass's ranges name: "op_range(tag, 7)" and "op_range(tag, \"3+4+5\")".
+std::set<int> RangedOps(const std::string& text) {
+  std::set<int> ops;
+  const std::string call = "op_range(tag, ";
+  for (size_t at = text.find(call); at != std::string::npos; at = text.find(call, at + 1)) {
+    size_t begin = at + call.size(), end = text.find(')', begin);
+    std::string arg = text.substr(begin, end - begin);
+    if (!arg.empty() && arg.front() == '"') arg = arg.substr(1, arg.size() - 2);
+    for (int op : TorchRangeOps("streamlab:" + arg)) ops.insert(op);
+  }
+  return ops;
+}
+
 TEST(TorchProgram, TheCodeTabShowsTheProgramThatRuns) {
   int variants = 0;
   for (const Lab& lab : AllLabs())
@@ -31,10 +47,12 @@ TEST(TorchProgram, TheCodeTabShowsTheProgramThatRuns) {
       Scenario s = lab.build(ResolveLabArgs(lab, v, {}));
       TorchProgram p = ScenarioAsTorchProgram(s);
       EXPECT_EQ(ScenarioAsPyTorch(s), p.text) << lab.id << "/" << v;
-      // Every op the host issues has its range in the measured pass.
+      // Every op the host issues has its range in the measured pass (alone, or in a
+      // hand-written body's range of several ops).
+      std::set<int> ranged = RangedOps(p.text);
       for (size_t i = 0; i < s.ops.size(); ++i) {
         if (s.ops[i].graph >= 0 || !p.unsupported.empty()) continue;
-        EXPECT_NE(p.text.find("op_range(tag, " + std::to_string(i) + ")"), std::string::npos) << lab.id << "/" << v << " op " << i;
+        EXPECT_TRUE(ranged.count(static_cast<int>(i))) << lab.id << "/" << v << " op " << i;
       }
       ++variants;
     }
@@ -162,6 +180,125 @@ TEST(TorchMapping, AMissingRangeOrGpuOpIsARunError) {
   EXPECT_THROW(MapTorchRun(no_kernel, LabScenario()), RunError);
 }
 
+TEST(TorchProgram, RangeNamesListTheirOps) {
+  EXPECT_EQ(TorchRangeOps("streamlab:7"), std::vector<int>({7}));
+  EXPECT_EQ(TorchRangeOps("streamlab:3+4+10"), std::vector<int>({3, 4, 10}));
+  EXPECT_TRUE(TorchRangeOps("warmup:3+4").empty());
+  EXPECT_TRUE(TorchRangeOps("streamlab:").empty());
+  EXPECT_TRUE(TorchRangeOps("streamlab:3++4").empty());
+  EXPECT_TRUE(TorchRangeOps("streamlab:3+x").empty());
+  EXPECT_TRUE(TorchRangeOps("streamlab:12345678").empty());
+}
+
+// w3-autograd-streams: a real autograd.Function and loss.backward(), written by hand; the
+// engine's calls are one range of several ops. An edit in the sandbox drops the hand-written
+// body, whose op numbers no longer fit.
+TEST(TorchProgram, AHandWrittenBodyRunsRealAutograd) {
+  const Lab& lab = FindLab("w3-autograd-streams");
+  TorchProgram caller = ScenarioAsTorchProgram(lab.build(ResolveLabArgs(lab, "default-caller", {})));
+  EXPECT_TRUE(caller.unsupported.empty());
+  EXPECT_NE(caller.text.find("class Layer(torch.autograd.Function):"), std::string::npos);
+  EXPECT_NE(caller.text.find("    with op_range(tag, \"3+4+5+6+7+8+9\"):\n        loss.backward()\n"), std::string::npos);
+  EXPECT_NE(caller.text.find("args=[2000000, buf[\"x\"], 16384, buf[\"g\"], 16384])  # bwd"), std::string::npos);
+  EXPECT_EQ(caller.text.find("{op:"), std::string::npos);
+  TorchProgram side = ScenarioAsTorchProgram(lab.build(ResolveLabArgs(lab, "side-caller", {})));
+  EXPECT_NE(side.text.find("with op_range(tag, \"3+4+5\"), torch.cuda.stream(side):\n        loss.backward()"),
+            std::string::npos);
+  EXPECT_NE(ScenarioAsTorchProgram(lab.build(ResolveLabArgs(lab, "wait-stream", {})))
+                .text.find("torch.cuda.current_stream().wait_stream(side)"),
+            std::string::npos);
+  Scenario broken = lab.build(ResolveLabArgs(lab, "side-caller", {}));
+  broken.torch_source += "\n    {op:99}";
+  EXPECT_FALSE(ScenarioAsTorchProgram(broken).unsupported.empty());
+  SandboxModel sandbox;
+  ASSERT_TRUE(sandbox.Open(lab.build(ResolveLabArgs(lab, "side-caller", {}))));
+  EXPECT_FALSE(sandbox.scenario().torch_source.empty());
+  ASSERT_TRUE(sandbox.Apply("wait_stream default side"));
+  EXPECT_TRUE(sandbox.scenario().torch_source.empty());
+  EXPECT_EQ(ScenarioAsTorchProgram(sandbox.scenario()).text.find("loss.backward()"), std::string::npos);
+}
+
+// A lab of a seed fill, the engine's record and wait, and bwd, on two streams.
+Scenario BackwardScenario() {
+  ScenarioBuilder b("backward");
+  Stream def = b.LegacyDefaultStream(0, "default");
+  Stream side = b.CreateStream("side", {.non_blocking = true});
+  Buffer seed = b.DeviceBuffer("seed", 4);
+  Event e = b.CreateEvent("seed_ready");
+  def.Memset("seed", seed, 4, 0);
+  def.Record(e);
+  side.Wait(e);
+  side.Launch("bwd", Spin(Us(100)));
+  return b.Build();
+}
+
+// Its recorded run: the caller's fill and record on thread 0, the engine's wait and launch
+// on thread 1, all inside thread 0's range "streamlab:0+1+2+3"; an API call in between.
+Trace RecordedBackward() {
+  Trace r;
+  r.backend = "record";
+  r.scenario.streams.push_back({"stream 7", 0, StreamKind::kLegacyDefault, false, 0, 0});
+  r.scenario.streams.push_back({"stream 13", 0, StreamKind::kCreated, true, 0, 0});
+  auto add = [&](OpKind kind, int stream, int thread, TimeNs submit, bool gpu, TimeNs start, TimeNs end) {
+    Op op;
+    op.kind = kind;
+    op.stream = stream;
+    op.thread = thread;
+    r.scenario.ops.push_back(op);
+    OpRecord rec;
+    rec.op = static_cast<int>(r.ops.size());
+    rec.submit = submit, rec.ret = submit + 5, rec.gpu = gpu, rec.ready = rec.start = start, rec.end = end;
+    r.ops.push_back(rec);
+  };
+  add(OpKind::kKernel, 0, 0, 1010, true, 1020, 1022);    // ones_like(loss)
+  add(OpKind::kRecord, 0, 0, 1030, true, 1040, 1040);
+  add(OpKind::kApiCall, -1, 1, 1050, false, 0, 0);       // cudaGetDevice, say
+  add(OpKind::kWaitEvent, 1, 1, 1060, true, 1070, 1070);
+  add(OpKind::kKernel, 1, 1, 1080, true, 1090, 1190);    // bwd
+  r.ranges = {{0, "streamlab:0+1+2+3", 1000, 1200}};
+  return r;
+}
+
+TEST(TorchMapping, ARangeOfSeveralOpsTakesTheirCallsInOrderOnAnyThread) {
+  Trace t = MapTorchRun(RecordedBackward(), BackwardScenario());
+  ASSERT_EQ(t.ops.size(), 4u);
+  EXPECT_EQ(t.ops[0].start, 1020);  // the fill stands for the memset
+  EXPECT_EQ(t.ops[1].submit, 1030);
+  EXPECT_EQ(t.ops[2].submit, 1060);  // the engine thread's wait
+  EXPECT_EQ(t.ops[3].start, 1090);
+  EXPECT_EQ(t.ops[3].end, 1190);
+  bool grouped = false, placement = false;
+  for (const TraceNote& n : t.notes) {
+    grouped |= n.key == "torch_calls_grouped";
+    placement |= n.key == "torch_stream_split" || n.key == "torch_stream_merged";
+  }
+  EXPECT_TRUE(grouped);
+  EXPECT_FALSE(placement);
+  // Without the engine's launch, bwd has no call: the error names it and the range.
+  Trace cut = RecordedBackward();
+  cut.ops.pop_back();
+  cut.scenario.ops.pop_back();
+  try {
+    MapTorchRun(cut, BackwardScenario());
+    ADD_FAILURE() << "mapped a run without bwd";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("op bwd inside range streamlab:0+1+2+3"), std::string::npos) << e.what();
+  }
+}
+
+// PyTorch put bwd on the caller's stream instead of side: the trace says so, and the
+// autograd lab's first claim would fail on it.
+TEST(TorchMapping, WorkOnAnotherStreamThanTheLabSaysIsNoted) {
+  Trace moved = RecordedBackward();
+  moved.scenario.ops[4].stream = 0;
+  Trace t = MapTorchRun(moved, BackwardScenario());
+  std::string merged;
+  for (const TraceNote& n : t.notes)
+    if (n.key == "torch_stream_merged") merged = n.text;
+  EXPECT_NE(merged.find("PyTorch ran bwd and seed on one stream, though the lab puts them on side and default"),
+            std::string::npos) << merged;
+}
+
 // The PyTorch program of w3-graphs/graph (steps=3) recorded on an H100: torch.cuda.graph
 // captured each step, and every replayed kernel is mapped to its lab op through the node
 // CUPTI named and the capture range that node was made in.
@@ -231,13 +368,15 @@ namespace {
 TEST(TorchTexts, ALabWithPyTorchClaimsSaysWhatPyTorchDoesInBothLanguages) {
   int labs = 0;
   for (const Lab& lab : AllLabs()) {
-    // A lab says what PyTorch does where it has PyTorch claims, and where PyTorch runs it as
-    // several processes (torchrun): the lab's one program is not what runs there.
+    // A lab says what PyTorch does where it has PyTorch claims, where PyTorch runs it as
+    // several processes (torchrun), and where its PyTorch program is written by hand: the
+    // lab's one program is not what runs there.
     bool claims = false, torchrun = false;
     for (const std::string& v : lab.variants) {
       LabArgs args = ResolveLabArgs(lab, v, {});
       claims = claims || (lab.torch_expectations && !lab.torch_expectations(args).empty());
-      torchrun = torchrun || ScenarioAsTorchProgram(lab.build(args)).processes > 1;
+      Scenario s = lab.build(args);
+      torchrun = torchrun || ScenarioAsTorchProgram(s).processes > 1 || !s.torch_source.empty();
     }
     for (const std::string& lang : LabLanguages()) {
       std::string text = LoadLabText(lab.id, lang).pytorch;
@@ -245,7 +384,7 @@ TEST(TorchTexts, ALabWithPyTorchClaimsSaysWhatPyTorchDoesInBothLanguages) {
     }
     labs += claims || torchrun;
   }
-  EXPECT_EQ(labs, 14);
+  EXPECT_EQ(labs, 15);
 }
 
 }  // namespace

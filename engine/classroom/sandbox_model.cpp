@@ -23,7 +23,8 @@ bool SandboxModel::Refuse(const std::string& reason) {
   return false;
 }
 
-bool SandboxModel::Commit(Scenario next) {
+bool SandboxModel::Commit(Scenario next, bool edit) {
+  if (edit) next.torch_source.clear();
   try {
     ValidateScenario(next);
   } catch (const InputError& e) {

@@ -40,7 +40,7 @@ class SandboxModel {
   bool RemoveOp(int op);
   void Clear();
   // Starts from a whole scenario (a lab's, for its exercise); refused if it is invalid.
-  bool Open(Scenario scenario) { return Commit(std::move(scenario)); }
+  bool Open(Scenario scenario) { return Commit(std::move(scenario), /*edit=*/false); }
   bool Save(const std::string& path);
   bool Load(const std::string& path);
 
@@ -51,7 +51,9 @@ class SandboxModel {
   bool Apply(const std::string& line);
 
  private:
-  bool Commit(Scenario next);
+  // An edit drops a hand-written PyTorch body (Scenario::torch_source): its op numbers and
+  // calls no longer fit, so the edited program is written op by op.
+  bool Commit(Scenario next, bool edit = true);
   bool AddOp(Op op);
   bool Refuse(const std::string& reason);
   int StreamNamed(const std::string& name) const;

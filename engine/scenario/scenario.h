@@ -196,6 +196,11 @@ struct Scenario {
   // or a free reaches only its own process's streams.
   std::vector<std::string> processes;
   std::vector<int> thread_process;
+  // A lab whose PyTorch program cannot be written op by op (autograd's backward() makes
+  // its calls itself) gives the program's body by hand: Python defining thread_0(tag), where
+  // "{op:N}" stands for the statement the generator writes for op N (torch_program.h).
+  // Never read from or written to a scenario file: a file must not carry Python to run.
+  std::string torch_source;
 };
 
 const char* ToString(StreamKind kind);

@@ -188,9 +188,9 @@ Stream ScenarioBuilder::CreateStream(const std::string& name, StreamOptions opti
   return AddStream(std::move(d));
 }
 
-Stream ScenarioBuilder::LegacyDefaultStream(int device) {
+Stream ScenarioBuilder::LegacyDefaultStream(int device, const std::string& name) {
   StreamDesc d;
-  d.name = device == 0 ? "legacy" : "legacy" + std::to_string(device);
+  d.name = !name.empty() ? name : device == 0 ? "legacy" : "legacy" + std::to_string(device);
   d.device = device;
   d.kind = StreamKind::kLegacyDefault;
   return AddStream(std::move(d));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/scenario/scenario.h"
@@ -91,7 +92,8 @@ class ScenarioBuilder {
   explicit ScenarioBuilder(std::string name, int device_count = 1);
 
   Stream CreateStream(const std::string& name, StreamOptions options = {});
-  Stream LegacyDefaultStream(int device = 0);
+  // Named "legacy" ("legacy1", ...) unless `name` says otherwise (PyTorch calls it the default stream).
+  Stream LegacyDefaultStream(int device = 0, const std::string& name = "");
   // cudaStreamPerThread as seen by host thread `thread`.
   Stream PerThreadDefaultStream(int device = 0, int thread = 0);
   Event CreateEvent(const std::string& name, int device = 0);
@@ -115,6 +117,8 @@ class ScenarioBuilder {
                  const std::vector<Buffer>& buffers, uint64_t bytes);
   Host host() { return Host(this); }
   RunSettings& settings() { return scenario_.settings; }
+  // The PyTorch program's hand-written body (Scenario::torch_source).
+  void TorchSource(std::string python) { scenario_.torch_source = std::move(python); }
 
   int Append(Op op);
   // The legacy default stream of the host's current device, declared on first use.

@@ -50,8 +50,12 @@ class Writer {
     Check();
     Header();
     Declarations();
-    for (int r = 0; r < Ranks(); ++r)
-      for (int t = 0; t < ThreadCount(s_); ++t) Thread(t, r);
+    if (!s_.torch_source.empty()) {
+      HandWritten();
+    } else {
+      for (int r = 0; r < Ranks(); ++r)
+        for (int t = 0; t < ThreadCount(s_); ++t) Thread(t, r);
+    }
     Graphs();
     Passes();
     return {o_.str(), differs_, unsupported_, distributed_ ? s_.device_count : 1};
@@ -107,6 +111,8 @@ class Writer {
 
   void Check() {
     if (s_.recorded) unsupported_.push_back("a recorded program is explained, not re-run");
+    if (!s_.torch_source.empty() && (distributed_ || ThreadCount(s_) > 1))
+      unsupported_.push_back("a hand-written PyTorch body drives one host thread of one process");
     if (distributed_) CheckOneGpuPerOp();
     // A blocking stream differs only where the legacy default stream has work to wait for.
     std::vector<bool> legacy_used(static_cast<size_t>(std::max(1, s_.device_count)), false);
@@ -408,6 +414,27 @@ class Writer {
     o_ << "\n\n";
   }
 
+  // The lab's own thread_0, written by hand (Scenario::torch_source): "{op:N}" becomes op
+  // N's statement, so kernels and copies read exactly as in a generated program.
+  void HandWritten() {
+    const std::string& src = s_.torch_source;
+    const std::string marker = "{op:";
+    size_t at = 0;
+    for (size_t found; (found = src.find(marker, at)) != std::string::npos;) {
+      size_t close = src.find('}', found);
+      std::string digits = close == std::string::npos ? "" : src.substr(found + marker.size(), close - found - marker.size());
+      bool number = !digits.empty() && digits.size() < 6 && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+      size_t op = number ? std::stoul(digits) : s_.ops.size();
+      if (op >= s_.ops.size()) {
+        unsupported_.push_back("the hand-written program names no op of the lab at " + src.substr(found, 12));
+        return;
+      }
+      o_ << src.substr(at, found - at) << Body(s_.ops[op]);
+      at = close + 1;
+    }
+    o_ << src.substr(at) << "\n\n";
+  }
+
   // Each graph_launch's ops as a function, captured once per pass into graphs[N] on the
   // launch's stream (the other streams join the capture through their waits, as in CUDA).
   void Graphs() {
@@ -502,6 +529,25 @@ class Writer {
 TorchProgram ScenarioAsTorchProgram(const Scenario& scenario) { return Writer(scenario).Write(); }
 
 std::string TorchRangeName(int op) { return "streamlab:" + std::to_string(op); }
+
+std::vector<int> TorchRangeOps(const std::string& range_name) {
+  const std::string tag = "streamlab:";
+  if (range_name.compare(0, tag.size(), tag) != 0) return {};
+  std::vector<int> ops;
+  std::string digits;
+  for (size_t i = tag.size(); i <= range_name.size(); ++i) {
+    char c = i < range_name.size() ? range_name[i] : '+';
+    if (c >= '0' && c <= '9' && digits.size() < 6) {
+      digits += c;
+    } else if (c == '+' && !digits.empty()) {
+      ops.push_back(std::stoi(digits));
+      digits.clear();
+    } else {
+      return {};
+    }
+  }
+  return ops;
+}
 
 std::string TorchCaptureRangeName(int op) { return "capture:" + std::to_string(op); }
 

@@ -11,6 +11,10 @@
 // than 32 blocks is StreamLab's spin kernel compiled with NVRTC (torch.cuda._sleep is one
 // block). A scenario with collectives is a torchrun program: each GPU's ops run in that
 // GPU's process (its ranges keep their op numbers), the collectives are torch.distributed's.
+// A lab whose program PyTorch writes differently (autograd's backward() launches the
+// backward kernels itself, on another thread) gives its thread function by hand
+// (Scenario::torch_source); the rest of the program is generated as for any lab, and one
+// range may then name several ops ("streamlab:3+4+5", in the order the calls come).
 #pragma once
 
 #include <string>
@@ -38,6 +42,9 @@ TorchProgram ScenarioAsTorchProgram(const Scenario& scenario);
 
 // The NVTX range name of op `op` in the measured pass.
 std::string TorchRangeName(int op);
+// The ops a range of the measured pass names, in order ("streamlab:3+4+5" -> 3, 4, 5); empty
+// for a range of another tag or a malformed name.
+std::vector<int> TorchRangeOps(const std::string& range_name);
 // The NVTX range op `op`, a graph node, is captured in (each pass captures its graphs anew).
 std::string TorchCaptureRangeName(int op);
 

@@ -152,6 +152,13 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                             "GPUs can overlap on its lane"},
       {"torch_no_ready", "when each kernel became ready is not recorded: ready is shown at its start"},
       {"torch_differs", "PyTorch differs from the lab: {what}"},
+      {"torch_stream_split", "PyTorch ran {op} and {other} on two different streams, though the lab puts both on "
+                             "{stream}; the chart draws the lab's streams"},
+      {"torch_stream_merged", "PyTorch ran {op} and {other} on one stream, though the lab puts them on {stream} and "
+                              "{other_stream}; the chart draws the lab's streams"},
+      {"torch_calls_grouped", "one Python call made several ops' CUDA calls, some from another thread (autograd's "
+                              "engine thread runs backward()): each of those ops is the next call of its kind made "
+                              "while the call ran"},
       // What-if (engine/whatif/).
       {"whatif_predicted", "predicted on the simulator: the recording replayed with {fixes} fix(es) made ({list}); "
                            "kernels keep their measured times"},

@@ -34,7 +34,7 @@ Lab ActivationOffloadLab() {
   Lab lab;
   lab.id = "w3-activation-offload";
   lab.week = 3;
-  lab.order = 9;
+  lab.order = 10;
   lab.variants = {"on-gpu", "pinned", "pageable", "large-chunk"};
   lab.params = {{"layers", 2, 8, 4, "layers"}, {"layer_us", 50, 5000, 400, "us"}, {"chunk_mb", 1, 64, 8, "MB"}};
 

@@ -79,7 +79,7 @@ Lab PipelineBubblesLab() {
   Lab lab;
   lab.id = "w3-pipeline-bubbles";
   lab.week = 3;
-  lab.order = 10;
+  lab.order = 11;
   lab.devices = 2;
   lab.variants = {"gpipe", "1f1b"};
   lab.params = {{"micro_batches", 2, 16, 4, "batches"}, {"forward_us", 50, 5000, 300, "us"}};

@@ -15,7 +15,7 @@ Lab PrefetchWeightsLab() {
   Lab lab;
   lab.id = "w3-prefetch-weights";
   lab.week = 3;
-  lab.order = 11;
+  lab.order = 12;
   lab.devices = 2;
   lab.variants = {"on-demand", "prefetch"};
   lab.params = {{"layers", 2, 8, 4, "layers"}, {"layer_us", 100, 5000, 400, "us"}, {"weight_mb", 8, 1024, 128, "MB"}};
