@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -45,6 +46,18 @@ struct TempDir {
   }
 };
 
+// Whether python3 has PyTorch with CUDA, asked once per interpreter: importing torch takes
+// seconds, and `verify --all --backend torch` runs about 80 programs in one process.
+ChildRunResult TorchCheck() {
+  static std::map<std::string, ChildRunResult> answered;
+  auto found = answered.find(Python());
+  if (found != answered.end()) return found->second;
+  ChildRunResult check = RunCommandInChild(
+      {Python(), "-c", "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 3)"}, 120);
+  if (check.exit_code == 0) answered[Python()] = check;  // a failure is asked again
+  return check;
+}
+
 }  // namespace
 
 Trace RunInTorch(const Scenario& scenario, const TorchRunOptions& options) {
@@ -60,8 +73,7 @@ Trace RunInTorch(const Scenario& scenario, const TorchRunOptions& options) {
   if (probe.device_count < scenario.device_count)
     throw BackendError("this scenario needs " + std::to_string(scenario.device_count) + " GPUs; " +
                        std::to_string(probe.device_count) + " found");
-  ChildRunResult check = RunCommandInChild(
-      {Python(), "-c", "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 3)"}, 120);
+  ChildRunResult check = TorchCheck();
   if (check.exit_code != 0)
     throw BackendError(Python() + " has no PyTorch with CUDA" + (check.error.empty() ? "" : ": " + check.error) +
                        " (set STREAMLAB_PYTHON to another interpreter)");
