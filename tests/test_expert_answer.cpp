@@ -164,5 +164,33 @@ TEST(ExpertAnswer, AProgramWithoutStepsIsJudgedOnItsGpuTime) {
   EXPECT_GE(v.from, t.ops[0].start);
 }
 
+// simpleHyperQ's shape: one kernel launched on 4 streams at once, 10 ms each. The verdict names
+// the time it kept the GPU busy (10 ms), not the sum of its launches (40 ms in a 10 ms run).
+TEST(ExpertAnswer, KernelsSideBySideCountTheirBusyTimeNotTheirSum) {
+  Trace t;
+  t.backend = "record";
+  t.scenario.recorded = true;
+  for (int s = 0; s < 4; ++s) {
+    t.scenario.streams.push_back({"stream " + std::to_string(s), 0, StreamKind::kCreated, true, 0, 0});
+    Op k;
+    k.kind = OpKind::kKernel;
+    k.stream = s;
+    k.name = "spin";
+    t.scenario.ops.push_back(k);
+    OpRecord r;
+    r.op = s, r.submit = 1000 + 10 * s, r.ret = r.submit + 5, r.gpu = true;
+    r.ready = r.start = 2000 + 100 * s, r.end = r.start + 10000000;
+    t.ops.push_back(r);
+  }
+  Verdict v = MakeVerdict(t, Analyze(t));
+  ASSERT_FALSE(v.top_kernels.empty());
+  EXPECT_EQ(v.top_kernels[0].name, "spin");
+  EXPECT_EQ(v.top_kernels[0].busy, 10000300);
+  EXPECT_EQ(v.top_kernels[0].most_at_once, 4);
+  EXPECT_EQ(v.top_kernels[0].launches, 4);
+  std::string line = RenderVerdict(FindingTexts::Load("en"), t, v).front();
+  EXPECT_NE(line.find("spin 10.00 ms, its 4 launches up to 4 at once"), std::string::npos) << line;
+}
+
 }  // namespace
 }  // namespace streamlab

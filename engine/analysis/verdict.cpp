@@ -4,6 +4,7 @@
 #include "engine/analysis/verdict.h"
 
 #include <algorithm>
+#include <functional>
 #include <cstdint>
 #include <map>
 
@@ -199,16 +200,37 @@ class FixCollector {
   std::map<std::string, VerdictFix> fixes_;
 };
 
+// A kernel's launches in the window: how long at least one ran, and how many ran at once at most.
+TopKernel KernelBusy(const std::string& name, std::vector<std::pair<TimeNs, TimeNs>> spans, double per) {
+  std::sort(spans.begin(), spans.end());
+  TopKernel k{name, 0, static_cast<double>(spans.size()) / per, 1};
+  TimeNs covered_to = 0;
+  std::vector<TimeNs> running_ends;  // min-heap of the ends of launches still running
+  for (const auto& [start, end] : spans) {
+    k.busy += std::max<TimeNs>(0, end - std::max(start, covered_to));
+    covered_to = std::max(covered_to, end);
+    while (!running_ends.empty() && running_ends.front() <= start) {
+      std::pop_heap(running_ends.begin(), running_ends.end(), std::greater<>());
+      running_ends.pop_back();
+    }
+    running_ends.push_back(end);
+    std::push_heap(running_ends.begin(), running_ends.end(), std::greater<>());
+    k.most_at_once = std::max(k.most_at_once, static_cast<int>(running_ends.size()));
+  }
+  k.busy = static_cast<TimeNs>(k.busy / per);
+  return k;
+}
+
 // GPU-bound or copy-bound: the kernels (or copies) that take the step's time.
 void AddWorkFixes(const Trace& t, Verdict& v) {
-  std::map<std::string, TimeNs> by_kernel;
+  std::map<std::string, std::vector<std::pair<TimeNs, TimeNs>>> by_kernel;
   uint64_t bytes = 0;
   TimeNs copying = 0;
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const OpRecord& r = t.ops[i];
     const Op& op = t.scenario.ops[i];
     if (!r.gpu || r.start < v.from || r.start >= v.to) continue;
-    if (IsKernelLike(op)) by_kernel[op.name] += r.end - r.start;
+    if (IsKernelLike(op)) by_kernel[op.name].push_back({r.start, r.end});
     if (IsCopyOp(op)) bytes += op.bytes, copying += r.end - r.start;
   }
   if (v.bound == StepBound::kCopies) {
@@ -218,10 +240,11 @@ void AddWorkFixes(const Trace& t, Verdict& v) {
     v.fixes.insert(v.fixes.begin(), f);
   }
   // The kernels that take the step's time: what a GPU-bound step would have to make faster.
-  std::vector<std::pair<std::string, TimeNs>> kernels(by_kernel.begin(), by_kernel.end());
-  std::sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  for (size_t i = 0; i < kernels.size() && i < 3; ++i)
-    v.top_kernels.push_back({kernels[i].first, static_cast<TimeNs>(kernels[i].second / v.per)});
+  std::vector<TopKernel> kernels;
+  for (auto& [name, spans] : by_kernel) kernels.push_back(KernelBusy(name, std::move(spans), v.per));
+  std::stable_sort(kernels.begin(), kernels.end(), [](const TopKernel& a, const TopKernel& b) { return a.busy > b.busy; });
+  if (kernels.size() > 3) kernels.resize(3);
+  v.top_kernels = std::move(kernels);
 }
 
 StepBound BoundOf(const Verdict& v) {

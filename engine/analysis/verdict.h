@@ -73,6 +73,15 @@ struct StartupCost {
   bool inferred = false;  // kContext: not recorded; the first call that took 10 ms or more before any GPU work
 };
 
+// A kernel (by name) that takes a GPU-bound step's time. `busy` is the time at least one of its
+// launches ran, not their sum: 32 launches side by side on 32 streams take the time of one.
+struct TopKernel {
+  std::string name;
+  TimeNs busy = 0;      // a step
+  double launches = 0;  // a step
+  int most_at_once = 1;
+};
+
 struct Verdict {
   StepSplit steps;
   TimeNs from = 0, to = 0;  // the window the figures are over: the steady steps, or the whole run
@@ -85,7 +94,7 @@ struct Verdict {
   StepBound bound = StepBound::kUnknown;
   std::vector<VerdictFix> fixes;  // largest first
   std::vector<StartupCost> startup;
-  std::vector<std::pair<std::string, TimeNs>> top_kernels;  // the 3 kernels with most GPU time a step
+  std::vector<TopKernel> top_kernels;  // the 3 kernels that kept the GPU busy longest a step
   bool python = false;      // the program is Python (its trace holds Python frames or PyTorch ops)
   bool graphs = false;      // it launches CUDA graphs already
 };

@@ -75,8 +75,12 @@ std::string BoundLine(const FindingTexts& texts, const Verdict& v) {
   for (const VerdictFix& f : v.fixes)
     if (f.kind == FixKind::kLaunchRate) each = FormatDuration(f.each);
   std::string kernels;
-  for (const auto& [name, time] : v.top_kernels)
-    kernels += (kernels.empty() ? "" : ", ") + name + " " + FormatDuration(time);
+  for (const TopKernel& k : v.top_kernels) {
+    std::string key = k.most_at_once > 1 ? "verdict.kernel.side_by_side" : "verdict.kernel";
+    kernels += (kernels.empty() ? "" : texts.Get("verdict.kernel.sep")) +
+               texts.Fill(key, {{"name", k.name}, {"time", FormatDuration(k.busy)}, {"n", Count(k.launches)},
+                                {"at_once", std::to_string(k.most_at_once)}});
+  }
   std::string line = texts.Fill(std::string("verdict.bound.") + ToString(v.bound),
                                 {{"launches", Count(v.launches)}, {"each", each}, {"kernels", kernels},
                                  {"per", texts.Get(v.steps.found() ? "verdict.per_step" : "verdict.per_run")},
@@ -165,7 +169,8 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.startup.after", "verdict.remedy.py.launch_rate_graphs",
                                "verdict.remedy.cpp.launch_rate_graphs", "verdict.per_step", "verdict.per_run", "verdict.place_back",
                                "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start",
-                               "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run"};
+                               "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run",
+                               "verdict.kernel", "verdict.kernel.side_by_side", "verdict.kernel.sep"};
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections"})
       k.push_back(std::string("verdict.edit.") + edit);
     for (int b = 0; b < kStepBoundCount; ++b) k.push_back(std::string("verdict.bound.") + ToString(static_cast<StepBound>(b)));
