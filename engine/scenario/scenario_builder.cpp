@@ -115,6 +115,13 @@ Op HostOp(OpKind kind) {
 
 int Host::SyncDevice() { return b_->Append(HostOp(OpKind::kSyncDevice)); }
 
+void Host::SyncEveryDevice() {
+  for (int g = 0; g < b_->scenario_.device_count; ++g) {
+    SetDevice(g);
+    SyncDevice();
+  }
+}
+
 int Host::SyncEvent(Event event) {
   Op op = HostOp(OpKind::kSyncEvent);
   op.event = event.index();

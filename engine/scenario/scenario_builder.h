@@ -70,6 +70,9 @@ class Stream {
 class Host {
  public:
   int SyncDevice();
+  // cudaSetDevice(g) + cudaDeviceSynchronize() for every GPU of the scenario, in order: the end of
+  // a multi-GPU program (cudaDeviceSynchronize waits for the current device only).
+  void SyncEveryDevice();
   int SyncEvent(Event event);
   int Query(Event event);
   int Work(const std::string& name, TimeNs duration);

@@ -73,10 +73,7 @@ Lab CommComputeOverlapLab() {
       b.Collective("allreduce" + std::to_string(l), CollectiveKind::kAllReduce, overlapped ? comm : compute, grad[l],
                    bytes);
     }
-    for (int g = 0; g < gpus; ++g) {
-      b.host().SetDevice(g);
-      b.host().SyncDevice();
-    }
+    b.host().SyncEveryDevice();
     return b.Build();
   };
 

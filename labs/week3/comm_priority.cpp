@@ -52,10 +52,7 @@ Lab CommPriorityLab() {
     b.Collective("allreduce1", CollectiveKind::kAllReduce, comm, grad1, bytes);
     for (int g = 0; g < 2; ++g)
       compute[g].Launch("backward0_gpu" + std::to_string(g), Spin(block, 264 * waves, 1024, 1), {}, {grad0[g]});
-    for (int g = 0; g < 2; ++g) {
-      b.host().SetDevice(g);
-      b.host().SyncDevice();
-    }
+    b.host().SyncEveryDevice();
     return b.Build();
   };
 

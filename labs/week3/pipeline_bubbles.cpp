@@ -151,10 +151,7 @@ Lab PipelineBubblesLab() {
       free_at[pick] = pick_start + (p.forward ? 1 : 2);
       ends[name] = free_at[pick];
     }
-    for (int s = 0; s < kStages; ++s) {
-      b.host().SetDevice(s);
-      b.host().SyncDevice();
-    }
+    b.host().SyncEveryDevice();
     return b.Build();
   };
 

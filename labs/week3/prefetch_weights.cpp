@@ -55,10 +55,7 @@ Lab PrefetchWeightsLab() {
         compute[g].Record(done[g].back());
       }
     }
-    for (int g = 0; g < kGpus; ++g) {
-      b.host().SetDevice(g);
-      b.host().SyncDevice();
-    }
+    b.host().SyncEveryDevice();
     return b.Build();
   };
 

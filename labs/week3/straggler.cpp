@@ -60,10 +60,7 @@ Lab StragglerLab() {
     }
     b.Collective("allreduce", CollectiveKind::kAllReduce, streams, grads, bytes);
     for (int g = 0; g < gpus; ++g) streams[g].Launch("optimizer_gpu" + std::to_string(g), Spin(Us(200), 8), {grads[g]});
-    for (int g = 0; g < gpus; ++g) {
-      b.host().SetDevice(g);
-      b.host().SyncDevice();
-    }
+    b.host().SyncEveryDevice();
     return b.Build();
   };
 
