@@ -11,17 +11,6 @@
 
 namespace streamlab {
 
-bool IsGpuWork(const Op& op) {
-  switch (op.kind) {
-    case OpKind::kKernel:
-    case OpKind::kMemcpy:
-    case OpKind::kMemset:
-    case OpKind::kPeerCopy:
-    case OpKind::kCollective: return true;
-    default: return false;
-  }
-}
-
 bool IsCopy(const Op& op) { return op.kind == OpKind::kMemcpy || op.kind == OpKind::kPeerCopy; }
 
 TimeNs ExplainSlack(const Trace& t) {

@@ -55,8 +55,6 @@ struct AnalysisContext {
 // device (the launch that loads the module)?
 inline bool IsLazyFirstLaunch(const AnalysisContext& ctx, int op) { return ctx.lazy_first[op] != 0; }
 
-// Kernels, copies and memsets: GPU ops with a duration (not records or waits).
-bool IsGpuWork(const Op& op);
 bool IsCopy(const Op& op);
 
 void ExplainStartDelays(const AnalysisContext& ctx, std::vector<Finding>& out);

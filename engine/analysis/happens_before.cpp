@@ -12,10 +12,6 @@ namespace {
 // Above this many clock entries (ops x chains) only direct edges answer Ordered().
 constexpr size_t kMaxClockEntries = size_t{16} << 20;
 
-bool IsGpuWork(const Op& op) {
-  return IsStreamOp(op);
-}
-
 // Stream-ordered pool memory in a recorded program. CUDA hands a block freed with
 // cudaFreeAsync on one stream to a cudaMallocAsync on another only once that is safe: the free
 // has completed, the allocating stream already waits for it, or the driver makes it wait
@@ -231,7 +227,7 @@ HappensBefore::HappensBefore(const Scenario& s)
         break;
       default: break;
     }
-    if (IsGpuWork(op)) {
+    if (IsStreamOp(op)) {
       for (int from : pool.Into(op.stream)) successors_[from].push_back(static_cast<int>(i));
       if (s.recorded)
         for (int from : replays.Into(s, static_cast<int>(i))) successors_[from].push_back(static_cast<int>(i));
@@ -249,7 +245,7 @@ HappensBefore::HappensBefore(const Scenario& s)
       orders_host[i] = true;
       if (last_blocking >= 0) successors_[last_blocking].push_back(static_cast<int>(i));
       last_blocking = static_cast<int>(i);
-    } else if (IsGpuWork(op) && last_blocking >= 0 && last_blocking != static_cast<int>(i)) {
+    } else if (IsStreamOp(op) && last_blocking >= 0 && last_blocking != static_cast<int>(i)) {
       successors_[last_blocking].push_back(static_cast<int>(i));
     }
   }
@@ -263,7 +259,7 @@ HappensBefore::HappensBefore(const Scenario& s)
   position_.assign(n, 0);
   std::vector<int> length(chains_, 0);
   for (size_t i = 0; i < n; ++i) {
-    if (IsGpuWork(s.ops[i])) chain_of_[i] = s.ops[i].stream;
+    if (IsStreamOp(s.ops[i])) chain_of_[i] = s.ops[i].stream;
     else if (orders_host[i]) chain_of_[i] = static_cast<int>(s.streams.size()) + s.ops[i].thread;
     if (chain_of_[i] >= 0) position_[i] = ++length[chain_of_[i]];
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 
+#include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/program_sites.h"
 #include "engine/trace/trace_query.h"
 
@@ -17,7 +18,6 @@ namespace {
 bool IsKernelLike(const Op& op) {
   return op.kind == OpKind::kKernel || op.kind == OpKind::kMemset || op.kind == OpKind::kCollective;
 }
-bool IsCopyOp(const Op& op) { return op.kind == OpKind::kMemcpy || op.kind == OpKind::kPeerCopy; }
 
 using Interval = std::pair<TimeNs, TimeNs>;
 
@@ -56,7 +56,7 @@ void SplitDeviceTime(const Trace& t, Verdict& v) {
     if (!r.gpu || r.end <= v.from || r.start >= v.to || op.stream < 0) continue;
     int device = t.scenario.streams[op.stream].device;
     if (IsKernelLike(op)) kernels[device].push_back({r.start, r.end});
-    if (IsKernelLike(op) || IsCopyOp(op)) busy[device].push_back({r.start, r.end});
+    if (IsKernelLike(op) || IsCopy(op)) busy[device].push_back({r.start, r.end});
   }
   TimeNs computing = 0, any = 0;
   for (auto& [device, list] : busy) {
@@ -162,7 +162,7 @@ class FixCollector {
   void AddCall(const IdleGap& g, TimeNs length) {
     auto known = kind_of_call_.find(g.call);
     FixKind kind = known != kind_of_call_.end() ? known->second : FixKind::kBlockingCall;
-    if (g.call >= 0 && kind == FixKind::kBlockingCall && IsCopyOp(t_.scenario.ops[g.call])) kind = FixKind::kPageableCopy;
+    if (g.call >= 0 && kind == FixKind::kBlockingCall && IsCopy(t_.scenario.ops[g.call])) kind = FixKind::kPageableCopy;
     if (g.call >= 0 && (t_.scenario.ops[g.call].kind == OpKind::kGraphLaunch ||
                         t_.scenario.ops[g.call].name.rfind("cudaGraphLaunch", 0) == 0 ||
                         t_.scenario.ops[g.call].name.rfind("cuGraphLaunch", 0) == 0))
@@ -231,7 +231,7 @@ void AddWorkFixes(const Trace& t, Verdict& v) {
     const Op& op = t.scenario.ops[i];
     if (!r.gpu || r.start < v.from || r.start >= v.to) continue;
     if (IsKernelLike(op)) by_kernel[op.name].push_back({r.start, r.end});
-    if (IsCopyOp(op)) bytes += op.bytes, copying += r.end - r.start;
+    if (IsCopy(op)) bytes += op.bytes, copying += r.end - r.start;
   }
   if (v.bound == StepBound::kCopies) {
     VerdictFix f{FixKind::kCopies, static_cast<TimeNs>(v.copy_only), 0, -1, {}, ""};

@@ -100,6 +100,17 @@ bool FromString(const std::string& t, KernelKind* out) { return ParseName(kKerne
 bool FromString(const std::string& t, CollectiveKind* out) { return ParseName(kCollectiveKinds, t, out); }
 bool FromString(const std::string& t, AddressUse* out) { return ParseName(kAddressUses, t, out); }
 
+bool IsGpuWork(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kKernel:
+    case OpKind::kMemcpy:
+    case OpKind::kMemset:
+    case OpKind::kPeerCopy:
+    case OpKind::kCollective: return true;
+    default: return false;
+  }
+}
+
 bool IsStreamOp(const Op& op) {
   switch (op.kind) {
     case OpKind::kKernel:

@@ -220,6 +220,8 @@ bool FromString(const std::string& text, CollectiveKind* out);
 
 // True for ops that put work on a GPU stream (and so get a GPU span in the trace).
 bool IsStreamOp(const Op& op);
+// Kernels, copies, memsets and collectives: GPU ops with a duration (not records or waits).
+bool IsGpuWork(const Op& op);
 // A stream that synchronises with the legacy default stream.
 bool IsBlockingStream(const StreamDesc& stream);
 // Buffer indices that an op only reads / writes (kernels, copies, memsets).

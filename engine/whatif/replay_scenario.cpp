@@ -14,11 +14,6 @@
 namespace streamlab {
 namespace {
 
-bool IsGpuWork(const Op& op) {
-  return op.kind == OpKind::kKernel || op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset ||
-         op.kind == OpKind::kPeerCopy || op.kind == OpKind::kCollective;
-}
-
 TimeNs Median(std::vector<TimeNs> v, TimeNs fallback) {
   if (v.empty()) return fallback;
   std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
