@@ -71,6 +71,13 @@ Expectation StartsAfterEnd(const std::string& later, const std::string& earlier)
           }};
 }
 
+Expectation EndsBeforeEnd(const std::string& first, const std::string& second, const std::string& claim) {
+  return {claim, [=](const Trace& t) {
+            TimeNs lead = OpNamed(t, second).end - OpNamed(t, first).end;
+            return CheckResult{lead > 0, first + " done " + FormatDuration(lead) + " before " + second + " ends"};
+          }};
+}
+
 Expectation OverlapAtLeast(const std::string& a, const std::string& b, double fraction) {
   return {a + " and " + b + " overlap >= " + FormatPercent(fraction), [=](const Trace& t) {
             double f = OverlapFraction(OpNamed(t, a), OpNamed(t, b));

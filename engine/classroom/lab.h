@@ -69,6 +69,9 @@ LabArgs ResolveLabArgs(const Lab& lab, const std::string& variant,
 
 // Common expectation shapes, so a lab states its claims in one line each.
 Expectation StartsAfterEnd(const std::string& later, const std::string& earlier);
+// `first` ends before `second` does (the claim says what that shows, e.g. a race's read came
+// first); measured as how long before.
+Expectation EndsBeforeEnd(const std::string& first, const std::string& second, const std::string& claim);
 Expectation OverlapAtLeast(const std::string& a, const std::string& b, double fraction);
 Expectation OverlapAtMost(const std::string& a, const std::string& b, double fraction);
 // GPU time (first GPU start to last end) satisfies `ok`; the claim says how.
