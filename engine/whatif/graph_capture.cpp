@@ -72,16 +72,7 @@ class Capture {
         ops.push_back(old[i]);
       }
     }
-    auto remap = [&](int& index) { index = index >= 0 ? moved[index] : -1; };
-    for (size_t i = 0; i < ops.size(); ++i) {
-      Op& op = ops[i];
-      if (!node[i]) remap(op.graph);
-      remap(op.woken_by);
-      remap(op.collective_first);
-      for (int& before : op.graph_after) remap(before);
-    }
-    old = std::move(ops);
-    for (int& index : r_.op_of) remap(index);
+    RenumberOps(r_, std::move(ops), moved, node);
   }
 
  private:

@@ -246,6 +246,19 @@ bool BlocksHostInReplay(const Scenario& s, const Op& op) {
   }
 }
 
+void RenumberOps(Replay& replay, std::vector<Op> ops, const std::vector<int>& moved, const std::vector<bool>& new_graph) {
+  auto remap = [&](int& index) { index = index >= 0 ? moved[index] : -1; };
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Op& op = ops[i];
+    if (i >= new_graph.size() || !new_graph[i]) remap(op.graph);
+    remap(op.woken_by);
+    remap(op.collective_first);
+    for (int& before : op.graph_after) remap(before);
+  }
+  replay.scenario.ops = std::move(ops);
+  for (int& index : replay.op_of) remap(index);
+}
+
 DeviceProfile ProfileForRecording(const Trace& t) {
   for (const char* gpu : {"H100", "H200"})
     if (t.device_name.find(gpu) != std::string::npos) {

@@ -41,4 +41,10 @@ bool IsSyncCall(OpKind kind);
 // An allocation or free of device or pinned memory (cudaMalloc*, cudaFree*, cuMem*).
 bool IsAllocation(const Op& op);
 
+// An edit rebuilt the replay's op list into `ops`; `moved` maps each old index to its new one
+// (-1: gone). The ops' references to other ops (graph, woken_by, collective_first, graph_after)
+// and the replay's op_of follow, except the `graph` of ops flagged in `new_graph`, which the
+// edit set to a new index already.
+void RenumberOps(Replay& replay, std::vector<Op> ops, const std::vector<int>& moved, const std::vector<bool>& new_graph);
+
 }  // namespace streamlab
