@@ -4,6 +4,7 @@
 // their measured times), so what the replay must reproduce is known exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "engine/analysis/analyzer.h"
@@ -25,6 +26,7 @@ struct LoopShape {
   int kernels = 4;
   TimeNs kernel = Us(100);      // each kernel's time
   bool pageable_input = false;  // a 16 MB input copied from pageable memory each step
+  bool pinned_input = false;    // the same from pinned memory, on the kernels' stream
   bool read_back = false;       // a 4-byte read into pageable memory, then a stream sync
   bool sync_device = false;     // cudaDeviceSynchronize at each step's end
   bool malloc_free = false;     // a 64 MB buffer allocated and freed each step
@@ -36,6 +38,7 @@ Trace RecordedLoop(const LoopShape& shape, int steps = 8) {
   Stream s = b.CreateStream("compute");
   Buffer input = b.DeviceBuffer("input", 16 << 20);
   Buffer host_in = b.PageableBuffer("host_in", 16 << 20);
+  Buffer pinned_in = b.PinnedBuffer("pinned_in", 16 << 20);
   Buffer loss = b.DeviceBuffer("loss", 4);
   Buffer host_loss = b.PageableBuffer("host_loss", 4);
   Buffer work = b.DeviceBuffer("work", 64 << 20);
@@ -44,6 +47,7 @@ Trace RecordedLoop(const LoopShape& shape, int steps = 8) {
     host.Work("batch", shape.host_work);
     if (shape.malloc_free) host.Malloc(work);
     if (shape.pageable_input) s.Copy("input", input, host_in, 16 << 20);
+    if (shape.pinned_input) s.Copy("input", input, pinned_in, 16 << 20);
     for (int i = 0; i < shape.kernels; ++i) s.Launch("k" + std::to_string(i), Spin(shape.kernel, 132));
     if (shape.read_back) {
       s.Copy("read", host_loss, loss, 4);
@@ -177,6 +181,76 @@ TEST(WhatIf, CapturingALaunchBoundStepLaunchesItOnceAsAGraph) {
   EXPECT_GT(launches, 0);
   EXPECT_EQ(nodes, 40 * launches);
   ValidateScenario(run.predicted.scenario);
+}
+
+TEST(WhatIf, ACopyOnASideStreamRunsBesideTheKernelsQueuedBeforeIt) {
+  // On the kernels' stream each step's copy (306 us at the default profile's pinned speed) waits
+  // for the last step's kernels (400 us), and they for it; on a side stream it runs beside them.
+  // The host runs ahead (no steps): the run's GPU span, 8 steps, is compared.
+  Replayed r = ReplayOf({.host_work = Us(20), .pinned_input = true});
+  std::vector<int> copies = Calls(r.measured, OpKind::kMemcpy);
+  WhatIfRun run = Edit(r, EditKind::kSideStreamCopy, copies);
+  EXPECT_GT(run.before, 8 * Us(690));
+  EXPECT_LT(run.after, Us(310) + 8 * Us(420));
+  // Each step's first kernel still starts after its copy has landed: the kernels' stream waits.
+  const Trace& p = run.predicted;
+  std::vector<int> moved = Calls(p, OpKind::kMemcpy), first = Calls(p, OpKind::kKernel, "k0");
+  ASSERT_EQ(moved.size(), copies.size());
+  ASSERT_EQ(first.size(), copies.size());
+  EXPECT_EQ(Calls(p, OpKind::kWaitStream).size(), copies.size());
+  for (size_t k = 0; k < moved.size(); ++k) {
+    EXPECT_NE(p.scenario.ops[moved[k]].stream, p.scenario.ops[first[k]].stream);
+    EXPECT_GE(p.ops[first[k]].start, p.ops[moved[k]].end) << "step " << k;
+  }
+  ValidateScenario(p.scenario);
+}
+
+TEST(WhatIf, TheVerdictsCopyWaitIsReplayedWithTheCopyOnASideStream) {
+  Trace t = RecordedLoop({.host_work = Us(20), .pinned_input = true});
+  Verdict v = MakeVerdict(t, Analyze(t));
+  ASSERT_TRUE(SimulateFixes(t, v, 5));
+  auto wait = std::find_if(v.fixes.begin(), v.fixes.end(), [](const VerdictFix& f) { return f.kind == FixKind::kCopyWait; });
+  ASSERT_NE(wait, v.fixes.end());
+  EXPECT_EQ(wait->simulated_edit, "side_stream_copy");
+  EXPECT_GT(wait->simulated_save, Ms(1));
+  FindingTexts texts = FindingTexts::Load("en");
+  std::string all;
+  for (const std::string& line : RenderVerdict(texts, t, v)) all += line + "\n";
+  EXPECT_NE(all.find("on a side stream"), std::string::npos) << all;
+}
+
+// The loop above with the program's own step ranges (an NVTX range "step" around each step's
+// calls), as a recorder would have them.
+Trace WithStepRanges(Trace t) {
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = t.scenario.ops[i];
+    if (op.kind != OpKind::kHostWork || op.name != "batch") continue;
+    TimeNs begin = t.ops[i].submit, end = begin;
+    for (size_t j = i + 1; j < t.ops.size() && !(t.scenario.ops[j].kind == OpKind::kHostWork && t.scenario.ops[j].name == "batch"); ++j)
+      end = std::max(end, t.ops[j].ret);
+    t.ranges.push_back({0, "step", begin, end});
+  }
+  return t;
+}
+
+TEST(WhatIf, AVerdictOnALoopThatNeverWaitsIsTakenOverTheGpusRunOfItsSteps) {
+  // The host queues a step in about 25 us; the GPU takes 706 us for one (copy, then kernels).
+  Trace t = WithStepRanges(RecordedLoop({.host_work = Us(20), .pinned_input = true}, 12));
+  Verdict v = MakeVerdict(t, Analyze(t));
+  ASSERT_TRUE(v.steps.found());
+  EXPECT_LT(v.steps.median, Us(100));
+  EXPECT_NEAR(static_cast<double>(v.gpu_paced_step), static_cast<double>(Us(706)), static_cast<double>(Us(40)));
+  EXPECT_NEAR(static_cast<double>(v.compute), static_cast<double>(Us(400)), static_cast<double>(Us(30)));
+  EXPECT_NEAR(static_cast<double>(v.copy_only), static_cast<double>(Us(306)), static_cast<double>(Us(30)));
+  // Copies shorter than the kernels, waited for on their own stream: not copy-bound.
+  EXPECT_EQ(v.bound, StepBound::kCopyWait);
+  FindingTexts texts = FindingTexts::Load("en");
+  std::string all;
+  for (const std::string& line : RenderVerdict(texts, t, v)) all += line + "\n";
+  EXPECT_NE(all.find("the GPU took"), std::string::npos) << all;
+  // A loop the host paces keeps the host's window.
+  Trace paced = WithStepRanges(RecordedLoop({.host_work = Ms(2)}));
+  EXPECT_EQ(MakeVerdict(paced, Analyze(paced)).gpu_paced_step, 0);
 }
 
 TEST(WhatIf, TheVerdictsFixesGetSimulatedSavings) {

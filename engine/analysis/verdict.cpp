@@ -49,24 +49,27 @@ TimeNs UnionLength(std::vector<Interval> v, TimeNs from, TimeNs to) {
 
 // Computing, copying only and idle in [from, to), summed over the devices that ran anything.
 void SplitDeviceTime(const Trace& t, Verdict& v) {
-  std::map<int, std::vector<Interval>> kernels, busy;
+  std::map<int, std::vector<Interval>> kernels, copies, busy;
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const OpRecord& r = t.ops[i];
     const Op& op = t.scenario.ops[i];
     if (!r.gpu || r.end <= v.from || r.start >= v.to || op.stream < 0) continue;
     int device = t.scenario.streams[op.stream].device;
     if (IsKernelLike(op)) kernels[device].push_back({r.start, r.end});
+    if (IsCopy(op)) copies[device].push_back({r.start, r.end});
     if (IsKernelLike(op) || IsCopy(op)) busy[device].push_back({r.start, r.end});
   }
-  TimeNs computing = 0, any = 0;
+  TimeNs computing = 0, copying = 0, any = 0;
   for (auto& [device, list] : busy) {
     any += UnionLength(list, v.from, v.to);
     computing += UnionLength(kernels[device], v.from, v.to);
+    copying += UnionLength(copies[device], v.from, v.to);
   }
   v.devices = static_cast<int>(busy.size());
   TimeNs span = (v.to - v.from) * std::max(v.devices, 1);
   v.compute = static_cast<TimeNs>(computing / v.per);
   v.copy_only = static_cast<TimeNs>((any - computing) / v.per);
+  v.copying = static_cast<TimeNs>(copying / v.per);
   v.idle = static_cast<TimeNs>(std::max<TimeNs>(0, span - any) / v.per);
 }
 
@@ -230,7 +233,7 @@ void AddWorkFixes(const Trace& t, Verdict& v) {
     const OpRecord& r = t.ops[i];
     const Op& op = t.scenario.ops[i];
     if (!r.gpu || r.start < v.from || r.start >= v.to) continue;
-    if (IsKernelLike(op)) by_kernel[op.name].push_back({r.start, r.end});
+    if (IsKernelLike(op)) by_kernel[DisplayName(t.scenario, static_cast<int>(i))].push_back({r.start, r.end});
     if (IsCopy(op)) bytes += op.bytes, copying += r.end - r.start;
   }
   if (v.bound == StepBound::kCopies) {
@@ -253,7 +256,12 @@ StepBound BoundOf(const Verdict& v) {
   // GPU-bound only when kernels run most of the step (70 %); a GPU idle a third of the step or
   // more waits for something, and that is what bounds it.
   if (v.compute * 10 >= total * 7) return StepBound::kGpuCompute;
-  if (v.copy_only >= v.idle && v.copy_only * 10 >= total * 3) return StepBound::kCopies;
+  if (v.copy_only >= v.idle && v.copy_only * 10 >= total * 3) {
+    // Copy-only time that is mostly kernels waiting for their own stream's copies, which take
+    // less time than the kernels: overlapped, the kernels would set the pace, not the copies.
+    bool waited = v.idle_by_cause[static_cast<int>(IdleCause::kCopyWait)] * 2 >= v.copy_only;
+    return waited && v.copying < v.compute ? StepBound::kCopyWait : StepBound::kCopies;
+  }
   if (v.idle * 10 < total * 3) return StepBound::kGpuCompute;
   // The idle time's largest cause; the host's own work in the DataLoader is data loading.
   int top = 0;
@@ -295,6 +303,21 @@ void AddStartupCosts(const Trace& t, Verdict& v) {
   if (s.run_end > s.steps.back().end) v.startup.push_back({StartupCost::kAfterLastStep, s.run_end - s.steps.back().end, 0});
 }
 
+// A loop with no sync in it queues its steps on the host's clock long before the GPU runs them:
+// its step ranges (or submissions) span a fraction of the time the GPU takes for them. When the
+// GPU's run of the steady steps' work lasts more than 1.5 times their span on the host, the
+// figures are taken over that run instead, or they would count a sliver of the GPU's time.
+void PaceByTheGpu(const Trace& t, Verdict& v) {
+  TimeNs first = INT64_MAX, last = 0;
+  for (const OpRecord& r : t.ops)
+    if (r.gpu && r.end > r.start && r.submit >= v.from && r.submit < v.to && !r.graph_replay)
+      first = std::min(first, r.start), last = std::max(last, r.end);
+  if (last <= first || 2 * (last - first) <= 3 * (v.to - v.from)) return;
+  v.from = first;
+  v.to = last;
+  v.gpu_paced_step = static_cast<TimeNs>((last - first) / v.per);
+}
+
 }  // namespace
 
 Verdict MakeVerdict(const Trace& trace, const Analysis& analysis) {
@@ -314,11 +337,12 @@ Verdict MakeVerdict(const Trace& trace, const Analysis& analysis) {
       if (r.gpu && r.end > r.start) v.from = std::min(v.from, r.start), v.to = std::max(v.to, r.end);
   }
   if (v.to <= v.from) return v;
-  SplitDeviceTime(trace, v);
   for (size_t i = 0; i < trace.ops.size(); ++i)
     if (trace.ops[i].gpu && trace.ops[i].submit >= v.from && trace.ops[i].submit < v.to && !trace.ops[i].graph_replay)
       v.launches += 1;
   v.launches /= v.per;
+  if (v.steps.found()) PaceByTheGpu(trace, v);
+  SplitDeviceTime(trace, v);
   FixCollector collector(trace, analysis, v);
   for (const IdleGap& g : analysis.figures.idle_gaps) collector.AddGap(g);
   collector.PlacesFromRanges();

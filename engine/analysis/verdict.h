@@ -89,6 +89,7 @@ struct Verdict {
   double per = 1;           // steady steps in it (1 when no steps were found)
   // Per step, summed over the devices: some kernel (or memset) ran; only copies ran; nothing ran.
   TimeNs compute = 0, copy_only = 0, idle = 0;
+  TimeNs copying = 0;       // per step: some copy ran, beside kernels or not
   TimeNs idle_by_cause[kIdleCauseCount] = {};
   double launches = 0;      // GPU ops submitted per step
   StepBound bound = StepBound::kUnknown;
@@ -97,6 +98,9 @@ struct Verdict {
   std::vector<TopKernel> top_kernels;  // the 3 kernels that kept the GPU busy longest a step
   bool python = false;      // the program is Python (its trace holds Python frames or PyTorch ops)
   bool graphs = false;      // it launches CUDA graphs already
+  // The host queued the steady steps much faster than the GPU ran them (nothing held it): the
+  // window is then the GPU's run of those steps, and a step is what the GPU took for one.
+  TimeNs gpu_paced_step = 0;
 };
 
 // Only for a recorded or imported program (trace.scenario.recorded); a lab run has its own story.

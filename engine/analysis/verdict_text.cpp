@@ -43,7 +43,9 @@ std::string StepsLine(const FindingTexts& texts, const Verdict& v) {
                                           {"warmup", std::to_string(s.warmup)},
                                           {"period", std::to_string(s.period)},
                                           {"name", s.range_name}};
-  return texts.Fill(s.source == StepSource::kRanges ? "verdict.steps.ranges" : "verdict.steps.repeating", vars);
+  std::string line = texts.Fill(s.source == StepSource::kRanges ? "verdict.steps.ranges" : "verdict.steps.repeating", vars);
+  if (v.gpu_paced_step > 0) line += " " + texts.Fill("verdict.steps.gpu_paced", {{"step", FormatDuration(v.gpu_paced_step)}});
+  return line;
 }
 
 // The step's time split, with the idle time's two largest causes.
@@ -84,6 +86,7 @@ std::string BoundLine(const FindingTexts& texts, const Verdict& v) {
   std::string line = texts.Fill(std::string("verdict.bound.") + ToString(v.bound),
                                 {{"launches", Count(v.launches)}, {"each", each}, {"kernels", kernels},
                                  {"per", texts.Get(v.steps.found() ? "verdict.per_step" : "verdict.per_run")},
+                                 {"share", Percent(v.copy_only, v.compute + v.copy_only + v.idle)},
                                  {"unit", texts.Get(v.steps.found() ? "verdict.unit.step" : "verdict.unit.run")}});
   if (v.bound == StepBound::kGpuCompute) line += " " + texts.Get(v.python ? "verdict.remedy.py.kernels" : "verdict.remedy.cpp.kernels");
   return line;
@@ -161,7 +164,7 @@ std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& t
 
 const std::vector<std::string>& VerdictTextKeys() {
   static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k{"verdict.title", "verdict.steps.none", "verdict.steps.ranges", "verdict.steps.repeating",
+    std::vector<std::string> k{"verdict.title", "verdict.steps.none", "verdict.steps.ranges", "verdict.steps.repeating", "verdict.steps.gpu_paced",
                                "verdict.split", "verdict.split.no_copies", "verdict.split.causes", "verdict.what.step", "verdict.what.run",
                                "verdict.what.devices", "verdict.unit.step", "verdict.unit.run", "verdict.fixes.run", "verdict.fixes",
                                "verdict.place", "verdict.place_unknown", "verdict.startup", "verdict.startup.context",
@@ -171,7 +174,8 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start",
                                "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run",
                                "verdict.kernel", "verdict.kernel.side_by_side", "verdict.kernel.sep"};
-    for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections"})
+    for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections",
+                             "side_stream_copy"})
       k.push_back(std::string("verdict.edit.") + edit);
     for (int b = 0; b < kStepBoundCount; ++b) k.push_back(std::string("verdict.bound.") + ToString(static_cast<StepBound>(b)));
     for (int f = 0; f < kFixKindCount; ++f) {

@@ -9,6 +9,7 @@
 
 #include "engine/analysis/program_sites.h"
 #include "engine/whatif/graph_capture.h"
+#include "engine/whatif/side_stream_copy.h"
 
 namespace streamlab {
 namespace {
@@ -37,6 +38,12 @@ class Editor {
     for (int i = op + direction; i >= 0 && i < static_cast<int>(t_.ops.size()); i += direction)
       if (IsRecordedCall(t_.scenario.ops[i]) && t_.scenario.ops[i].thread == thread) return i;
     return -1;
+  }
+
+  bool Pageable(int op) {
+    const Op& o = Replayed(op);
+    return o.kind == OpKind::kMemcpy && (r_.scenario.buffers[o.src].kind == MemoryKind::kPageableHost ||
+                                         r_.scenario.buffers[o.dst].kind == MemoryKind::kPageableHost);
   }
 
   // The copy's pageable host end made pinned; the call no longer waits for the copy.
@@ -160,6 +167,10 @@ std::optional<WhatIfEdit> EditForFix(const Trace& t, const CallPlaces& places, c
     case FixKind::kLaunchRate:
       edit.kind = EditKind::kGraphSteps;
       return edit;
+    case FixKind::kCopyWait:  // copies to the device only: a kernel's input, copied ahead of it
+      edit.kind = EditKind::kSideStreamCopy;
+      edit.calls = CopiesToTheDevice(t, edit.calls);
+      break;
     case FixKind::kCopies: {  // copy-bound: pinning speeds up copies that take most of the copy time
       edit.kind = EditKind::kPinCopy;
       edit.calls = PageableCopies(t);
@@ -211,13 +222,17 @@ void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit
       }
       return;
     case EditKind::kGraphSteps: return CaptureStepsInGraphs(t, anchors, replay);
+    case EditKind::kSideStreamCopy:
+      for (int c : edit.calls)
+        if (e.Pageable(c)) e.Pin(c, true);
+      return CopyOnSideStreams(t, edit.calls, replay);
     case EditKind::kConnections: replay.scenario.settings.max_connections = std::clamp(edit.connections, 1, 32); return;
   }
 }
 
 const char* ToString(EditKind kind) {
   static const char* const kNames[kEditKindCount] = {"defer_read", "drop_sync", "pin_copy", "allocate_once",
-                                                     "graph_steps", "shorten_host_work", "connections"};
+                                                     "graph_steps", "shorten_host_work", "connections", "side_stream_copy"};
   return kNames[static_cast<int>(kind)];
 }
 

@@ -21,8 +21,9 @@ enum class EditKind {
   kGraphSteps,       // each step's launches captured once into a CUDA graph, launched at once
   kShortenHostWork,  // the host work before the call takes `host_time` (a loader that keeps up)
   kConnections,      // CUDA_DEVICE_MAX_CONNECTIONS = `connections`
+  kSideStreamCopy,   // the copy, from pinned memory, on a side stream its stream then waits for
 };
-constexpr int kEditKindCount = 7;
+constexpr int kEditKindCount = 8;
 
 struct WhatIfEdit {
   EditKind kind = EditKind::kDropSync;
@@ -49,7 +50,7 @@ class CallPlaces {
 };
 
 // The edit that stands for making `fix`, or nothing when none is modelled (the kernels themselves,
-// another GPU, a copy's wait on its own stream, a graph launch, places known only from ranges).
+// another GPU, a graph launch, places known only from ranges).
 std::optional<WhatIfEdit> EditForFix(const Trace& trace, const CallPlaces& places, const VerdictFix& fix);
 
 // Makes `edit` in `replay` (of the recording `trace`, split into steps by `anchors`).
