@@ -10,6 +10,9 @@
 #include "engine/analysis/findings_text.h"
 #include "engine/ingest/recording.h"
 #include "engine/trace/trace_json.h"
+#include "engine/whatif/order_races.h"
+#include "engine/whatif/replay_steps.h"
+#include "engine/whatif/whatif.h"
 #include "tests/recorder_log.h"
 #include "tests/test_util.h"
 
@@ -38,6 +41,37 @@ TEST(RecordedRaces, TwoStreamsHandedOneAddressUnorderedIsAPossibleRace) {
 
 // PyTorch's foreach kernels (optimizer.step()) are handed dozens of tensors in one launch:
 // the addresses past a record's 8 follow in launch_args records and are compared too.
+// `whatif --fix races`: each flagged pair ordered by an event in the replay. The two 10 us
+// kernels ran side by side; ordered, the second starts once the first has ended, and the run's
+// GPU time grows by about a kernel.
+TEST(RecordedRaces, OrderingTheRacesInTheReplayPutsTheSecondAfterTheFirst) {
+  Trace t = Log().Kernel(77, "[4096,8192]").Kernel(88, "[4096]").Addresses(2).Convert();
+  std::vector<RacePair> pairs = FlaggedRaces(t, Analyze(t));
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_LT(t.ops[pairs[0].first].submit, t.ops[pairs[0].second].submit);
+  StepSplit steps = FindSteps(t);
+  std::vector<int> anchors = StepAnchors(t, steps);
+  Replay replay = BuildReplay(t, DeviceProfile{});
+  WhatIfEdit e;
+  e.kind = EditKind::kOrderRaces;
+  e.calls = {pairs[0].first, pairs[0].second};
+  WhatIfRun run = RunWhatIf(t, steps, anchors, replay, {e});
+  const Trace& p = run.predicted;
+  int first = -1, second = -1;
+  for (size_t i = 0; i < p.ops.size(); ++i)
+    if (p.scenario.ops[i].kind == OpKind::kKernel) (first < 0 ? first : second) = static_cast<int>(i);
+  ASSERT_GE(second, 0);
+  EXPECT_GE(p.ops[second].start, p.ops[first].end);
+  EXPECT_GT(run.after, run.before + 8000);
+  // Unedited, the replay runs them side by side, as recorded.
+  Trace plain = RunWhatIf(t, steps, anchors, replay, {}).predicted;
+  std::vector<int> kernels;
+  for (size_t i = 0; i < plain.ops.size(); ++i)
+    if (plain.scenario.ops[i].kind == OpKind::kKernel) kernels.push_back(static_cast<int>(i));
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_LT(plain.ops[kernels[1]].start, plain.ops[kernels[0]].end);
+}
+
 TEST(RecordedRaces, ALaunchHandedManyAddressesIsComparedOnAllOfThem) {
   const std::string first8 = "[4096,8192,12288,16384,20480,24576,28672,32768]";
   Trace t = Log().KernelHandedMany(77, first8, "[36864,40960]").Memset(88, 40960).Addresses(1).Convert();

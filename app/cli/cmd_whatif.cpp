@@ -15,6 +15,7 @@
 #include "engine/util/format.h"
 #include "engine/util/json_reader.h"
 #include "engine/whatif/replay_steps.h"
+#include "engine/whatif/order_races.h"
 #include "engine/whatif/whatif.h"
 
 namespace streamlab {
@@ -37,8 +38,16 @@ struct ChosenEdit {
   WhatIfEdit edit;
 };
 
-// "3" (fix 3 as explain lists it), "connections=N", "3:host-work=US" (fix 3's host work cut to US).
-ChosenEdit ParseFix(const std::string& id, const Trace& t, const Verdict& v, const CallPlaces& places) {
+// "3" (fix 3 as explain lists it), "connections=N", "3:host-work=US" (fix 3's host work cut to US),
+// "races" (every possible race the findings flag ordered by an event).
+ChosenEdit ParseFix(const std::string& id, const Trace& t, const Analysis& a, const Verdict& v, const CallPlaces& places) {
+  if (id == "races") {
+    WhatIfEdit e;
+    e.kind = EditKind::kOrderRaces;
+    for (const RacePair& p : FlaggedRaces(t, a)) e.calls.insert(e.calls.end(), {p.first, p.second});
+    if (e.calls.empty()) throw InputError("--fix races: the findings flag no possible race in this trace");
+    return {id + " (" + std::to_string(e.calls.size() / 2) + " flagged, each ordered by an event)", e};
+  }
   if (id.rfind("connections=", 0) == 0) {
     WhatIfEdit e;
     e.kind = EditKind::kConnections;
@@ -75,7 +84,7 @@ int CmdWhatIf(const ReplayCommand& cmd) {
   Verdict verdict = MakeVerdict(session.trace, analysis);
   CallPlaces places(session.trace, session.anchors);
   std::vector<ChosenEdit> chosen;
-  for (const std::string& id : cmd.fixes) chosen.push_back(ParseFix(id, session.trace, verdict, places));
+  for (const std::string& id : cmd.fixes) chosen.push_back(ParseFix(id, session.trace, analysis, verdict, places));
   std::vector<WhatIfEdit> edits;
   for (const ChosenEdit& c : chosen) edits.push_back(c.edit);
   WhatIfRun run = RunWhatIf(session.trace, session.steps, session.anchors, session.replay, edits);
@@ -102,8 +111,9 @@ int CmdWhatIf(const ReplayCommand& cmd) {
   std::cout << "What if, replayed on the simulator (" << session.replay.profile.name << "):\n";
   for (const ChosenEdit& c : chosen) std::cout << "  - " << c.label << ", at " << c.edit.calls.size() << " calls\n";
   std::cout << "  Replayed as recorded: " << FormatDuration(run.before) << " " << unit << "\n";
-  std::cout << "  With the fixes made:  " << FormatDuration(run.after) << " (saves " << FormatDuration(saved) << ", "
-            << FormatPercent(share) << "), simulated\n";
+  // A fix that adds waits (ordering a race) can cost time instead of saving it.
+  std::cout << "  With the fixes made:  " << FormatDuration(run.after) << " (" << (saved >= 0 ? "saves " : "costs ")
+            << FormatDuration(saved >= 0 ? saved : -saved) << ", " << FormatPercent(saved >= 0 ? share : -share) << "), simulated\n";
   if (!cmd.out.empty()) std::cout << "  Wrote the predicted run to " << cmd.out << "\n";
   return kExitOk;
 }

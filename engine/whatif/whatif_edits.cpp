@@ -9,6 +9,7 @@
 
 #include "engine/analysis/program_sites.h"
 #include "engine/whatif/graph_capture.h"
+#include "engine/whatif/order_races.h"
 #include "engine/whatif/side_stream_copy.h"
 
 namespace streamlab {
@@ -226,13 +227,19 @@ void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit
       for (int c : edit.calls)
         if (e.Pageable(c)) e.Pin(c, true);
       return CopyOnSideStreams(t, edit.calls, replay);
+    case EditKind::kOrderRaces: {
+      std::vector<RacePair> pairs;
+      for (size_t k = 0; k + 1 < edit.calls.size(); k += 2) pairs.push_back({edit.calls[k], edit.calls[k + 1]});
+      return OrderRaces(pairs, replay);
+    }
     case EditKind::kConnections: replay.scenario.settings.max_connections = std::clamp(edit.connections, 1, 32); return;
   }
 }
 
 const char* ToString(EditKind kind) {
   static const char* const kNames[kEditKindCount] = {"defer_read", "drop_sync", "pin_copy", "allocate_once",
-                                                     "graph_steps", "shorten_host_work", "connections", "side_stream_copy"};
+                                                     "graph_steps", "shorten_host_work", "connections", "side_stream_copy",
+                                                     "order_races"};
   return kNames[static_cast<int>(kind)];
 }
 

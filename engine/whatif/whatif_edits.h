@@ -22,12 +22,13 @@ enum class EditKind {
   kShortenHostWork,  // the host work before the call takes `host_time` (a loader that keeps up)
   kConnections,      // CUDA_DEVICE_MAX_CONNECTIONS = `connections`
   kSideStreamCopy,   // the copy, from pinned memory, on a side stream its stream then waits for
+  kOrderRaces,       // each flagged race's second op waits for its first through an event
 };
-constexpr int kEditKindCount = 8;
+constexpr int kEditKindCount = 9;
 
 struct WhatIfEdit {
   EditKind kind = EditKind::kDropSync;
-  std::vector<int> calls;  // the recorded calls it changes
+  std::vector<int> calls;  // the recorded calls it changes (kOrderRaces: pairs, first then second)
   TimeNs host_time = -1;   // kShortenHostWork: the host work left (-1: the recording's usual call-to-call time)
   int connections = 32;    // kConnections
 };
