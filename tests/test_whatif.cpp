@@ -32,6 +32,20 @@ struct LoopShape {
   bool malloc_free = false;     // a 64 MB buffer allocated and freed each step
 };
 
+// A simulated run labelled as a recording of it: its kernels foreign, with their measured times.
+Trace AsRecording(Trace t) {
+  t.scenario.recorded = true;
+  t.backend = "record";
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    KernelSpec& k = t.scenario.ops[i].kernel;
+    if (t.scenario.ops[i].kind != OpKind::kKernel) continue;
+    k.kind = KernelKind::kForeign;
+    k.function = "spin";
+    k.work = t.ops[i].end - t.ops[i].start;
+  }
+  return t;
+}
+
 // A training loop's run on the simulator, then labelled as a recording of it.
 Trace RecordedLoop(const LoopShape& shape, int steps = 8) {
   ScenarioBuilder b("loop");
@@ -56,17 +70,7 @@ Trace RecordedLoop(const LoopShape& shape, int steps = 8) {
     if (shape.malloc_free) host.Free(work);
     if (shape.sync_device) host.SyncDevice();
   }
-  Trace t = SimExecutor().Run(b.Build(), {});
-  t.scenario.recorded = true;
-  t.backend = "record";
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    KernelSpec& k = t.scenario.ops[i].kernel;
-    if (t.scenario.ops[i].kind != OpKind::kKernel) continue;
-    k.kind = KernelKind::kForeign;
-    k.function = "spin";
-    k.work = t.ops[i].end - t.ops[i].start;
-  }
-  return t;
+  return AsRecording(SimExecutor().Run(b.Build(), {}));
 }
 
 struct Replayed {
@@ -181,6 +185,27 @@ TEST(WhatIf, CapturingALaunchBoundStepLaunchesItOnceAsAGraph) {
   EXPECT_GT(launches, 0);
   EXPECT_EQ(nodes, 40 * launches);
   ValidateScenario(run.predicted.scenario);
+}
+
+TEST(WhatIf, MoreConnectionsLetTwoStreamsRunSideBySide) {
+  // Six 200 us kernels (4 SMs each) queued on s0, then six on s1. One hardware queue: s1's
+  // first waits behind s0's last (it starts once that one is running), though nothing orders
+  // them: 11 kernels' time. With 8 queues the two streams run side by side: 6 kernels' time.
+  ScenarioBuilder b("one queue");
+  b.settings().max_connections = 1;
+  Stream s0 = b.CreateStream("s0"), s1 = b.CreateStream("s1");
+  for (int k = 0; k < 6; ++k) s0.Launch("a" + std::to_string(k), Spin(Us(200), 4));
+  for (int k = 0; k < 6; ++k) s1.Launch("b" + std::to_string(k), Spin(Us(200), 4));
+  Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+  Replayed r{t, FindSteps(t), {}, BuildReplay(t, DeviceProfile{})};
+  r.anchors = StepAnchors(r.measured, r.steps);
+  WhatIfEdit e;
+  e.kind = EditKind::kConnections;
+  e.connections = 8;
+  WhatIfRun run = RunWhatIf(r.measured, r.steps, r.anchors, r.replay, {e});
+  EXPECT_GT(run.before, 10 * Us(200) + Us(100));
+  EXPECT_LT(run.after, 6 * Us(200) + Us(100));
+  EXPECT_EQ(run.predicted.scenario.settings.max_connections, 8);
 }
 
 TEST(WhatIf, ACopyOnASideStreamRunsBesideTheKernelsQueuedBeforeIt) {
