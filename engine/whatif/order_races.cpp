@@ -2,7 +2,6 @@
 // waited for before the second.
 #include "engine/whatif/order_races.h"
 
-#include <map>
 #include <set>
 
 namespace streamlab {
@@ -20,43 +19,37 @@ std::vector<RacePair> FlaggedRaces(const Trace& t, const Analysis& analysis) {
   return out;
 }
 
+namespace {
+
+// A call the edit adds on `stream`, about `event`, at the program's usual call cost.
+Op EventCall(OpKind kind, const char* name, int stream, int event, int thread, TimeNs cost) {
+  Op call;
+  call.kind = kind;
+  call.name = name;
+  call.stream = stream;
+  call.event = event;
+  call.thread = thread;
+  call.host_after = cost;
+  return call;
+}
+
+}  // namespace
+
 void OrderRaces(const std::vector<RacePair>& pairs, Replay& r) {
-  std::vector<Op>& old = r.scenario.ops;
-  std::multimap<int, Op> after, before;  // replay index -> calls made right after / before it
+  const std::vector<Op>& ops = r.scenario.ops;
+  InsertedCalls before, after;
   for (const RacePair& p : pairs) {
     int first = r.op_of[p.first], second = r.op_of[p.second];
-    if (first < 0 || second < 0 || old[first].graph >= 0 || old[second].graph >= 0) continue;
-    if (old[first].stream < 0 || old[second].stream < 0 || old[first].stream == old[second].stream) continue;
+    if (first < 0 || second < 0 || ops[first].graph >= 0 || ops[second].graph >= 0) continue;
+    if (ops[first].stream < 0 || ops[second].stream < 0 || ops[first].stream == ops[second].stream) continue;
     int event = static_cast<int>(r.scenario.events.size());
-    r.scenario.events.push_back({"race order (what-if) " + std::to_string(event), r.scenario.streams[old[first].stream].device});
-    Op record;
-    record.kind = OpKind::kRecord;
-    record.name = "cudaEventRecord (what-if)";
-    record.stream = old[first].stream;
-    record.event = event;
-    record.thread = old[first].thread;
-    record.host_after = r.typical_call;
-    after.emplace(first, std::move(record));
-    Op wait;
-    wait.kind = OpKind::kWaitEvent;
-    wait.name = "cudaStreamWaitEvent (what-if)";
-    wait.stream = old[second].stream;
-    wait.event = event;
-    wait.thread = old[second].thread;
-    wait.host_after = r.typical_call;
-    before.emplace(second, std::move(wait));
+    r.scenario.events.push_back({"race order (what-if) " + std::to_string(event), r.scenario.streams[ops[first].stream].device});
+    after.emplace(first, EventCall(OpKind::kRecord, "cudaEventRecord (what-if)", ops[first].stream, event, ops[first].thread,
+                                   r.typical_call));
+    before.emplace(second, EventCall(OpKind::kWaitEvent, "cudaStreamWaitEvent (what-if)", ops[second].stream, event,
+                                     ops[second].thread, r.typical_call));
   }
-  std::vector<Op> ops;
-  ops.reserve(old.size() + after.size() + before.size());
-  std::vector<int> moved(old.size(), -1);
-  for (size_t i = 0; i < old.size(); ++i) {
-    int at = static_cast<int>(i);
-    for (auto [it, end] = before.equal_range(at); it != end; ++it) ops.push_back(std::move(it->second));
-    moved[i] = static_cast<int>(ops.size());
-    ops.push_back(std::move(old[i]));
-    for (auto [it, end] = after.equal_range(at); it != end; ++it) ops.push_back(std::move(it->second));
-  }
-  RenumberOps(r, std::move(ops), moved, {});
+  InsertCalls(r, std::move(before), std::move(after));
 }
 
 }  // namespace streamlab

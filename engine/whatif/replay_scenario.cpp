@@ -259,6 +259,21 @@ void RenumberOps(Replay& replay, std::vector<Op> ops, const std::vector<int>& mo
   for (int& index : replay.op_of) remap(index);
 }
 
+void InsertCalls(Replay& replay, InsertedCalls before, InsertedCalls after) {
+  std::vector<Op>& old = replay.scenario.ops;
+  std::vector<Op> ops;
+  ops.reserve(old.size() + before.size() + after.size());
+  std::vector<int> moved(old.size(), -1);
+  for (size_t i = 0; i < old.size(); ++i) {
+    int at = static_cast<int>(i);
+    for (auto [it, end] = before.equal_range(at); it != end; ++it) ops.push_back(std::move(it->second));
+    moved[i] = static_cast<int>(ops.size());
+    ops.push_back(std::move(old[i]));
+    for (auto [it, end] = after.equal_range(at); it != end; ++it) ops.push_back(std::move(it->second));
+  }
+  RenumberOps(replay, std::move(ops), moved, {});
+}
+
 DeviceProfile ProfileForRecording(const Trace& t) {
   for (const char* gpu : {"H100", "H200"})
     if (t.device_name.find(gpu) != std::string::npos) {

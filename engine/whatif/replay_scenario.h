@@ -7,6 +7,7 @@
 // or the GPU is free. Edited (whatif_edits.h), the same replay says what a fix would change.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "engine/sim/device_profile.h"
@@ -46,5 +47,10 @@ bool IsAllocation(const Op& op);
 // and the replay's op_of follow, except the `graph` of ops flagged in `new_graph`, which the
 // edit set to a new index already.
 void RenumberOps(Replay& replay, std::vector<Op> ops, const std::vector<int>& moved, const std::vector<bool>& new_graph);
+
+// An edit's new calls, keyed by the replay op they are made right before (or after).
+using InsertedCalls = std::multimap<int, Op>;
+// Rebuilds the replay's op list with the calls inserted, each on the thread its Op names.
+void InsertCalls(Replay& replay, InsertedCalls before, InsertedCalls after);
 
 }  // namespace streamlab

@@ -1,6 +1,6 @@
 // The copy on a side stream (side_stream_copy.h). The join is one wait_stream (an event recorded
 // on the side stream, waited for on the kernels' stream): two calls, each at the program's usual
-// call cost.
+// call cost. Copies that share the op after them share its join: it waits for both.
 #include "engine/whatif/side_stream_copy.h"
 
 #include <map>
@@ -58,37 +58,28 @@ std::vector<int> CopiesToTheDevice(const Trace& t, const std::vector<int>& calls
   return out;
 }
 
-void CopyOnSideStreams(const Trace& t, const std::vector<int>& copies, Replay& r) {
-  std::vector<Op>& old = r.scenario.ops;
+void CopyOnSideStreams(const std::vector<int>& copies, Replay& r) {
+  std::vector<Op>& ops = r.scenario.ops;
   SideStreams sides(r);
-  std::map<int, Op> join_before;  // replay index -> the wait_stream made right before it
+  InsertedCalls join_before;  // replay index -> the wait_stream made right before it
   for (int c : copies) {
     int at = r.op_of[c];
-    if (at < 0 || !FromHost(r.scenario, old[at])) continue;
-    int stream = old[at].stream;
+    if (at < 0 || !FromHost(r.scenario, ops[at])) continue;
+    int stream = ops[at].stream;
     int side = sides.Of(stream);
-    old[at].stream = side;
-    int use = NextUse(old, at, stream);
+    ops[at].stream = side;
+    int use = NextUse(ops, at, stream);
     if (use < 0 || join_before.count(use)) continue;
     Op join;
     join.kind = OpKind::kWaitStream;
     join.name = "wait_stream (what-if)";
     join.stream = stream;
     join.other_stream = side;
-    join.thread = old[use].thread;
+    join.thread = ops[use].thread;
     join.host_after = 2 * r.typical_call;  // cudaEventRecord + cudaStreamWaitEvent
     join_before.emplace(use, std::move(join));
   }
-  std::vector<Op> ops;
-  ops.reserve(old.size() + join_before.size());
-  std::vector<int> moved(old.size(), -1);
-  for (size_t i = 0; i < old.size(); ++i) {
-    auto join = join_before.find(static_cast<int>(i));
-    if (join != join_before.end()) ops.push_back(std::move(join->second));
-    moved[i] = static_cast<int>(ops.size());
-    ops.push_back(std::move(old[i]));
-  }
-  RenumberOps(r, std::move(ops), moved, {});
+  InsertCalls(r, std::move(join_before), {});
 }
 
 }  // namespace streamlab

@@ -19,6 +19,6 @@ namespace streamlab {
 std::vector<int> CopiesToTheDevice(const Trace& recorded, const std::vector<int>& calls);
 
 // Rebuilds the replay's op list with each copy in `copies` on a side stream of its stream.
-void CopyOnSideStreams(const Trace& recorded, const std::vector<int>& copies, Replay& replay);
+void CopyOnSideStreams(const std::vector<int>& copies, Replay& replay);
 
 }  // namespace streamlab

@@ -226,7 +226,7 @@ void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit
     case EditKind::kSideStreamCopy:
       for (int c : edit.calls)
         if (e.Pageable(c)) e.Pin(c, true);
-      return CopyOnSideStreams(t, edit.calls, replay);
+      return CopyOnSideStreams(edit.calls, replay);
     case EditKind::kOrderRaces: {
       std::vector<RacePair> pairs;
       for (size_t k = 0; k + 1 < edit.calls.size(); k += 2) pairs.push_back({edit.calls[k], edit.calls[k + 1]});
