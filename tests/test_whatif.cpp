@@ -223,9 +223,15 @@ TEST(WhatIf, ACopyOnASideStreamRunsBesideTheKernelsQueuedBeforeIt) {
   ASSERT_EQ(moved.size(), copies.size());
   ASSERT_EQ(first.size(), copies.size());
   EXPECT_EQ(Calls(p, OpKind::kWaitStream).size(), copies.size());
+  std::vector<int> last = Calls(p, OpKind::kKernel, "k3");
   for (size_t k = 0; k < moved.size(); ++k) {
     EXPECT_NE(p.scenario.ops[moved[k]].stream, p.scenario.ops[first[k]].stream);
     EXPECT_GE(p.ops[first[k]].start, p.ops[moved[k]].end) << "step " << k;
+    // Into one buffer step after step: a second buffer, so a copy overwrites only what the
+    // kernels two steps before read, once they are done.
+    if (k >= 2) {
+      EXPECT_GE(p.ops[moved[k]].start, p.ops[last[k - 2]].end) << "step " << k;
+    }
   }
   ValidateScenario(p.scenario);
 }

@@ -19,22 +19,6 @@ std::vector<RacePair> FlaggedRaces(const Trace& t, const Analysis& analysis) {
   return out;
 }
 
-namespace {
-
-// A call the edit adds on `stream`, about `event`, at the program's usual call cost.
-Op EventCall(OpKind kind, const char* name, int stream, int event, int thread, TimeNs cost) {
-  Op call;
-  call.kind = kind;
-  call.name = name;
-  call.stream = stream;
-  call.event = event;
-  call.thread = thread;
-  call.host_after = cost;
-  return call;
-}
-
-}  // namespace
-
 void OrderRaces(const std::vector<RacePair>& pairs, Replay& r) {
   const std::vector<Op>& ops = r.scenario.ops;
   InsertedCalls before, after;
@@ -42,11 +26,10 @@ void OrderRaces(const std::vector<RacePair>& pairs, Replay& r) {
     int first = r.op_of[p.first], second = r.op_of[p.second];
     if (first < 0 || second < 0 || ops[first].graph >= 0 || ops[second].graph >= 0) continue;
     if (ops[first].stream < 0 || ops[second].stream < 0 || ops[first].stream == ops[second].stream) continue;
-    int event = static_cast<int>(r.scenario.events.size());
-    r.scenario.events.push_back({"race order (what-if) " + std::to_string(event), r.scenario.streams[ops[first].stream].device});
-    after.emplace(first, EventCall(OpKind::kRecord, "cudaEventRecord (what-if)", ops[first].stream, event, ops[first].thread,
+    int event = AddedEvent(r, ops[first].stream, "race order (what-if)");
+    after.emplace(first, AddedCall(OpKind::kRecord, "cudaEventRecord (what-if)", ops[first].stream, event, ops[first].thread,
                                    r.typical_call));
-    before.emplace(second, EventCall(OpKind::kWaitEvent, "cudaStreamWaitEvent (what-if)", ops[second].stream, event,
+    before.emplace(second, AddedCall(OpKind::kWaitEvent, "cudaStreamWaitEvent (what-if)", ops[second].stream, event,
                                      ops[second].thread, r.typical_call));
   }
   InsertCalls(r, std::move(before), std::move(after));

@@ -274,6 +274,23 @@ void InsertCalls(Replay& replay, InsertedCalls before, InsertedCalls after) {
   RenumberOps(replay, std::move(ops), moved, {});
 }
 
+Op AddedCall(OpKind kind, const char* name, int stream, int event, int thread, TimeNs cost) {
+  Op call;
+  call.kind = kind;
+  call.name = name;
+  call.stream = stream;
+  call.event = event;
+  call.thread = thread;
+  call.host_after = cost;
+  return call;
+}
+
+int AddedEvent(Replay& replay, int stream, const std::string& name) {
+  int event = static_cast<int>(replay.scenario.events.size());
+  replay.scenario.events.push_back({name + " " + std::to_string(event), replay.scenario.streams[stream].device});
+  return event;
+}
+
 DeviceProfile ProfileForRecording(const Trace& t) {
   for (const char* gpu : {"H100", "H200"})
     if (t.device_name.find(gpu) != std::string::npos) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <string>
 #include <vector>
 
 #include "engine/sim/device_profile.h"
@@ -52,5 +53,9 @@ void RenumberOps(Replay& replay, std::vector<Op> ops, const std::vector<int>& mo
 using InsertedCalls = std::multimap<int, Op>;
 // Rebuilds the replay's op list with the calls inserted, each on the thread its Op names.
 void InsertCalls(Replay& replay, InsertedCalls before, InsertedCalls after);
+// A call an edit adds (a record or wait on `stream` about `event`), taking the host `cost`.
+Op AddedCall(OpKind kind, const char* name, int stream, int event, int thread, TimeNs cost);
+// A new event of the replay, on `stream`'s device.
+int AddedEvent(Replay& replay, int stream, const std::string& name);
 
 }  // namespace streamlab

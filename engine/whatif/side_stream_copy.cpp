@@ -4,6 +4,8 @@
 #include "engine/whatif/side_stream_copy.h"
 
 #include <map>
+#include <set>
+#include <utility>
 
 namespace streamlab {
 namespace {
@@ -61,25 +63,31 @@ std::vector<int> CopiesToTheDevice(const Trace& t, const std::vector<int>& calls
 void CopyOnSideStreams(const std::vector<int>& copies, Replay& r) {
   std::vector<Op>& ops = r.scenario.ops;
   SideStreams sides(r);
-  InsertedCalls join_before;  // replay index -> the wait_stream made right before it
+  InsertedCalls before;
+  std::set<int> joined;                       // replay ops a join was made before
+  std::map<std::pair<int, int>, int> last_use;  // per stream and buffer copied into: the last copy's join
   for (int c : copies) {
     int at = r.op_of[c];
     if (at < 0 || !FromHost(r.scenario, ops[at])) continue;
     int stream = ops[at].stream;
     int side = sides.Of(stream);
     ops[at].stream = side;
-    int use = NextUse(ops, at, stream);
-    if (use < 0 || join_before.count(use)) continue;
-    Op join;
-    join.kind = OpKind::kWaitStream;
-    join.name = "wait_stream (what-if)";
-    join.stream = stream;
+    // Two buffers: a copy into the buffer the last one filled may overwrite only what the
+    // kernels before the last copy's read, so it waits for the stream as it stood there.
+    int& last = last_use.try_emplace({stream, ops[at].dst}, -1).first->second;
+    if (last >= 0) {
+      int event = AddedEvent(r, stream, "buffer free (what-if)");
+      before.emplace(last, AddedCall(OpKind::kRecord, "cudaEventRecord (what-if)", stream, event, ops[last].thread, r.typical_call));
+      before.emplace(at, AddedCall(OpKind::kWaitEvent, "cudaStreamWaitEvent (what-if)", side, event, ops[at].thread, r.typical_call));
+    }
+    last = NextUse(ops, at, stream);
+    if (last < 0 || !joined.insert(last).second) continue;
+    Op join = AddedCall(OpKind::kWaitStream, "wait_stream (what-if)", stream, -1, ops[last].thread,
+                        2 * r.typical_call);  // cudaEventRecord + cudaStreamWaitEvent
     join.other_stream = side;
-    join.thread = ops[use].thread;
-    join.host_after = 2 * r.typical_call;  // cudaEventRecord + cudaStreamWaitEvent
-    join_before.emplace(use, std::move(join));
+    before.emplace(last, std::move(join));
   }
-  InsertCalls(r, std::move(join_before), {});
+  InsertCalls(r, std::move(before), {});
 }
 
 }  // namespace streamlab

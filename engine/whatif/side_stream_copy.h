@@ -2,11 +2,12 @@
 // waited for is issued on a side stream instead, where the program issued it, so it runs while
 // the work queued before it on the kernels' stream still runs. The kernels' stream waits for the
 // copy through an event right before the op that came after the copy (that op, usually the kernel
-// that reads the copy, still starts only once it has landed). Two calls per copy are added, each
-// at the program's usual call cost.
+// that reads the copy, still starts only once it has landed).
 //
-// Assumed, as the fix needs it: the copy lands in a buffer the kernels still running do not read
-// (a second buffer), so the copy need not wait for the work before it.
+// As the fix needs: copies that land in one buffer step after step get a second buffer, so a copy
+// waits only for the kernels that read its buffer two copies before (an event recorded where the
+// last copy's kernels began). Each added call (two for the join, two for the buffer's event)
+// takes the program's usual call cost.
 #pragma once
 
 #include <vector>
