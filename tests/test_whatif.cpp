@@ -43,6 +43,7 @@ Trace AsRecording(Trace t) {
     k.function = "spin";
     k.work = t.ops[i].end - t.ops[i].start;
   }
+  for (OpRecord& rec : t.ops) rec.loaded_module = rec.note == "lazy module load";  // as the recorder marks them
   return t;
 }
 
@@ -282,6 +283,61 @@ TEST(WhatIf, AVerdictOnALoopThatNeverWaitsIsTakenOverTheGpusRunOfItsSteps) {
   // A loop the host paces keeps the host's window.
   Trace paced = WithStepRanges(RecordedLoop({.host_work = Ms(2)}));
   EXPECT_EQ(MakeVerdict(paced, Analyze(paced)).gpu_paced_step, 0);
+}
+
+// Four kernel functions first launched in step 1, each load costing the host 2 ms (lazy loading,
+// no warm-up), in a loop that syncs each step; one allocation before the loop.
+Trace RecordedFirstLoads() {
+  DeviceProfile slow_loads;
+  slow_loads.module_load_host = Ms(2);
+  ScenarioBuilder b("first loads");
+  b.settings().warmup = false;
+  Stream s = b.CreateStream("compute");
+  Buffer work = b.DeviceBuffer("work", 1 << 20);
+  Host host = b.host();
+  host.Malloc(work);
+  for (int k = 0; k < 8; ++k) {
+    host.Work("batch", Us(50));
+    for (int i = 0; i < 4; ++i) s.Launch("k" + std::to_string(i), Spin(Us(100), 132, 128, i));
+    host.SyncDevice();
+  }
+  return AsRecording(SimExecutor(slow_loads).Run(b.Build(), {}));
+}
+
+TEST(WhatIf, AWarmUpStepTakesTheModuleLoadsOutOfTheFirstStepNotOutOfTheRun) {
+  Trace t = RecordedFirstLoads();
+  StepSplit steps = FindSteps(t);
+  ASSERT_TRUE(steps.found());
+  ASSERT_EQ(steps.warmup, 1);
+  std::vector<int> anchors = StepAnchors(t, steps);
+  std::optional<WhatIfEdit> e = WarmUpEdit(t, steps, CallPlaces(t, anchors));
+  ASSERT_TRUE(e);
+  ASSERT_EQ(e->calls.size(), 5u);  // the first step's launches and its sync
+  WhatIfRun run = RunWhatIf(t, steps, anchors, BuildReplay(t, DeviceProfile{}), {*e});
+  ASSERT_EQ(run.lead_before.steps, 1);
+  // The steady step keeps its time. The first step's launches take a steady step's host time: the
+  // step loses the loads (4 x 2 ms) less the kernel time
+  // they hid (3 of its 4 kernels ran while the host loaded the next one's module): 7.6 ms. The
+  // time from the first call to the first steady step is not shorter: the loads move, they stay.
+  EXPECT_NEAR(static_cast<double>(run.after), static_cast<double>(run.before), 0.01 * static_cast<double>(run.before));
+  TimeNs saved = run.lead_before.first_steps - run.lead_after.first_steps;
+  EXPECT_GT(saved, Us(7500));
+  EXPECT_LT(saved, Ms(8));
+  EXPECT_GE(run.lead_after.to_steady, run.lead_before.to_steady);
+  // explain says how much of the warm-up step the loads are.
+  Verdict v = MakeVerdict(t, Analyze(t));
+  ASSERT_TRUE(SimulateFixes(t, v, 5));
+  auto warmup = std::find_if(v.startup.begin(), v.startup.end(), [](const StartupCost& c) { return c.kind == StartupCost::kWarmupSteps; });
+  ASSERT_NE(warmup, v.startup.end());
+  EXPECT_EQ(warmup->simulated_save, saved);
+  EXPECT_EQ(warmup->loads, Ms(8) + 4 * DeviceProfile{}.launch_host);
+  std::string all;
+  for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, v)) all += line + "\n";
+  EXPECT_NE(all.find("of it module loads), of which a warm-up step before the loop"), std::string::npos) << all;
+  // A loop whose first step is no slower than the rest has nothing to warm up.
+  Trace warm = RecordedLoop({.host_work = Ms(2)});
+  StepSplit warm_steps = FindSteps(warm);
+  EXPECT_FALSE(WarmUpEdit(warm, warm_steps, CallPlaces(warm, StepAnchors(warm, warm_steps))));
 }
 
 TEST(WhatIf, TheVerdictsFixesGetSimulatedSavings) {

@@ -183,7 +183,8 @@ Subcommand AddWhatIf(CLI::App& app, CliCommands& c) {
   cmd->add_option("trace", c.whatif.trace, "A recording or torch.profiler trace (or a trace saved from one)")->required();
   cmd->add_option("--fix", c.whatif.fixes,
                   "A fix's number as explain lists it (N:host-work=US leaves US of that host work), or an edit: "
-                  "connections=N, races (every flagged race ordered by an event) (repeatable)")
+                  "connections=N, races (every flagged race ordered by an event), warm-up (the loop's first, slower steps "
+                  "run once before it) (repeatable)")
       ->required();
   cmd->add_option("--profile", c.whatif.profile, "The GPU's profile: h100, h200 or a JSON file (default: the recorded GPU's)");
   cmd->add_option("--out", c.whatif.out, "Write the predicted run as a trace here");

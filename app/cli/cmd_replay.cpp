@@ -15,7 +15,7 @@
 namespace streamlab {
 namespace {
 
-Json ReportJson(const ReplayReport& r, const Replay& replay) {
+Json ReportJson(const ReplayReport& r, const Replay& replay, const LeadIn& measured, const LeadIn& replayed) {
   Json steps = Json::array();
   for (const StepReplay& s : r.per_step)
     steps.push_back({{"step", s.step}, {"measured_ns", s.measured}, {"replayed_ns", s.replayed}, {"steady", s.steady}});
@@ -32,6 +32,11 @@ Json ReportJson(const ReplayReport& r, const Replay& replay) {
           {"same_stream_gap_ns", replay.profile.same_stream_gap},
           {"sync_wake_ns", replay.profile.sync_wake},
           {"graph_node_gap_ns", replay.profile.graph_node_gap},
+          {"warmup_steps", measured.steps},
+          {"warmup_measured_ns", measured.first_steps},
+          {"warmup_replayed_ns", replayed.first_steps},
+          {"to_steady_measured_ns", measured.to_steady},
+          {"to_steady_replayed_ns", replayed.to_steady},
           {"steps", steps}};
 }
 
@@ -44,7 +49,12 @@ int CmdReplay(const ReplayCommand& cmd) {
   MarkReplayedSteps(session.anchors, session.replay, replayed);
   if (!cmd.out.empty()) WriteTraceFile(replayed, cmd.out);
   if (cmd.json) {
-    std::cout << DumpJson(ReportJson(report, session.replay), 1) << "\n";
+    LeadIn measured, replayed_lead;
+    if (report.by_steps()) {
+      measured = MeasuredLeadIn(session.trace, session.steps, session.anchors);
+      replayed_lead = ReplayedLeadIn(session.steps, session.anchors, session.replay, replayed);
+    }
+    std::cout << DumpJson(ReportJson(report, session.replay, measured, replayed_lead), 1) << "\n";
     return kExitOk;
   }
   std::cout << "Replayed on the simulator (" << session.replay.profile.name << ")\n";

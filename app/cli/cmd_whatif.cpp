@@ -3,6 +3,7 @@
 // work before each call of a fix shortened with host-work=US). Prints the replayed step before
 // and after; --out writes the predicted run as a trace (the GUI's Compare sets it beside the
 // measured one).
+#include <algorithm>
 #include <iostream>
 #include <string>
 
@@ -39,14 +40,25 @@ struct ChosenEdit {
 };
 
 // "3" (fix 3 as explain lists it), "connections=N", "3:host-work=US" (fix 3's host work cut to US),
-// "races" (every possible race the findings flag ordered by an event).
-ChosenEdit ParseFix(const std::string& id, const Trace& t, const Analysis& a, const Verdict& v, const CallPlaces& places) {
+// "races" (every possible race the findings flag ordered by an event), "warm-up" (the loop's
+// first, slower steps run once before it).
+ChosenEdit ParseFix(const std::string& id, const Trace& t, const Analysis& a, const Verdict& v, const StepSplit& steps,
+                     const CallPlaces& places) {
   if (id == "races") {
     WhatIfEdit e;
     e.kind = EditKind::kOrderRaces;
     for (const RacePair& p : FlaggedRaces(t, a)) e.calls.insert(e.calls.end(), {p.first, p.second});
     if (e.calls.empty()) throw InputError("--fix races: the findings flag no possible race in this trace");
     return {id + " (" + std::to_string(e.calls.size() / 2) + " flagged, each ordered by an event)", e};
+  }
+  if (id == "warm-up") {
+    std::optional<WhatIfEdit> e = WarmUpEdit(t, steps, places);
+    if (!e)
+      throw InputError("--fix warm-up: no step before the steady ones is slower than they are (or the trace has no steps): "
+                       "nothing for a warm-up to take out");
+    return {id + " (the first " + std::to_string(steps.warmup) + " step(s) run once before the loop: their " +
+                std::to_string(e->calls.size()) + " calls at a steady step's host time)",
+            *e};
   }
   if (id.rfind("connections=", 0) == 0) {
     WhatIfEdit e;
@@ -76,6 +88,14 @@ ChosenEdit ParseFix(const std::string& id, const Trace& t, const Analysis& a, co
   return {std::string("fix ") + number + " (" + ToString(fix.kind) + ": " + ToString(e->kind) + ")", *e};
 }
 
+// A warm-up moves time out of the first steps, not out of the run: both said, replayed.
+void PrintLeadIn(const LeadIn& before, const LeadIn& after) {
+  std::cout << "  The first " << before.steps << " step(s): " << FormatDuration(before.first_steps) << " replayed as recorded, "
+            << FormatDuration(after.first_steps) << " with the fixes made, simulated\n";
+  std::cout << "  From the program's first CUDA call to its first steady step: " << FormatDuration(before.to_steady) << ", then "
+            << FormatDuration(after.to_steady) << " (what the first steps cost is still spent, before the loop)\n";
+}
+
 }  // namespace
 
 int CmdWhatIf(const ReplayCommand& cmd) {
@@ -84,7 +104,7 @@ int CmdWhatIf(const ReplayCommand& cmd) {
   Verdict verdict = MakeVerdict(session.trace, analysis);
   CallPlaces places(session.trace, session.anchors);
   std::vector<ChosenEdit> chosen;
-  for (const std::string& id : cmd.fixes) chosen.push_back(ParseFix(id, session.trace, analysis, verdict, places));
+  for (const std::string& id : cmd.fixes) chosen.push_back(ParseFix(id, session.trace, analysis, verdict, session.steps, places));
   std::vector<WhatIfEdit> edits;
   for (const ChosenEdit& c : chosen) edits.push_back(c.edit);
   WhatIfRun run = RunWhatIf(session.trace, session.steps, session.anchors, session.replay, edits);
@@ -97,12 +117,22 @@ int CmdWhatIf(const ReplayCommand& cmd) {
   if (cmd.json) {
     Json fixes = Json::array();
     for (const ChosenEdit& c : chosen) fixes.push_back({{"fix", c.label}, {"edit", ToString(c.edit.kind)}, {"calls", c.edit.calls.size()}});
+    Json steps = Json::array();
+    for (size_t k = 0; k < run.steps_before.size() && k < run.steps_after.size(); ++k)
+      if (run.steps_before[k] >= 0 && run.steps_after[k] >= 0)
+        steps.push_back({{"step", k}, {"replayed_ns", run.steps_before[k]}, {"predicted_ns", run.steps_after[k]}});
     std::cout << DumpJson({{"by_steps", session.steps.found()},
                            {"replayed_ns", run.before},
                            {"predicted_ns", run.after},
                            {"saved_ns", saved},
                            {"saved_share", share},
-                           {"fixes", fixes}},
+                           {"warmup_steps", run.lead_before.steps},
+                           {"warmup_replayed_ns", run.lead_before.first_steps},
+                           {"warmup_predicted_ns", run.lead_after.first_steps},
+                           {"to_steady_replayed_ns", run.lead_before.to_steady},
+                           {"to_steady_predicted_ns", run.lead_after.to_steady},
+                           {"fixes", fixes},
+                           {"steps", steps}},
                           1)
               << "\n";
     return kExitOk;
@@ -114,6 +144,8 @@ int CmdWhatIf(const ReplayCommand& cmd) {
   // A fix that adds waits (ordering a race) can cost time instead of saving it.
   std::cout << "  With the fixes made:  " << FormatDuration(run.after) << " (" << (saved >= 0 ? "saves " : "costs ")
             << FormatDuration(saved >= 0 ? saved : -saved) << ", " << FormatPercent(saved >= 0 ? share : -share) << "), simulated\n";
+  bool warm_up = std::any_of(chosen.begin(), chosen.end(), [](const ChosenEdit& c) { return c.edit.kind == EditKind::kWarmUp; });
+  if (warm_up && run.lead_before.steps > 0) PrintLeadIn(run.lead_before, run.lead_after);
   if (!cmd.out.empty()) std::cout << "  Wrote the predicted run to " << cmd.out << "\n";
   return kExitOk;
 }

@@ -41,7 +41,8 @@ Json VerdictJson(const Verdict& v, const Trace& trace, const FindingTexts& texts
   }
   Json startup = Json::array();
   for (const StartupCost& c : v.startup)
-    startup.push_back({{"kind", StartupName(c.kind)}, {"time_ns", c.time}, {"count", c.count}, {"inferred", c.inferred}});
+    startup.push_back({{"kind", StartupName(c.kind)}, {"time_ns", c.time}, {"count", c.count}, {"inferred", c.inferred},
+                       {"loads_ns", c.loads}, {"simulated_save_ns", c.simulated_save}});
   return {{"bound", ToString(v.bound)},
           {"steps",
            {{"source", SourceName(s.source)},

@@ -296,9 +296,12 @@ void AddStartupCosts(const Trace& t, Verdict& v) {
   if (!s.found()) return;
   v.startup.push_back({StartupCost::kBeforeFirstStep, s.steps.front().begin - s.run_begin, 0});
   if (s.warmup > 0) {
-    TimeNs extra = 0;
-    for (int k = 0; k < s.warmup; ++k) extra += s.steps[k].end - s.steps[k].begin - s.median;
-    v.startup.push_back({StartupCost::kWarmupSteps, extra, s.warmup});
+    StartupCost warm{StartupCost::kWarmupSteps, 0, s.warmup};
+    for (int k = 0; k < s.warmup; ++k) warm.time += s.steps[k].end - s.steps[k].begin - s.median;
+    TimeNs to = s.steps[s.warmup - 1].end;
+    for (size_t i = 0; i < t.ops.size(); ++i)
+      if (t.ops[i].loaded_module && t.ops[i].submit >= s.steps.front().begin && t.ops[i].submit < to) warm.loads += HostCallTime(t.ops[i]);
+    v.startup.push_back(warm);
   }
   if (s.run_end > s.steps.back().end) v.startup.push_back({StartupCost::kAfterLastStep, s.run_end - s.steps.back().end, 0});
 }

@@ -71,6 +71,10 @@ struct StartupCost {
   int count = 0;
   int op = -1;  // kContext: the call it was created in
   bool inferred = false;  // kContext: not recorded; the first call that took 10 ms or more before any GPU work
+  TimeNs loads = 0;  // kWarmupSteps: the module loads' host time inside those steps
+  // kWarmupSteps: how much shorter those steps are with a warm-up step run before the loop,
+  // replayed on the simulator (engine/whatif WarmUpEdit); 0: not simulated.
+  TimeNs simulated_save = 0;
 };
 
 // A kernel (by name) that takes a GPU-bound step's time. `busy` is the time at least one of its

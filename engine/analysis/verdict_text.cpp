@@ -98,10 +98,14 @@ std::string StartupLine(const FindingTexts& texts, const Trace& t, const Verdict
     if (c.time <= 0) continue;
     static const char* const kKeys[] = {c.inferred ? "verdict.startup.context_inferred" : "verdict.startup.context", "verdict.startup.module_loads", "verdict.startup.before",
                                         "verdict.startup.warmup", "verdict.startup.after"};
+    std::string key = kKeys[c.kind];
+    if (c.kind == StartupCost::kWarmupSteps && c.simulated_save > 0) key = c.loads > 0 ? "verdict.startup.warmup_simulated_loads" : "verdict.startup.warmup_simulated";
     list += (list.empty() ? "" : "; ") +
-            texts.Fill(kKeys[c.kind], {{"time", FormatDuration(c.time)},
-                                       {"n", std::to_string(c.count)},
-                                       {"call", c.op >= 0 ? DisplayName(t.scenario, c.op) : ""}});
+            texts.Fill(key, {{"time", FormatDuration(c.time)},
+                             {"n", std::to_string(c.count)},
+                             {"saved", FormatDuration(std::min(c.simulated_save, c.time))},
+                             {"loads", FormatDuration(c.loads)},
+                             {"call", c.op >= 0 ? DisplayName(t.scenario, c.op) : ""}});
   }
   return list.empty() ? "" : texts.Fill("verdict.startup", {{"list", list}});
 }
@@ -169,7 +173,7 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.what.devices", "verdict.unit.step", "verdict.unit.run", "verdict.fixes.run", "verdict.fixes",
                                "verdict.place", "verdict.place_unknown", "verdict.startup", "verdict.startup.context",
                                "verdict.startup.context_inferred", "verdict.startup.module_loads", "verdict.startup.before", "verdict.startup.warmup",
-                               "verdict.startup.after", "verdict.remedy.py.launch_rate_graphs",
+                               "verdict.startup.warmup_simulated", "verdict.startup.warmup_simulated_loads", "verdict.startup.after", "verdict.remedy.py.launch_rate_graphs",
                                "verdict.remedy.cpp.launch_rate_graphs", "verdict.per_step", "verdict.per_run", "verdict.place_back",
                                "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start",
                                "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run",

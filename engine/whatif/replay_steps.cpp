@@ -133,4 +133,36 @@ TimeNs ReplayedStep(const Trace& measured, const StepSplit& steps, const std::ve
   return SteadyStep(steps, Spacing(measured, replayed, anchors, [&](int i) { return replay.op_of[i]; }));
 }
 
+std::vector<TimeNs> ReplayedSteps(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors,
+                                  const Replay& replay, const Trace& replayed) {
+  if (!steps.found()) return {};
+  return Spacing(measured, replayed, anchors, [&](int i) { return replay.op_of[i]; }).calls;
+}
+
+namespace {
+
+template <typename Map>
+LeadIn LeadInOf(const StepSplit& steps, const std::vector<int>& anchors, const Scenario& scenario, const Trace& run, Map map) {
+  size_t steady = 0;
+  while (steady < steps.steps.size() && !steps.steps[steady].steady) ++steady;
+  size_t end = std::max<size_t>(steady, 1);
+  if (end >= anchors.size() || anchors[0] < 0 || anchors[end] < 0) return {};
+  int a = map(anchors[0]), b = map(anchors[end]);
+  if (a < 0 || b < 0) return {};
+  TimeNs run_began = run.ops[b].submit;
+  for (size_t i = 0; i < run.ops.size(); ++i)
+    if (IsRecordedCall(scenario.ops[i])) run_began = std::min(run_began, run.ops[i].submit);
+  return {static_cast<int>(end), run.ops[b].submit - run.ops[a].submit, run.ops[b].submit - run_began};
+}
+
+}  // namespace
+
+LeadIn MeasuredLeadIn(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors) {
+  return LeadInOf(steps, anchors, measured.scenario, measured, [](int i) { return i; });
+}
+
+LeadIn ReplayedLeadIn(const StepSplit& steps, const std::vector<int>& anchors, const Replay& replay, const Trace& replayed) {
+  return LeadInOf(steps, anchors, replay.scenario, replayed, [&](int i) { return replay.op_of[i]; });
+}
+
 }  // namespace streamlab

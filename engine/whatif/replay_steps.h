@@ -44,4 +44,20 @@ void MarkReplayedSteps(const std::vector<int>& anchors, const Replay& replay, Tr
 // GPU span, without steps): what the what-ifs compare.
 TimeNs ReplayedStep(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors, const Replay& replay, const Trace& replayed);
 
+// Each step's time in a replayed (or edited) run, from its first call to the next step's, by the
+// recording's steps (-1: not timed; empty without steps).
+std::vector<TimeNs> ReplayedSteps(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors,
+                                  const Replay& replay, const Trace& replayed);
+
+// The steps before the steady ones (the warm-up steps; at least the first step), timed as the
+// steady steps are: from the first step's first call to the first steady step's. And the time from
+// the run's first call to that same call: what a warm-up before the loop moves time into.
+struct LeadIn {
+  int steps = 0;          // steps counted (0: not timed)
+  TimeNs first_steps = 0;
+  TimeNs to_steady = 0;
+};
+LeadIn MeasuredLeadIn(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors);
+LeadIn ReplayedLeadIn(const StepSplit& steps, const std::vector<int>& anchors, const Replay& replay, const Trace& replayed);
+
 }  // namespace streamlab

@@ -1,6 +1,7 @@
 // What-if runs (whatif.h).
 #include "engine/whatif/whatif.h"
 
+#include <algorithm>
 #include <exception>
 
 #include "engine/sim/sim_executor.h"
@@ -18,15 +19,51 @@ Replay LeanReplay(const Trace& measured, const DeviceProfile& profile) {
   return replay;
 }
 
+// A step's host work before its first call (a step range begun before it) more than a steady
+// step's, summed over the warm-up steps: the replay times steps from their first calls, so this
+// part of what a warm-up step takes out is the measured one.
+TimeNs WorkBeforeFirstCalls(const Trace& t, const StepSplit& s, const std::vector<int>& anchors) {
+  std::vector<TimeNs> steady;
+  for (size_t k = 0; k < anchors.size(); ++k)
+    if (anchors[k] >= 0 && s.steps[k].steady) steady.push_back(std::max<TimeNs>(0, t.ops[anchors[k]].submit - s.steps[k].begin));
+  if (steady.empty()) return 0;
+  std::nth_element(steady.begin(), steady.begin() + steady.size() / 2, steady.end());
+  TimeNs usual = steady[steady.size() / 2], excess = 0;
+  for (int k = 0; k < s.warmup && k < static_cast<int>(anchors.size()); ++k)
+    if (anchors[k] >= 0) excess += std::max<TimeNs>(0, t.ops[anchors[k]].submit - s.steps[k].begin - usual);
+  return excess;
+}
+
+// How much of the warm-up steps' slowness a warm-up step before the loop takes out: those steps
+// replayed as recorded against replayed with WarmUpEdit made.
+void SimulateWarmUp(const Trace& measured, Verdict& v, const DeviceProfile& profile, const std::vector<int>& anchors,
+                    const CallPlaces& places, const LeadIn& as_recorded) {
+  auto warmup = std::find_if(v.startup.begin(), v.startup.end(), [](const StartupCost& c) { return c.kind == StartupCost::kWarmupSteps; });
+  if (warmup == v.startup.end() || as_recorded.steps != warmup->count) return;
+  std::optional<WhatIfEdit> edit = WarmUpEdit(measured, v.steps, places);
+  if (!edit) return;
+  try {
+    Replay edited = LeanReplay(measured, profile);
+    ApplyEdit(measured, anchors, *edit, edited);
+    LeadIn after = ReplayedLeadIn(v.steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
+    warmup->simulated_save = std::max<TimeNs>(0, as_recorded.first_steps - after.first_steps) + WorkBeforeFirstCalls(measured, v.steps, anchors);
+  } catch (const std::exception&) {
+    return;  // nothing before the loop to hold the warm-up, or a replay the simulator cannot finish
+  }
+}
+
 void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
-  if (v.fixes.empty()) return;  // nothing to simulate: no replay
+  bool warmup = std::any_of(v.startup.begin(), v.startup.end(), [](const StartupCost& c) { return c.kind == StartupCost::kWarmupSteps; });
+  if (v.fixes.empty() && !warmup) return;  // nothing to simulate: no replay
   DeviceProfile profile = ProfileForRecording(measured);
   std::vector<int> anchors = StepAnchors(measured, v.steps);
   CallPlaces places(measured, anchors);
   TimeNs before = 0;
   {
     Replay replay = LeanReplay(measured, profile);
-    before = ReplayedStep(measured, v.steps, anchors, replay, SimulateRecorded(replay.profile, replay.scenario, false));
+    Trace as_recorded = SimulateRecorded(replay.profile, replay.scenario, false);
+    before = ReplayedStep(measured, v.steps, anchors, replay, as_recorded);
+    if (warmup) SimulateWarmUp(measured, v, profile, anchors, places, ReplayedLeadIn(v.steps, anchors, replay, as_recorded));
   }
   if (before <= 0) return;
   for (size_t i = 0; i < v.fixes.size() && i < count; ++i) {
@@ -51,11 +88,18 @@ void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
 WhatIfRun RunWhatIf(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors, const Replay& replay,
                     const std::vector<WhatIfEdit>& edits) {
   WhatIfRun run;
-  run.before = ReplayedStep(measured, steps, anchors, replay, SimulateRecorded(replay.profile, replay.scenario, false));
+  {
+    Trace as_recorded = SimulateRecorded(replay.profile, replay.scenario, false);
+    run.before = ReplayedStep(measured, steps, anchors, replay, as_recorded);
+    if (steps.found()) run.lead_before = ReplayedLeadIn(steps, anchors, replay, as_recorded);
+    run.steps_before = ReplayedSteps(measured, steps, anchors, replay, as_recorded);
+  }
   Replay edited = replay;
   for (const WhatIfEdit& edit : edits) ApplyEdit(measured, anchors, edit, edited);
   run.predicted = SimulateRecorded(edited.profile, edited.scenario);
   run.after = ReplayedStep(measured, steps, anchors, edited, run.predicted);
+  if (steps.found()) run.lead_after = ReplayedLeadIn(steps, anchors, edited, run.predicted);
+  run.steps_after = ReplayedSteps(measured, steps, anchors, edited, run.predicted);
   MarkReplayedSteps(anchors, edited, run.predicted);
   return run;
 }

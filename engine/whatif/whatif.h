@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/analysis/verdict.h"
+#include "engine/whatif/replay_steps.h"
 #include "engine/whatif/whatif_edits.h"
 
 namespace streamlab {
@@ -14,6 +15,8 @@ struct WhatIfRun {
   TimeNs before = 0;  // the replayed step as recorded (steady median; the GPU span without steps)
   TimeNs after = 0;   // the same with the edits made
   Trace predicted;    // the edited replay's run
+  LeadIn lead_before, lead_after;
+  std::vector<TimeNs> steps_before, steps_after;  // each step's time (ReplayedSteps)  // the warm-up steps, replayed as recorded and edited (by steps only)
 };
 
 // `anchors`: StepAnchors(measured, steps).

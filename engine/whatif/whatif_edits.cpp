@@ -8,6 +8,7 @@
 #include <set>
 
 #include "engine/analysis/program_sites.h"
+#include "engine/util/errors.h"
 #include "engine/whatif/graph_capture.h"
 #include "engine/whatif/order_races.h"
 #include "engine/whatif/side_stream_copy.h"
@@ -45,6 +46,34 @@ class Editor {
     const Op& o = Replayed(op);
     return o.kind == OpKind::kMemcpy && (r_.scenario.buffers[o.src].kind == MemoryKind::kPageableHost ||
                                          r_.scenario.buffers[o.dst].kind == MemoryKind::kPageableHost);
+  }
+
+  // The warm-up steps' calls at a steady step's host and GPU times (WarmUpEdit); the host time
+  // cut is spent right before the first step's first call, where the warm-up step would run.
+  void WarmUpBeforeTheLoop(const WhatIfEdit& edit, const std::vector<int>& anchors) {
+    auto first = std::find_if(anchors.begin(), anchors.end(), [](int a) { return a >= 0; });
+    int before_loop = first == anchors.end() ? -1 : NextCall(*first, -1);
+    if (before_loop < 0 || r_.op_of[before_loop] < 0)
+      throw InputError("--fix warm-up: the program makes no call before its first step, where the warm-up would go");
+    auto at = [](const std::vector<TimeNs>& v, size_t k) { return k < v.size() ? v[k] : -1; };
+    TimeNs moved = 0;
+    for (size_t k = 0; k < edit.calls.size(); ++k) {
+      int c = edit.calls[k];
+      Op& op = Replayed(c);
+      if (TimeNs gpu = at(edit.gpu_times, k); gpu >= 0) {
+        if (op.kind == OpKind::kKernel) op.kernel.work = std::min(op.kernel.work, gpu);
+        if (op.kind == OpKind::kMemcpy || op.kind == OpKind::kMemset) op.duration = std::min(op.duration, gpu);
+      }
+      if (Blocked(c)) {  // the host waits in it: only its own floor can shrink
+        if (TimeNs own = at(edit.own_times, k); own >= 0) op.host_floor = std::min(op.host_floor, own);
+        continue;
+      }
+      TimeNs usual = at(edit.host_times, k) >= 0 ? edit.host_times[k] : r_.typical_call;
+      TimeNs cut = std::max<TimeNs>(0, HostAfter(c) - usual);
+      HostAfter(c) -= cut;
+      moved += cut;
+    }
+    HostAfter(before_loop) += moved;
   }
 
   // The copy's pageable host end made pinned; the call no longer waits for the copy.
@@ -142,6 +171,73 @@ std::vector<int> AllocationsInSteps(const Trace& t, const CallPlaces& places) {
   return out;
 }
 
+namespace {
+
+// Per recorded call: the host's time from it to its thread's next call (from its return, when
+// the replay makes the host wait in it), as the replay's host_after holds it.
+std::vector<TimeNs> HostTimesAfter(const Trace& t) {
+  std::vector<TimeNs> out(t.ops.size(), -1);
+  std::map<int, int> last;  // per thread: its latest call
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = t.scenario.ops[i];
+    if (!IsRecordedCall(op)) continue;
+    if (auto it = last.find(op.thread); it != last.end()) {
+      int c = it->second;
+      TimeNs from = BlocksHostInReplay(t.scenario, t.scenario.ops[c]) ? t.ops[c].ret : t.ops[c].submit;
+      out[c] = std::max<TimeNs>(0, t.ops[i].submit - from);
+    }
+    last[op.thread] = static_cast<int>(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+TimeNs MedianOf(std::vector<TimeNs>& v) {
+  if (v.empty()) return -1;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+// What a steady step's call at one place takes: the host's time from it to the next call, its
+// op's GPU time, its own time.
+struct PlaceTimes {
+  std::vector<TimeNs> host, gpu, own;
+};
+
+}  // namespace
+
+std::optional<WhatIfEdit> WarmUpEdit(const Trace& t, const StepSplit& steps, const CallPlaces& places) {
+  if (!steps.found() || steps.warmup < 1) return std::nullopt;
+  std::vector<TimeNs> after = HostTimesAfter(t);
+  auto gpu_time = [&](size_t i) { return t.ops[i].gpu && t.ops[i].end > t.ops[i].start ? t.ops[i].end - t.ops[i].start : -1; };
+  std::map<uint64_t, PlaceTimes> steady;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    int step = places.StepOf(static_cast<int>(i));
+    uint64_t key = places.KeyOf(static_cast<int>(i));
+    if (step < 0 || !steps.steps[step].steady || !key) continue;
+    PlaceTimes& p = steady[key];
+    if (after[i] >= 0) p.host.push_back(after[i]);
+    if (gpu_time(i) >= 0) p.gpu.push_back(gpu_time(i));
+    p.own.push_back(t.ops[i].ret - t.ops[i].submit);
+  }
+  WhatIfEdit edit;
+  edit.kind = EditKind::kWarmUp;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    int step = places.StepOf(static_cast<int>(i));
+    if (step < 0 || step >= steps.warmup || !places.KeyOf(static_cast<int>(i))) continue;
+    auto it = steady.find(places.KeyOf(static_cast<int>(i)));
+    edit.calls.push_back(static_cast<int>(i));
+    edit.host_times.push_back(it == steady.end() ? -1 : MedianOf(it->second.host));
+    edit.gpu_times.push_back(it == steady.end() ? -1 : MedianOf(it->second.gpu));
+    edit.own_times.push_back(it == steady.end() ? -1 : MedianOf(it->second.own));
+  }
+  if (edit.calls.empty()) return std::nullopt;
+  return edit;
+}
+
 std::optional<WhatIfEdit> EditForFix(const Trace& t, const CallPlaces& places, const VerdictFix& fix) {
   WhatIfEdit edit;
   // Host work is cut only where it recurs step after step: a gap that fell on a different call
@@ -232,6 +328,7 @@ void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit
       for (size_t k = 0; k + 1 < edit.calls.size(); k += 2) pairs.push_back({edit.calls[k], edit.calls[k + 1]});
       return OrderRaces(pairs, replay);
     }
+    case EditKind::kWarmUp: return e.WarmUpBeforeTheLoop(edit, anchors);
     case EditKind::kConnections: replay.scenario.settings.max_connections = std::clamp(edit.connections, 1, 32); return;
   }
 }
@@ -239,7 +336,7 @@ void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit
 const char* ToString(EditKind kind) {
   static const char* const kNames[kEditKindCount] = {"defer_read", "drop_sync", "pin_copy", "allocate_once",
                                                      "graph_steps", "shorten_host_work", "connections", "side_stream_copy",
-                                                     "order_races"};
+                                                     "order_races", "warm_up"};
   return kNames[static_cast<int>(kind)];
 }
 

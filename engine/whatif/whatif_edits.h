@@ -23,14 +23,18 @@ enum class EditKind {
   kConnections,      // CUDA_DEVICE_MAX_CONNECTIONS = `connections`
   kSideStreamCopy,   // the copy, from pinned memory, on a side stream its stream then waits for
   kOrderRaces,       // each flagged race's second op waits for its first through an event
+  kWarmUp,           // the loop's first steps run once before it: their calls take a steady step's host time
 };
-constexpr int kEditKindCount = 9;
+constexpr int kEditKindCount = 10;
 
 struct WhatIfEdit {
   EditKind kind = EditKind::kDropSync;
   std::vector<int> calls;  // the recorded calls it changes (kOrderRaces: pairs, first then second)
   TimeNs host_time = -1;   // kShortenHostWork: the host work left (-1: the recording's usual call-to-call time)
   int connections = 32;    // kConnections
+  // kWarmUp, per call: the host time its place takes in a steady step, the GPU time of its op
+  // there and the host's time inside it when it waits (-1: the replay's usual call; no GPU op).
+  std::vector<TimeNs> host_times, gpu_times, own_times;
 };
 
 // Where each call sits in the program: its step (by the steps' anchors, steps.h) and which of
@@ -42,6 +46,7 @@ class CallPlaces {
   // only places `calls` holds in at least half the steps they come from, when `recurring`.
   std::vector<int> AlikeCalls(const std::vector<int>& calls, bool recurring = false) const;
   int StepOf(int op) const { return step_[op]; }
+  uint64_t KeyOf(int op) const { return key_[op]; }  // 0: not a call
 
  private:
   // Per op: a hash of its thread, name, place and ordinal in its step (0 = not a call). A hash,
@@ -53,6 +58,14 @@ class CallPlaces {
 // The edit that stands for making `fix`, or nothing when none is modelled (the kernels themselves,
 // another GPU, a graph launch, places known only from ranges).
 std::optional<WhatIfEdit> EditForFix(const Trace& trace, const CallPlaces& places, const VerdictFix& fix);
+
+// A warm-up step before the loop: each call of the steps slower than the steady ones takes the
+// host time, its own and up to the next call, that its place takes in a steady step (median), and
+// its GPU op no longer than there; a call whose place no steady step has keeps only a usual
+// call's time. What first calls cost beyond that (module loads, a library's first-call work,
+// memory touched the first time) is spent before the loop. Nothing when no step is slower than
+// the steady ones.
+std::optional<WhatIfEdit> WarmUpEdit(const Trace& trace, const StepSplit& steps, const CallPlaces& places);
 
 // Makes `edit` in `replay` (of the recording `trace`, split into steps by `anchors`).
 void ApplyEdit(const Trace& trace, const std::vector<int>& anchors, const WhatIfEdit& edit, Replay& replay);
