@@ -41,7 +41,7 @@ def main():
             for side in ("before", "after"):
                 env = dict(os.environ, PYTHONPATH=progs)
                 env.update(p.get("env_" + side, {}))
-                args = ["fixed"] if side == "after" and "fix" not in p else []
+                args = ["fixed"] if side == "after" and "env_after" not in p else []  # else the environment fixes it
                 trace = os.path.join(dest, f"{p['name']}.{side}.{n}.json")
                 r = subprocess.run([cli, "record", "--out", trace, "--"] + command + args, env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
