@@ -8,6 +8,8 @@
 #include "engine/analysis/compare_programs_text.h"
 #include "engine/ingest/recording.h"
 #include "engine/ingest/open_trace.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/sim/sim_executor.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/json_reader.h"
 #include "engine/util/errors.h"
@@ -69,6 +71,24 @@ TEST(ComparePrograms, TorchProfilerTracesNameTheLibraryCall) {
   EXPECT_EQ(reads->site.file, "grad_scaler_step.py");
   EXPECT_EQ(reads->site.via_file, "torch/amp/grad_scaler.py");
   EXPECT_EQ(reads->site.inner_function, "_maybe_opt_step");
+}
+
+TEST(ComparePrograms, GpuWorkAfterTheLastStepTakesNothingFromTheSteps) {
+  // Three steps of a 100 us kernel and a sync, then a 500 us kernel after the loop (a last read
+  // of the result): the steps' GPU busy time is their three kernels'.
+  ScenarioBuilder b("after the loop");
+  Stream s = b.CreateStream("s");
+  std::vector<int> launches, syncs;
+  for (int k = 0; k < 4; ++k) {
+    if (k == 3) b.host().Work("after the loop", Us(50));
+    launches.push_back(s.Launch("k", Spin(k < 3 ? Us(100) : Us(500), 4)));
+    syncs.push_back(b.host().SyncDevice());
+  }
+  Trace t = SimExecutor().Run(b.Build(), {});
+  for (int k = 0; k < 3; ++k) t.ranges.push_back({0, "step", t.ops[launches[k]].submit, t.ops[syncs[k]].ret});
+  ProgramComparison c = Compare(t, t, "step");
+  ASSERT_EQ(c.a.steps, 3);
+  EXPECT_NEAR(static_cast<double>(c.a.gpu_busy), static_cast<double>(Us(300)), static_cast<double>(Us(5)));
 }
 
 TEST(ComparePrograms, OnlyWhatHappenedInTheStepsIsCounted) {

@@ -85,7 +85,9 @@ StepFigures FiguresOver(const Trace& t, const Analysis& analysis, const std::str
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const Op& op = s.ops[i];
     const OpRecord& r = t.ops[i];
-    if (IsGpuWork(op) && r.gpu) busy.push_back({std::max(r.start, f.from), std::min(r.end, f.to)});
+    // Only the part inside the window: an op after it (a last read of the result) would clip to
+    // a span that ends before it begins, and take time away from the sum.
+    if (IsGpuWork(op) && r.gpu && r.end > f.from && r.start < f.to) busy.push_back({std::max(r.start, f.from), std::min(r.end, f.to)});
     if (!in_steps[i] || op.kind == OpKind::kHostWork) continue;
     if (op.kind == OpKind::kKernel) ++f.kernels;
     if (IsGpuWork(op) && r.gpu && !r.graph_replay) ++f.submitting_calls;
