@@ -6,12 +6,19 @@ which it differs from graph_node_gaps.py:
 
   streamlab-cli record --out v.json -- python3 bench/graph_node_gaps_pair.py MODE
   MODE: rand or randn (the input), plus _nvtx (a "step" range around each replay) and/or
-        _spaced (0.4 ms of host work after each replay)
+        _spaced (0.4 ms of host work after each replay), _eager (the chain run eagerly on the
+        default stream 5 times, a sync after each, before the capture, as graph_node_gaps.py
+        does) and/or _big (300 elementwise kernels on 16 M floats first, as replay_gaps.py does).
+  It prints "replay_us": the median GPU time of a replay, 20 queued replays timed by CUDA events
+  (run it without the recorder too: the recorder's per-node cost is then out).
 
-On an H100 (2026-11-27) every variant ran its nodes 95 ns apart (median), like the pair, while
-graph_node_gaps.py's muladd 4096 ran the same kernels 256 ns apart on the same machine start.
-What is left between them: graph_node_gaps.py runs the chain eagerly on the default stream five
-times before capturing it, and replays 20 times queued and 20 times with a sync after each.
+On an H100 (2026-11-27) the rand, randn, _nvtx and _spaced variants all ran their nodes 95 ns
+apart (median), like the pair, while graph_node_gaps.py's muladd 4096 ran the same kernels 256 ns
+apart on the same machine start. On a later H100 start, _eager and _big each turned the gap to
+256 ns (two recordings each; rand alone 95 ns, replay_gaps.py 256 ns), and without the recorder
+a replay took 244-245 us after rand alone and 287-288 us after _eager or _big (three processes
+each): a graph captured after the process had run other GPU work ran its nodes about 170 ns
+further apart, recorded or not. What in that earlier work does it is not known.
 """
 
 import sys
@@ -31,16 +38,30 @@ def step_fn():
     out.copy_(x)
 
 
+if "big" in mode:
+    big = torch.rand(16 << 20, device="cuda")
+    for _ in range(300):
+        big = big * 1.0001
+    torch.cuda.synchronize()
 side = torch.cuda.Stream()
 side.wait_stream(torch.cuda.current_stream())
 with torch.cuda.stream(side):
     step_fn()  # warm-up before capture
 torch.cuda.current_stream().wait_stream(side)
+if "eager" in mode:
+    torch.cuda.synchronize()
+    for _ in range(5):
+        step_fn()
+        torch.cuda.synchronize()
 graph = torch.cuda.CUDAGraph()
 with torch.cuda.graph(graph):
     step_fn()
 torch.cuda.synchronize()
+timed = []
+block_began, block_ended = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 for step in range(120):
+    if step % 20 == 0:
+        block_began.record()
     if "nvtx" in mode:
         torch.cuda.nvtx.range_push("step")
     graph.replay()
@@ -51,5 +72,8 @@ for step in range(120):
         while time.perf_counter() - began < 0.0004:
             pass
     if step % 20 == 19:
+        block_ended.record()
         torch.cuda.synchronize()
+        timed.append(block_began.elapsed_time(block_ended) * 1000 / 20)
 print(out.sum().item())
+print("replay_us", round(sorted(timed)[len(timed) // 2], 1))
