@@ -7,10 +7,11 @@
 //                    pinned memory allocated with cudaMallocHost and kept, before the next round)
 // Prints each allocation's host time in us, in order.
 //
-// 2026-11-27, three processes per mode on each of three machine starts (H100 start 10: fresh and
-// after_free only; H200 start 11; H100 start 12), a 64 MB cudaMalloc after the process's first:
-//   fresh 42-122 us, after_free 36-116 us, old_order 181-284 us (H200) and 175-241 us (H100);
-//   the process's first allocation 94-180 us in every mode.
+// 2026-11-27, three processes per mode on each of four machine starts (H100 start 10: fresh and
+// after_free only; H200 starts 11 and 14; H100 start 12), a 64 MB cudaMalloc after the process's
+// first: fresh 42-122 us; after_free 36-116 us, and 128-180 us in one process of start 14 that
+// was slow throughout (its first allocation 193 us); old_order 181-295 us (H200) and 175-241 us
+// (H100); the process's first allocation 94-193 us in every mode.
 // So a cudaFree does not slow the next allocation; a cudaMallocHost does. The calibration now
 // times its allocations before any pinned allocation (engine/sim/calibration.cpp).
 #include <chrono>

@@ -98,9 +98,9 @@ CalibrationRun Copies() {
 
 CalibrationRun Allocations() {
   // Every cudaMalloc before any cudaMallocHost: a 64 MB allocation made right after one took the
-  // H100 and H200 of 2026-11-27 175-284 us, against 36-122 us (bench/malloc_after_free.cu, three
-  // processes on each of three machine starts; after a cudaFree it cost no more). A
-  // lab allocates before it pins anything, as most programs' set-up does.
+  // H100s and H200s of 2026-11-27 175-295 us, against 36-122 us after another cudaMalloc (the
+  // figures per machine start are in bench/malloc_after_free.cu). A lab allocates before it pins
+  // anything, as most programs' set-up does.
   CalibrationRun r{"allocations", {}, {}};
   ScenarioBuilder b("calibrate-allocations");
   std::vector<Buffer> made;
