@@ -6,6 +6,7 @@
 // loaded data); and an occurrence counts as a step only where what follows it holds most of a
 // steady step's ops (model set-up before the loop may launch the same kernel once).
 #include "engine/analysis/program_steps.h"
+#include "engine/util/median.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -159,11 +160,7 @@ std::vector<ProgramStep> StepsFromRepeats(const Trace& t, const WorkSequence& w,
   }
   // A loop that only submits (32 streams given a kernel pair each, all running at once) repeats
   // without being a step: its repeats take far less host time than the GPU runs each one.
-  auto median = [](std::vector<TimeNs> v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-  };
-  if (!host.empty() && median(host) * 4 < median(gpu)) return {};
+  if (!host.empty() && MedianTime(host) * 4 < MedianTime(gpu)) return {};
   return steps;
 }
 
@@ -204,17 +201,12 @@ std::vector<ProgramStep> StepsFromRanges(const Trace& t, std::string* name) {
   return steps;
 }
 
-TimeNs Median(std::vector<TimeNs> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 // Leading steps much slower than the steady ones are warm-up (at most half the steps).
 void SplitWarmup(StepSplit& split) {
   std::vector<TimeNs> later;
   for (size_t k = split.steps.size() / 2; k < split.steps.size(); ++k)
     if (!split.steps[k].open_end) later.push_back(split.steps[k].end - split.steps[k].begin);
-  TimeNs typical = Median(later);
+  TimeNs typical = MedianTime(later);
   // (With fewer than four steps there is no steady half to tell warm-up from.)
   int warm = 0;
   while (split.steps.size() >= 4 && warm < static_cast<int>(split.steps.size()) / 2 &&
@@ -228,7 +220,7 @@ void SplitWarmup(StepSplit& split) {
   }
   split.steady = static_cast<int>(
       std::count_if(split.steps.begin(), split.steps.end(), [](const ProgramStep& s) { return s.steady; }));
-  split.median = Median(lengths);
+  split.median = MedianTime(lengths);
   split.low = lengths.empty() ? 0 : *std::min_element(lengths.begin(), lengths.end());
   split.high = lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end());
 }

@@ -10,15 +10,10 @@
 #include <string>
 
 #include "engine/util/errors.h"
+#include "engine/util/median.h"
 
 namespace streamlab {
 namespace {
-
-TimeNs Median(std::vector<TimeNs> v, TimeNs fallback) {
-  if (v.empty()) return fallback;
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
 
 // A call's op reached an idle GPU (all GPU work called before it had ended): how long from the
 // call's start to the op's start.
@@ -37,7 +32,7 @@ TimeNs SubmitLatency(const Trace& t, TimeNs fallback) {
       latencies.push_back(r.start - r.submit);
     busy_until = std::max(busy_until, r.end);
   }
-  return std::clamp(Median(latencies, fallback), Us(0.5), Us(30));
+  return std::clamp(MedianTime(latencies, fallback), Us(0.5), Us(30));
 }
 
 // Back-to-back ops on one stream: from one's end to the next one's start, when the next was
@@ -55,7 +50,7 @@ TimeNs SameStreamGap(const Trace& t, TimeNs latency, TimeNs fallback) {
     const OpRecord& p = t.ops[prev];
     if (r.submit + latency < p.end && r.start >= p.end) gaps.push_back(r.start - p.end);
   }
-  return std::clamp(Median(gaps, fallback), TimeNs{0}, Us(20));
+  return std::clamp(MedianTime(gaps, fallback), TimeNs{0}, Us(20));
 }
 
 // Back-to-back nodes of one replayed CUDA graph on a stream: from one's end to the next one's start.
@@ -71,7 +66,7 @@ TimeNs GraphNodeGap(const Trace& t, TimeNs fallback) {
     if (prev < 0 || op.graph < 0 || t.scenario.ops[prev].graph != op.graph) continue;
     if (r.start >= t.ops[prev].end) gaps.push_back(r.start - t.ops[prev].end);
   }
-  return gaps.empty() ? fallback : std::clamp(Median(gaps, fallback), TimeNs{1}, Us(20));
+  return gaps.empty() ? fallback : std::clamp(MedianTime(gaps, fallback), TimeNs{1}, Us(20));
 }
 
 // A call that waits for the GPU returns this long after the last GPU work before it ended: a
@@ -92,7 +87,7 @@ TimeNs AfterWait(const Trace& t, bool frees, TimeNs fallback) {
     if (!frees && end <= r.submit) continue;  // a sync that found the GPU done waited for nothing
     after.push_back(r.ret - std::max(r.submit, end));
   }
-  return std::clamp(Median(after, fallback), TimeNs{0}, frees ? Ms(10) : Us(50));
+  return std::clamp(MedianTime(after, fallback), TimeNs{0}, frees ? Ms(10) : Us(50));
 }
 
 constexpr int kMaxBlockThreads = 1024;
@@ -120,7 +115,7 @@ TimeNs TypicalCall(const Trace& t) {
     if (op.kind == OpKind::kKernel && op.graph < 0 && !BlocksHostInReplay(t.scenario, op))
       costs.push_back(t.ops[i].ret - t.ops[i].submit);
   }
-  return std::max<TimeNs>(0, Median(costs, Us(5)));
+  return std::max<TimeNs>(0, MedianTime(costs, Us(5)));
 }
 
 Op HostWork(int thread, TimeNs duration) {
@@ -361,7 +356,7 @@ Replay BuildReplay(const Trace& t, const DeviceProfile& base) {
   for (size_t i = 0; i < s.ops.size(); ++i)
     if (s.ops[i].kind == OpKind::kKernel && s.ops[i].graph < 0 && r.op_of[i] >= 0 && !BlocksHostInReplay(s, s.ops[i]))
       gaps.push_back(r.scenario.ops[r.op_of[i]].host_after);
-  r.typical_gap = Median(gaps, r.typical_call);
+  r.typical_gap = MedianTime(gaps, r.typical_call);
   if (r.scenario.ops.size() > kMaxScenarioOps)
     throw InputError("the recording is too long to replay (" + std::to_string(r.scenario.ops.size()) +
                      " ops; at most " + std::to_string(kMaxScenarioOps) + ")");

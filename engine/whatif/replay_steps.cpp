@@ -7,15 +7,10 @@
 #include <cstdlib>
 
 #include "engine/trace/trace_query.h"
+#include "engine/util/median.h"
 
 namespace streamlab {
 namespace {
-
-TimeNs Median(std::vector<TimeNs> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 }  // namespace
 
@@ -71,7 +66,7 @@ TimeNs SteadyStep(const StepSplit& steps, const StepSpacing& s) {
     }
   }
   TimeNs pace = last > first ? (s.done[last] - s.done[first]) / (last - first) : 0;
-  return std::max(Median(calls), pace);
+  return std::max(MedianTime(calls), pace);
 }
 
 void AddEdgeErrors(const Trace& measured, const Replay& replay, const Trace& replayed, const std::vector<int>& anchors,
@@ -92,7 +87,7 @@ void AddEdgeErrors(const Trace& measured, const Replay& replay, const Trace& rep
     errors.push_back(error);
     if (error > out.worst_edge) out.worst_edge = error, out.worst_edge_op = static_cast<int>(i);
   }
-  out.median_edge = Median(errors);
+  out.median_edge = MedianTime(errors);
 }
 
 }  // namespace

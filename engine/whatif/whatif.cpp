@@ -6,6 +6,7 @@
 
 #include "engine/sim/sim_executor.h"
 #include "engine/whatif/replay_steps.h"
+#include "engine/util/median.h"
 
 namespace streamlab {
 namespace {
@@ -27,8 +28,7 @@ TimeNs WorkBeforeFirstCalls(const Trace& t, const StepSplit& s, const std::vecto
   for (size_t k = 0; k < anchors.size(); ++k)
     if (anchors[k] >= 0 && s.steps[k].steady) steady.push_back(std::max<TimeNs>(0, t.ops[anchors[k]].submit - s.steps[k].begin));
   if (steady.empty()) return 0;
-  std::nth_element(steady.begin(), steady.begin() + steady.size() / 2, steady.end());
-  TimeNs usual = steady[steady.size() / 2], excess = 0;
+  TimeNs usual = MedianTime(steady), excess = 0;
   for (int k = 0; k < s.warmup && k < static_cast<int>(anchors.size()); ++k)
     if (anchors[k] >= 0) excess += std::max<TimeNs>(0, t.ops[anchors[k]].submit - s.steps[k].begin - usual);
   return excess;

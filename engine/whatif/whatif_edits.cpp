@@ -12,6 +12,7 @@
 #include "engine/whatif/graph_capture.h"
 #include "engine/whatif/order_races.h"
 #include "engine/whatif/side_stream_copy.h"
+#include "engine/util/median.h"
 
 namespace streamlab {
 namespace {
@@ -191,16 +192,6 @@ std::vector<TimeNs> HostTimesAfter(const Trace& t) {
   return out;
 }
 
-}  // namespace
-
-namespace {
-
-TimeNs MedianOf(std::vector<TimeNs>& v) {
-  if (v.empty()) return -1;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
-}
-
 // What a steady step's call at one place takes: the host's time from it to the next call, its
 // op's GPU time, its own time.
 struct PlaceTimes {
@@ -230,9 +221,9 @@ std::optional<WhatIfEdit> WarmUpEdit(const Trace& t, const StepSplit& steps, con
     if (step < 0 || step >= steps.warmup || !places.KeyOf(static_cast<int>(i))) continue;
     auto it = steady.find(places.KeyOf(static_cast<int>(i)));
     edit.calls.push_back(static_cast<int>(i));
-    edit.host_times.push_back(it == steady.end() ? -1 : MedianOf(it->second.host));
-    edit.gpu_times.push_back(it == steady.end() ? -1 : MedianOf(it->second.gpu));
-    edit.own_times.push_back(it == steady.end() ? -1 : MedianOf(it->second.own));
+    edit.host_times.push_back(it == steady.end() ? -1 : MedianTime(it->second.host, -1));
+    edit.gpu_times.push_back(it == steady.end() ? -1 : MedianTime(it->second.gpu, -1));
+    edit.own_times.push_back(it == steady.end() ? -1 : MedianTime(it->second.own, -1));
   }
   if (edit.calls.empty()) return std::nullopt;
   return edit;
