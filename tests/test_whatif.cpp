@@ -188,6 +188,36 @@ TEST(WhatIf, CapturingALaunchBoundStepLaunchesItOnceAsAGraph) {
   ValidateScenario(run.predicted.scenario);
 }
 
+TEST(WhatIf, ACapturedGraphIsPredictedAtBothNodeGapsTheSameGraphGotOnOneGpu) {
+  // GPU-bound once captured: a step is its 40 kernels and the gaps between them.
+  Replayed r = ReplayOf({.host_work = Us(20), .kernels = 40, .kernel = Us(2)});
+  DeviceProfile profile;
+  profile.replay_graph_node_gap = 256;
+  profile.replay_graph_node_gap_fast = 95;
+  r.replay = BuildReplay(r.measured, profile);
+  WhatIfEdit e;
+  e.kind = EditKind::kGraphSteps;
+  WhatIfRun run = RunWhatIf(r.measured, r.steps, r.anchors, r.replay, {e});
+  EXPECT_NEAR(static_cast<double>(run.after - run.after_fast_graph), 40.0 * (256 - 95), 40.0 * 20);
+  // An edit that captures no graph has one prediction.
+  EXPECT_EQ(Edit(r, EditKind::kShortenHostWork, Calls(r.measured, OpKind::kKernel, "k0"), 0).after_fast_graph, 0);
+}
+
+TEST(WhatIf, AReplayedKernelKeepsItsMeasuredTimeUnderAMicrosecond) {
+  // The model kernels' 1 us floor once lengthened every sub-microsecond kernel of a recording.
+  Replayed r = ReplayOf({.host_work = Us(20), .kernels = 4, .kernel = Us(2)});
+  for (Op& op : r.replay.scenario.ops)
+    if (op.kind == OpKind::kKernel) op.kernel.work = 640;
+  Trace t = SimulateRecorded(r.replay.profile, r.replay.scenario, false);
+  int kernels = 0;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    if (r.replay.scenario.ops[i].kind != OpKind::kKernel || !t.ops[i].gpu) continue;
+    EXPECT_EQ(t.ops[i].end - t.ops[i].start, 640);
+    ++kernels;
+  }
+  EXPECT_EQ(kernels, 4 * 8);
+}
+
 TEST(WhatIf, MoreConnectionsLetTwoStreamsRunSideBySide) {
   // Six 200 us kernels (4 SMs each) queued on s0, then six on s1. One hardware queue: s1's
   // first waits behind s0's last (it starts once that one is running), though nothing orders

@@ -124,6 +124,7 @@ int CmdWhatIf(const ReplayCommand& cmd) {
     std::cout << DumpJson({{"by_steps", session.steps.found()},
                            {"replayed_ns", run.before},
                            {"predicted_ns", run.after},
+                           {"predicted_fast_graph_ns", run.after_fast_graph},
                            {"saved_ns", saved},
                            {"saved_share", share},
                            {"warmup_steps", run.lead_before.steps},
@@ -144,6 +145,12 @@ int CmdWhatIf(const ReplayCommand& cmd) {
   // A fix that adds waits (ordering a race) can cost time instead of saving it.
   std::cout << "  With the fixes made:  " << FormatDuration(run.after) << " (" << (saved >= 0 ? "saves " : "costs ")
             << FormatDuration(saved >= 0 ? saved : -saved) << ", " << FormatPercent(saved >= 0 ? share : -share) << "), simulated\n";
+  if (run.after_fast_graph > 0)
+    std::cout << "  Or " << FormatDuration(run.after_fast_graph) << " if the new graph runs its nodes "
+              << FormatDuration(session.replay.profile.replay_graph_node_gap_fast) << " apart rather than "
+              << FormatDuration(session.replay.profile.graph_node_gap)
+              << ": the same graph got either on this GPU, by what the process had run before, in a way "
+                 "not pinned down (docs/whatif.md)\n";
   bool warm_up = std::any_of(chosen.begin(), chosen.end(), [](const ChosenEdit& c) { return c.edit.kind == EditKind::kWarmUp; });
   if (warm_up && run.lead_before.steps > 0) PrintLeadIn(run.lead_before, run.lead_after);
   if (!cmd.out.empty()) std::cout << "  Wrote the predicted run to " << cmd.out << "\n";

@@ -7,6 +7,7 @@
 #include "engine/whatif/replay_scenario.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "engine/util/errors.h"
@@ -54,7 +55,7 @@ TimeNs SameStreamGap(const Trace& t, TimeNs latency, TimeNs fallback) {
 }
 
 // Back-to-back nodes of one replayed CUDA graph on a stream: from one's end to the next one's start.
-TimeNs GraphNodeGap(const Trace& t, TimeNs fallback) {
+std::optional<TimeNs> MeasuredGraphNodeGap(const Trace& t) {
   std::vector<int> last(t.scenario.streams.size(), -1);
   std::vector<TimeNs> gaps;
   for (size_t i = 0; i < t.ops.size(); ++i) {
@@ -66,7 +67,8 @@ TimeNs GraphNodeGap(const Trace& t, TimeNs fallback) {
     if (prev < 0 || op.graph < 0 || t.scenario.ops[prev].graph != op.graph) continue;
     if (r.start >= t.ops[prev].end) gaps.push_back(r.start - t.ops[prev].end);
   }
-  return gaps.empty() ? fallback : std::clamp(MedianTime(gaps, fallback), TimeNs{1}, Us(20));
+  if (gaps.empty()) return std::nullopt;
+  return std::clamp(MedianTime(gaps), TimeNs{1}, Us(20));
 }
 
 // A call that waits for the GPU returns this long after the last GPU work before it ended: a
@@ -149,7 +151,9 @@ DeviceProfile ReplayProfile(const Trace& t, const DeviceProfile& base) {
   // What the recording cannot tell (a host-bound run queues no two kernels back to back; a run
   // without graphs has no graph nodes) comes from the probe's figures, else the lab profile's.
   p.same_stream_gap = SameStreamGap(t, p.submit_latency, base.replay_stream_gap > 0 ? base.replay_stream_gap : base.same_stream_gap);
-  p.graph_node_gap = GraphNodeGap(t, base.replay_graph_node_gap > 0 ? base.replay_graph_node_gap : base.graph_node_gap);
+  std::optional<TimeNs> graph_gap = MeasuredGraphNodeGap(t);
+  p.graph_node_gap = graph_gap.value_or(base.replay_graph_node_gap > 0 ? base.replay_graph_node_gap : base.graph_node_gap);
+  if (graph_gap || p.replay_graph_node_gap_fast >= p.graph_node_gap) p.replay_graph_node_gap_fast = 0;  // one figure
   p.sync_wake = AfterWait(t, false, base.sync_wake);
   TimeNs free_after = AfterWait(t, true, 0);
   for (TimeNs* cost : {&p.launch_host, &p.record_host, &p.wait_host, &p.query_host, &p.memset_host, &p.malloc_base,

@@ -101,6 +101,11 @@ WhatIfRun RunWhatIf(const Trace& measured, const StepSplit& steps, const std::ve
   if (steps.found()) run.lead_after = ReplayedLeadIn(steps, anchors, edited, run.predicted);
   run.steps_after = ReplayedSteps(measured, steps, anchors, edited, run.predicted);
   MarkReplayedSteps(anchors, edited, run.predicted);
+  bool captures = std::any_of(edits.begin(), edits.end(), [](const WhatIfEdit& e) { return e.kind == EditKind::kGraphSteps; });
+  if (captures && edited.profile.replay_graph_node_gap_fast > 0) {
+    edited.profile.graph_node_gap = edited.profile.replay_graph_node_gap_fast;
+    run.after_fast_graph = ReplayedStep(measured, steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
+  }
   return run;
 }
 

@@ -16,7 +16,10 @@ struct WhatIfRun {
   TimeNs after = 0;   // the same with the edits made
   Trace predicted;    // the edited replay's run
   LeadIn lead_before, lead_after;
-  std::vector<TimeNs> steps_before, steps_after;  // each step's time (ReplayedSteps)  // the warm-up steps, replayed as recorded and edited (by steps only)
+  std::vector<TimeNs> steps_before, steps_after;  // each step's time (ReplayedSteps)
+  // A graph an edit captures runs its nodes at a gap the trace cannot tell (DeviceProfile's
+  // replay_graph_node_gap_fast): `after` at the profile's faster gap; 0 where there is one figure.
+  TimeNs after_fast_graph = 0;
 };
 
 // `anchors`: StepAnchors(measured, steps).
