@@ -87,6 +87,9 @@ class SimRun {
       HostThread& th = threads_[next];
       int index = th.ops[th.next++];
       IssueOnThread(th, index, trace);
+      // A graph's nodes go with their launch, before the GPU runs on to another thread's clock
+      // (the launching thread's clock is already past the host work after the launch).
+      while (th.next < th.ops.size() && s_.ops[th.ops[th.next]].graph == index) IssueOnThread(th, th.ops[th.next++], trace);
     }
     gpu_.RunUntil([&] { return gpu_.AllIdle(); });
     for (size_t i = 0; i < s_.ops.size(); ++i) {

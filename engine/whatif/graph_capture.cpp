@@ -26,16 +26,24 @@ struct Region {
 
 class Capture {
  public:
-  Capture(const Trace& t, Replay& r) : t_(t), r_(r) {}
+  Capture(const Trace& t, Replay& r) : t_(t), r_(r), threads_(ThreadCount(t.scenario)) {}
 
+  // A step's calls on the loop's thread and on its helpers, in the order they were made: a
+  // capture of the whole step holds what every thread launched into it (PyTorch's backward pass,
+  // launched by the autograd thread while the loop's thread waits in backward()).
   void FindRegions(const std::vector<int>& anchors) {
     for (size_t k = 0; k + 1 < anchors.size(); ++k) {
       if (anchors[k] < 0 || anchors[k + 1] < 0) continue;
       int thread = t_.scenario.ops[anchors[k]].thread;
+      std::vector<bool> in_step = StepThreads(thread, anchors[k], anchors[k + 1]);
       Region region;
+      TimeNs last_return = -1;
       for (int i = anchors[k]; i < anchors[k + 1]; ++i) {
         const Op& op = t_.scenario.ops[i];
-        if (!IsRecordedCall(op) || op.thread != thread) continue;
+        if (!IsRecordedCall(op) || !in_step[op.thread]) continue;
+        // A host break between launches is not launch overhead: work a graph could not capture.
+        if (last_return >= 0 && t_.ops[i].submit - last_return > kLongestCapturedGap) Close(region);
+        last_return = std::max(last_return, t_.ops[i].ret);
         bool launches_graph = i + 1 < static_cast<int>(t_.ops.size()) && t_.scenario.ops[i + 1].graph == i;
         if (BlocksHostInReplay(t_.scenario, op) || IsSyncCall(op.kind) || IsAllocation(op) || op.kind == OpKind::kQuery ||
             launches_graph) {
@@ -47,7 +55,6 @@ class Capture {
           ++region.launches;
           if (region.stream < 0) region.stream = op.stream;
         }
-        if (HostAfter(i) - OwnTime(i) > kLongestCapturedGap) Close(region);
       }
       Close(region);
     }
@@ -76,8 +83,20 @@ class Capture {
   }
 
  private:
-  TimeNs HostAfter(int op) const { return r_.scenario.ops[r_.op_of[op]].host_after; }
   TimeNs OwnTime(int op) const { return t_.ops[op].ret - t_.ops[op].submit; }
+
+  // The threads whose calls a step's capture holds: the loop's thread, and each thread that
+  // launched GPU work onto a stream the loop's thread launched onto in the step.
+  std::vector<bool> StepThreads(int thread, int begin, int end) const {
+    const Scenario& s = t_.scenario;
+    std::vector<bool> streams(s.streams.size(), false), threads(threads_, false);
+    threads[thread] = true;
+    for (int i = begin; i < end; ++i)
+      if (s.ops[i].thread == thread && IsGpuWork(s.ops[i]) && s.ops[i].stream >= 0) streams[s.ops[i].stream] = true;
+    for (int i = begin; i < end; ++i)
+      if (IsGpuWork(s.ops[i]) && s.ops[i].stream >= 0 && streams[s.ops[i].stream]) threads[s.ops[i].thread] = true;
+    return threads;
+  }
 
   void Close(Region& region) {
     if (region.launches >= 2) regions_.push_back(region);
@@ -87,8 +106,11 @@ class Capture {
   void EmitRegion(const Region& g, const std::vector<Op>& old, std::vector<Op>& ops, std::vector<int>& moved,
                   std::vector<bool>& node) {
     int thread = t_.scenario.ops[g.calls.front()].thread;
-    // The launch's measured cost, then the host work after the region's last call, without
-    // that call's own time.
+    int last = g.calls.back();  // the launching thread's last call in the region
+    for (int c : g.calls)
+      if (t_.scenario.ops[c].thread == thread) last = c;
+    // The launch's measured cost, then the host work after the launching thread's last call,
+    // without that call's own time.
     const DeviceProfile& p = r_.measured;
     Op launch;
     launch.kind = OpKind::kApiCall;
@@ -96,7 +118,7 @@ class Capture {
     launch.thread = thread;
     launch.other_stream = g.stream;
     launch.host_after = p.graph_launch_host + p.graph_node_host * g.launches +
-                        std::max<TimeNs>(0, old[r_.op_of[g.calls.back()]].host_after - OwnTime(g.calls.back()));
+                        std::max<TimeNs>(0, old[r_.op_of[last]].host_after - OwnTime(last));
     int at = static_cast<int>(ops.size());
     ops.push_back(launch);
     for (int c : g.calls) {  // the nodes, right after their launch
@@ -108,6 +130,8 @@ class Capture {
       ops.back().graph = at;
       ops.back().graph_after.clear();
       ops.back().host_after = 0;
+      ops.back().thread = thread;  // issued with its launch, whichever thread launched it
+      ops.back().woken_by = -1;
     }
     for (int c : g.calls) {  // other calls the graph made unnecessary
       int i = r_.op_of[c];
@@ -122,6 +146,7 @@ class Capture {
 
   const Trace& t_;
   Replay& r_;
+  int threads_;  // the recording's host threads (counted once: a long recording has 10^5 steps)
   std::vector<Region> regions_;
 };
 
