@@ -10,9 +10,6 @@
 #include "engine/util/median.h"
 
 namespace streamlab {
-namespace {
-
-}  // namespace
 
 std::vector<int> StepAnchors(const Trace& t, const StepSplit& steps) {
   std::vector<int> anchors;
@@ -51,22 +48,19 @@ StepSpacing Spacing(const Trace& recorded, const Trace& run, const std::vector<i
   return out;
 }
 
-// A steady step: the median spacing of the steps' first calls, or the GPU's pace (the mean
-// spacing of the steps' ends) when slower. A host that runs ahead, with no sync to hold it,
-// calls steps faster than the GPU finishes them; then the GPU's pace is the step.
+// A steady step: the median spacing of the steps' first calls, or the GPU's pace (the median
+// spacing of consecutive steps' ends) when slower. A host that runs ahead, with no sync to hold
+// it, calls steps faster than the GPU finishes them; then the GPU's pace is the step. A median,
+// not a mean: one step held up (a collection, a slow batch) says nothing of the steady pace.
 TimeNs SteadyStep(const StepSplit& steps, const StepSpacing& s) {
-  std::vector<TimeNs> calls;
-  int first = -1, last = -1;
+  std::vector<TimeNs> calls, ends;
   for (size_t k = 0; k < s.calls.size(); ++k) {
     if (!steps.steps[k].steady) continue;
     if (s.calls[k] >= 0) calls.push_back(s.calls[k]);
-    if (s.done[k] >= 0 && s.calls[k] >= 0) {
-      if (first < 0) first = static_cast<int>(k);
-      last = static_cast<int>(k);
-    }
+    if (k + 1 < s.calls.size() && steps.steps[k + 1].steady && s.done[k] >= 0 && s.done[k + 1] >= 0 && s.calls[k + 1] >= 0)
+      ends.push_back(s.done[k + 1] - s.done[k]);
   }
-  TimeNs pace = last > first ? (s.done[last] - s.done[first]) / (last - first) : 0;
-  return std::max(MedianTime(calls), pace);
+  return std::max(MedianTime(calls), MedianTime(ends));
 }
 
 void AddEdgeErrors(const Trace& measured, const Replay& replay, const Trace& replayed, const std::vector<int>& anchors,
