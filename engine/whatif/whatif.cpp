@@ -34,11 +34,16 @@ TimeNs WorkBeforeFirstCalls(const Trace& t, const StepSplit& s, const std::vecto
   return excess;
 }
 
+// The verdict's warm-up steps entry (end() when the loop has none slower than its steady steps).
+std::vector<StartupCost>::iterator WarmUpSteps(Verdict& v) {
+  return std::find_if(v.startup.begin(), v.startup.end(), [](const StartupCost& c) { return c.kind == StartupCost::kWarmupSteps; });
+}
+
 // How much of the warm-up steps' slowness a warm-up step before the loop takes out: those steps
 // replayed as recorded against replayed with WarmUpEdit made.
 void SimulateWarmUp(const Trace& measured, Verdict& v, const DeviceProfile& profile, const std::vector<int>& anchors,
                     const CallPlaces& places, const LeadIn& as_recorded) {
-  auto warmup = std::find_if(v.startup.begin(), v.startup.end(), [](const StartupCost& c) { return c.kind == StartupCost::kWarmupSteps; });
+  auto warmup = WarmUpSteps(v);
   if (warmup == v.startup.end() || as_recorded.steps != warmup->count) return;
   std::optional<WhatIfEdit> edit = WarmUpEdit(measured, v.steps, places);
   if (!edit) return;
@@ -53,7 +58,7 @@ void SimulateWarmUp(const Trace& measured, Verdict& v, const DeviceProfile& prof
 }
 
 void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
-  bool warmup = std::any_of(v.startup.begin(), v.startup.end(), [](const StartupCost& c) { return c.kind == StartupCost::kWarmupSteps; });
+  bool warmup = WarmUpSteps(v) != v.startup.end();
   if (v.fixes.empty() && !warmup) return;  // nothing to simulate: no replay
   DeviceProfile profile = ProfileForRecording(measured);
   std::vector<int> anchors = StepAnchors(measured, v.steps);
