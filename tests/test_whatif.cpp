@@ -30,6 +30,7 @@ struct LoopShape {
   bool read_back = false;       // a 4-byte read into pageable memory, then a stream sync
   bool sync_device = false;     // cudaDeviceSynchronize at each step's end
   bool malloc_free = false;     // a 64 MB buffer allocated and freed each step
+  TimeNs held_up = 0;           // more host work in step 4 alone (a collection, a slow batch)
 };
 
 // A simulated run labelled as a recording of it: its kernels foreign, with their measured times.
@@ -59,7 +60,7 @@ Trace RecordedLoop(const LoopShape& shape, int steps = 8) {
   Buffer work = b.DeviceBuffer("work", 64 << 20);
   Host host = b.host();
   for (int k = 0; k < steps; ++k) {
-    host.Work("batch", shape.host_work);
+    host.Work("batch", shape.host_work + (k == 4 ? shape.held_up : 0));
     if (shape.malloc_free) host.Malloc(work);
     if (shape.pageable_input) s.Copy("input", input, host_in, 16 << 20);
     if (shape.pinned_input) s.Copy("input", input, pinned_in, 16 << 20);
@@ -115,6 +116,19 @@ TEST(WhatIf, TheReplayReproducesTheRecordedSteps) {
     EXPECT_LT(report.error, 0.02) << "measured " << report.measured << " replayed " << report.replayed;
     EXPECT_LT(report.median_edge, Us(10));
   }
+}
+
+TEST(WhatIf, OneStepHeldUpDoesNotSetTheSteadyStep) {
+  // Each step ends in a sync, so the GPU's pace is the host's; step 4 took 20 ms more. A mean
+  // over the steps' ends would put the steady step near 2.3 ms; the steps' own spacing is 0.6 ms.
+  Replayed r{RecordedLoop({.host_work = Us(200), .read_back = true, .held_up = Ms(20)}, 12), {}, {}, {}};
+  r.steps = FindSteps(r.measured);
+  r.anchors = StepAnchors(r.measured, r.steps);
+  r.replay = BuildReplay(r.measured, DeviceProfile{});
+  ASSERT_TRUE(r.steps.found());
+  ReplayReport report = CompareReplay(r.measured, r.steps, r.replay, SimulateRecorded(r.replay.profile, r.replay.scenario));
+  EXPECT_LT(report.measured, Us(700));
+  EXPECT_LT(report.replayed, Us(700));
 }
 
 TEST(WhatIf, AReplayNeedsARecordedProgram) {
@@ -216,6 +230,64 @@ TEST(WhatIf, AReplayedKernelKeepsItsMeasuredTimeUnderAMicrosecond) {
     ++kernels;
   }
   EXPECT_EQ(kernels, 4 * 8);
+}
+
+// A PyTorch-like step on two threads: the loop's thread launches the forward kernels, the
+// autograd thread (thread 1) the backward ones while the loop's thread waits, then the loop's
+// thread the optimizer's. Each thread waits for the other's last call, as in the recording.
+Trace RecordedTwoThreadLoop(int steps) {
+  ScenarioBuilder b("two threads");
+  Stream s = b.CreateStream("compute");
+  Stream backward = b.CreateStream("backward");  // a lab gives each thread its own stream: one, below
+  for (int k = 0; k < steps; ++k) {
+    b.OnThread(0);
+    b.host().Work("batch", Us(500));
+    for (int i = 0; i < 10; ++i) s.Launch("fwd" + std::to_string(i), Spin(Us(2), 132));
+    b.OnThread(1);
+    for (int i = 0; i < 60; ++i) backward.Launch("bwd" + std::to_string(i), Spin(Us(2), 132));
+    b.OnThread(0);
+    for (int i = 0; i < 2; ++i) s.Launch("opt" + std::to_string(i), Spin(Us(2), 132));
+  }
+  Scenario sc = b.Build();
+  sc.recorded = true;
+  int last_fwd = -1, last_bwd = -1, forward_stream = -1;
+  for (size_t i = 0; i < sc.ops.size(); ++i) {
+    const std::string& name = sc.ops[i].name;
+    if (name == "fwd0") forward_stream = sc.ops[i].stream;
+    if (name.rfind("bwd", 0) == 0) sc.ops[i].stream = forward_stream;  // PyTorch's backward runs on the forward's stream
+    if (name == "fwd9") last_fwd = static_cast<int>(i);
+    if (name == "bwd0") sc.ops[i].woken_by = last_fwd;
+    if (name == "bwd59") last_bwd = static_cast<int>(i);
+    if (name == "opt0") sc.ops[i].woken_by = last_bwd;
+  }
+  return AsRecording(SimulateRecorded(DeviceProfile{}, sc));
+}
+
+TEST(WhatIf, CapturingAStepTakesTheBackwardPassLaunchedByAnotherThreadToo) {
+  Replayed r{RecordedTwoThreadLoop(10), {}, {}, {}};
+  r.steps = FindSteps(r.measured);
+  ASSERT_TRUE(r.steps.found());
+  r.anchors = StepAnchors(r.measured, r.steps);
+  r.replay = BuildReplay(r.measured, DeviceProfile{});
+  WhatIfEdit e;
+  e.kind = EditKind::kGraphSteps;
+  WhatIfRun run = RunWhatIf(r.measured, r.steps, r.anchors, r.replay, {e});
+  int launches = 0, nodes = 0, eager_backward = 0;
+  for (const Op& op : run.predicted.scenario.ops) {
+    launches += op.kind == OpKind::kApiCall && op.name.rfind("cudaGraphLaunch", 0) == 0;
+    nodes += op.kind == OpKind::kKernel && op.graph >= 0;
+    eager_backward += op.kind == OpKind::kKernel && op.graph < 0 && op.thread == 1;
+    if (op.graph >= 0) {
+      EXPECT_EQ(op.thread, 0);  // a node goes with its launch
+    }
+  }
+  ASSERT_GT(launches, 0);
+  EXPECT_EQ(nodes, 72 * launches);  // forward, backward and optimizer: one graph a step
+  EXPECT_LT(eager_backward, 72 * 2);  // left eager: at most the steps outside the anchors
+  // Each step: the host's 500 us of batch work and one launch, then 72 kernels' GPU time.
+  EXPECT_LT(run.after, run.before - Us(200));
+  EXPECT_LT(run.after, Us(800));
+  ValidateScenario(run.predicted.scenario);
 }
 
 TEST(WhatIf, MoreConnectionsLetTwoStreamsRunSideBySide) {
