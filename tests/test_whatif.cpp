@@ -121,10 +121,9 @@ TEST(WhatIf, TheReplayReproducesTheRecordedSteps) {
 TEST(WhatIf, OneStepHeldUpDoesNotSetTheSteadyStep) {
   // Each step ends in a sync, so the GPU's pace is the host's; step 4 took 20 ms more. A mean
   // over the steps' ends would put the steady step near 2.3 ms; the steps' own spacing is 0.6 ms.
-  Replayed r{RecordedLoop({.host_work = Us(200), .read_back = true, .held_up = Ms(20)}, 12), {}, {}, {}};
-  r.steps = FindSteps(r.measured);
+  Trace t = RecordedLoop({.host_work = Us(200), .read_back = true, .held_up = Ms(20)}, 12);
+  Replayed r{t, FindSteps(t), {}, BuildReplay(t, DeviceProfile{})};
   r.anchors = StepAnchors(r.measured, r.steps);
-  r.replay = BuildReplay(r.measured, DeviceProfile{});
   ASSERT_TRUE(r.steps.found());
   ReplayReport report = CompareReplay(r.measured, r.steps, r.replay, SimulateRecorded(r.replay.profile, r.replay.scenario));
   EXPECT_LT(report.measured, Us(700));
@@ -264,11 +263,10 @@ Trace RecordedTwoThreadLoop(int steps) {
 }
 
 TEST(WhatIf, CapturingAStepTakesTheBackwardPassLaunchedByAnotherThreadToo) {
-  Replayed r{RecordedTwoThreadLoop(10), {}, {}, {}};
-  r.steps = FindSteps(r.measured);
+  Trace t = RecordedTwoThreadLoop(10);
+  Replayed r{t, FindSteps(t), {}, BuildReplay(t, DeviceProfile{})};
   ASSERT_TRUE(r.steps.found());
   r.anchors = StepAnchors(r.measured, r.steps);
-  r.replay = BuildReplay(r.measured, DeviceProfile{});
   WhatIfEdit e;
   e.kind = EditKind::kGraphSteps;
   WhatIfRun run = RunWhatIf(r.measured, r.steps, r.anchors, r.replay, {e});
