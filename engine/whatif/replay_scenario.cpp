@@ -219,7 +219,6 @@ std::vector<int> Wakers(const Trace& t, const std::vector<int>& next_call) {
 
 }  // namespace
 
-bool IsRecordedCall(const Op& op) { return op.kind != OpKind::kHostWork && op.graph < 0; }
 
 bool IsSyncCall(OpKind kind) {
   return kind == OpKind::kSyncDevice || kind == OpKind::kSyncStream || kind == OpKind::kSyncEvent;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/step_pace.h"  // IsRecordedCall
 #include "engine/sim/device_profile.h"
 #include "engine/trace/trace.h"
 

@@ -10,58 +10,7 @@
 #include "engine/util/median.h"
 
 namespace streamlab {
-
-std::vector<int> StepAnchors(const Trace& t, const StepSplit& steps) {
-  std::vector<int> anchors;
-  for (const ProgramStep& step : steps.steps) {
-    int anchor = -1;
-    if (step.first_op >= 0) {
-      int thread = t.scenario.ops[step.first_op].thread;
-      for (int i = step.first_op; i >= 0 && t.ops[i].submit >= step.begin; --i)
-        if (IsRecordedCall(t.scenario.ops[i]) && t.scenario.ops[i].thread == thread) anchor = i;
-    }
-    anchors.push_back(anchor);
-  }
-  return anchors;
-}
-
 namespace {
-
-struct StepSpacing {
-  std::vector<TimeNs> calls;  // per step with a next one: its first call to the next step's (-1: untimed)
-  std::vector<TimeNs> done;   // per step: the end of its last GPU op (-1: none)
-};
-
-// The steps in `run`, whose op for the recording's op i is `map(i)`.
-template <typename Map>
-StepSpacing Spacing(const Trace& recorded, const Trace& run, const std::vector<int>& anchors, Map map) {
-  StepSpacing out{std::vector<TimeNs>(anchors.size(), -1), std::vector<TimeNs>(anchors.size(), -1)};
-  for (size_t k = 0; k + 1 < anchors.size(); ++k) {
-    if (anchors[k] < 0 || anchors[k + 1] < 0) continue;
-    int a = map(anchors[k]), b = map(anchors[k + 1]);
-    if (a >= 0 && b >= 0) out.calls[k] = run.ops[b].submit - run.ops[a].submit;
-    for (int i = anchors[k]; i < anchors[k + 1]; ++i) {
-      int m = map(i);
-      if (m >= 0 && run.ops[m].gpu && recorded.ops[i].gpu) out.done[k] = std::max(out.done[k], run.ops[m].end);
-    }
-  }
-  return out;
-}
-
-// A steady step: the median spacing of the steps' first calls, or the GPU's pace (the median
-// spacing of consecutive steps' ends) when slower. A host that runs ahead, with no sync to hold
-// it, calls steps faster than the GPU finishes them; then the GPU's pace is the step. A median,
-// not a mean: one step held up (a collection, a slow batch) says nothing of the steady pace.
-TimeNs SteadyStep(const StepSplit& steps, const StepSpacing& s) {
-  std::vector<TimeNs> calls, ends;
-  for (size_t k = 0; k < s.calls.size(); ++k) {
-    if (!steps.steps[k].steady) continue;
-    if (s.calls[k] >= 0) calls.push_back(s.calls[k]);
-    if (k + 1 < s.calls.size() && steps.steps[k + 1].steady && s.done[k] >= 0 && s.done[k + 1] >= 0 && s.calls[k + 1] >= 0)
-      ends.push_back(s.done[k + 1] - s.done[k]);
-  }
-  return std::max(MedianTime(calls), MedianTime(ends));
-}
 
 void AddEdgeErrors(const Trace& measured, const Replay& replay, const Trace& replayed, const std::vector<int>& anchors,
                    const StepSplit& steps, ReplayReport& out) {

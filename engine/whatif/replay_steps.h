@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/analysis/program_steps.h"
+#include "engine/analysis/step_pace.h"
 #include "engine/whatif/replay_scenario.h"
 
 namespace streamlab {
@@ -30,10 +31,6 @@ struct ReplayReport {
 
 // `replayed` is SimulateRecorded's trace of `replay` (of the recording `measured`).
 ReplayReport CompareReplay(const Trace& measured, const StepSplit& steps, const Replay& replay, const Trace& replayed);
-
-// Per step of the recording: the call it is timed from (its first call on the loop's thread at
-// or after the step's begin), -1 when none is found.
-std::vector<int> StepAnchors(const Trace& measured, const StepSplit& steps);
 
 // Marks each step of the recording on the replayed (or predicted) run as a host range named
 // "step", from its first call to the next step's, at the replay's times: `compare --per step`

@@ -1,0 +1,50 @@
+// How long a steady step takes: each step timed from one call to the same call a step later (its
+// first call on the loop's thread; for a range, the first call inside it), or by the GPU's pace
+// when the host runs ahead. `whatif` times measured and predicted steps this way, and `compare`
+// and the GUI's Compare show the same figure, so the three agree on what a step costs.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/analysis/program_steps.h"
+#include "engine/trace/trace.h"
+
+namespace streamlab {
+
+// Whether a recorded op is a host call of its own (a graph's replayed node is not, nor host work).
+inline bool IsRecordedCall(const Op& op) { return op.kind != OpKind::kHostWork && op.graph < 0; }
+
+// Per step of `t`: the call it is timed from (its first call on the loop's thread at or after the
+// step's begin), -1 when none is found.
+std::vector<int> StepAnchors(const Trace& t, const StepSplit& steps);
+
+struct StepSpacing {
+  std::vector<TimeNs> calls;  // per step with a next one: its first call to the next step's (-1: untimed)
+  std::vector<TimeNs> done;   // per step: the end of its last GPU op (-1: none)
+};
+
+// The steps in `run`, whose op for the recording's op i is `map(i)` (the recording itself: i).
+template <typename Map>
+StepSpacing Spacing(const Trace& recorded, const Trace& run, const std::vector<int>& anchors, Map map) {
+  StepSpacing out{std::vector<TimeNs>(anchors.size(), -1), std::vector<TimeNs>(anchors.size(), -1)};
+  for (size_t k = 0; k + 1 < anchors.size(); ++k) {
+    if (anchors[k] < 0 || anchors[k + 1] < 0) continue;
+    int a = map(anchors[k]), b = map(anchors[k + 1]);
+    if (a >= 0 && b >= 0) out.calls[k] = run.ops[b].submit - run.ops[a].submit;
+    for (int i = anchors[k]; i < anchors[k + 1]; ++i) {
+      int m = map(i);
+      if (m >= 0 && run.ops[m].gpu && recorded.ops[i].gpu) out.done[k] = std::max(out.done[k], run.ops[m].end);
+    }
+  }
+  return out;
+}
+
+// A steady step: the median spacing of the steps' first calls, or the GPU's pace (the median
+// spacing of consecutive steps' ends) when slower.
+TimeNs SteadyStep(const StepSplit& steps, const StepSpacing& s);
+
+// The steady step of a trace by its own steps (0 when they were not found).
+TimeNs MeasuredSteadyStep(const Trace& t, const StepSplit& steps);
+
+}  // namespace streamlab
