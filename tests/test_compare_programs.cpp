@@ -268,5 +268,44 @@ TEST(ComparePrograms, AStepTheRecordingBeganInIsMeasuredOnlyFromItsStart) {
   EXPECT_EQ(steps_with_start_at(step_begin + 1'000'000), 2);  // half of it unrecorded
 }
 
+// Eight steps of a 300 us kernel the host launches without waiting for it, the first step after
+// 5 ms of host work (a warm-up: loading, autotuning). The ranges close as the launch returns, so
+// neither their lengths nor their mean says what a step costs: the GPU's pace does, as whatif
+// times it, and the steady step leaves the warm-up out.
+Trace StepsAheadOfTheGpu(TimeNs first_work) {
+  ScenarioBuilder b("host ahead");
+  Stream s = b.CreateStream("s");
+  std::vector<int> works, launches;
+  for (int k = 0; k < 8; ++k) {
+    works.push_back(b.host().Work("batch", k == 0 ? first_work : Us(50)));
+    launches.push_back(s.Launch("k", Spin(Us(300), 4)));
+  }
+  b.host().SyncDevice();
+  Trace t = SimExecutor().Run(b.Build(), {});
+  for (int k = 0; k < 8; ++k) t.ranges.push_back({0, "step", t.ops[works[k]].submit, t.ops[launches[k]].ret});
+  return t;
+}
+
+TEST(ComparePrograms, TheSteadyStepIsTheGpusPaceAfterTheWarmUp) {
+  Trace warm = StepsAheadOfTheGpu(Ms(5)), cold = StepsAheadOfTheGpu(Us(50));
+  ProgramComparison c = Compare(warm, cold, "step");
+  EXPECT_EQ(c.steady_a.warmup, 1);
+  EXPECT_EQ(c.steady_b.warmup, 0);
+  EXPECT_NEAR(static_cast<double>(c.steady_a.step), static_cast<double>(Us(300)), static_cast<double>(Us(15)));
+  EXPECT_NEAR(static_cast<double>(c.steady_b.step), static_cast<double>(Us(300)), static_cast<double>(Us(15)));
+  EXPECT_GT(c.a.to - c.a.from, 8 * Us(600));  // the mean a step counts the warm-up: over twice the pace
+  std::string text;
+  for (const std::string& line : RenderProgramComparison(c, FindingTexts::Load("en"), "a", "b", warm.backend, cold.backend))
+    text += line + "\n";
+  EXPECT_TRUE(Contains(text, "steady step 301.0 us -> 301.0 us (+0%): the median after 1 -> 0 warm-up step(s)")) << text;
+  // A run whose steps were not found says so, and one trace alone gets its own figure.
+  Trace no_steps = warm;
+  no_steps.ranges.clear();
+  ProgramComparison whole = Compare(warm, no_steps, "");
+  EXPECT_EQ(whole.steady_b.steady, 0);
+  ProgramComparison one = DescribeSteps(warm, Analyze(warm), "step");
+  EXPECT_NEAR(static_cast<double>(one.steady_a.step), static_cast<double>(Us(300)), static_cast<double>(Us(15)));
+}
+
 }  // namespace
 }  // namespace streamlab

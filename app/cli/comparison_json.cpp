@@ -14,6 +14,12 @@ Json FiguresJson(const StepFigures& f) {
           {"submitting_calls", f.submitting_calls}, {"tool_time_estimate_ns", Json::array({f.tool_low, f.tool_high})}};
 }
 
+// The steady step as whatif times it (null: the run's steps were not found).
+Json SteadyJson(const SteadySteps& s) {
+  if (s.steady == 0) return nullptr;
+  return {{"step_ns", s.step}, {"steady_steps", s.steady}, {"warmup_steps", s.warmup}};
+}
+
 }  // namespace
 
 Json ComparisonJson(const ProgramComparison& c, const FindingTexts& texts) {
@@ -34,10 +40,14 @@ Json ComparisonJson(const ProgramComparison& c, const FindingTexts& texts) {
   }
   Json out{{"step_range", c.unit},
            {"a", FiguresJson(c.a)},
+           {"steady_a", SteadyJson(c.steady_a)},
            {"host_work_places", places},
            {"host_work_places_are", c.host_work_resumed ? "came_back_at" : "was_at"},
            {"findings", tallies}};
-  if (!c.single) out["b"] = FiguresJson(c.b);
+  if (!c.single) {
+    out["b"] = FiguresJson(c.b);
+    out["steady_b"] = SteadyJson(c.steady_b);
+  }
   return out;
 }
 

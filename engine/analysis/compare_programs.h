@@ -38,6 +38,19 @@ struct StepFigures {
   TimeNs tool_low = 0, tool_high = 0;
 };
 
+// A run's steady-state step as `explain` finds its steps (program_steps.h) and `whatif` times
+// them (step_pace.h): the median step after the warm-up ones, from call to call or by the GPU's
+// pace. The per-step figures above are means over every step range, warm-up included, and a
+// range may close before its GPU work ends: a first step of autotuning, or a graph's capture,
+// outweighs many steady steps there, so this is the figure to read against whatif's.
+struct SteadySteps {
+  int steady = 0;  // steps counted as steady (0: the run's steps were not found)
+  int warmup = 0;  // leading steps left out as warm-up
+  TimeNs step = 0;
+};
+
+SteadySteps SteadyStepsOf(const Trace& trace);
+
 // One kind of finding at one place: how many in each run, and the time they account for.
 struct FindingTally {
   FindingKind kind = FindingKind::kHostBlock;
@@ -57,6 +70,7 @@ struct ProgramComparison {
   std::string unit;  // the step range's name ("" when whole traces are compared)
   bool single = false;  // one trace described per step (DescribeSteps): only `a` and the `_a` counts
   StepFigures a, b;
+  SteadySteps steady_a, steady_b;
   std::vector<FindingTally> tallies;  // largest change in time first, then in count
   // The places that held a tenth of either run's idle time for the host's own work, largest
   // change first, at most three: where the traces' ranges say the host was, or, where they do

@@ -60,6 +60,7 @@ class Renderer {
       out.push_back(c_.unit.empty() ? texts_.Fill("compare.whole_traces", {})
                                     : texts_.Fill("compare.per_step", {{"unit", c_.unit}}));
     auto row = [&](const char* key, const std::string& change) { out.push_back("  " + texts_.Fill(key, {{"change", change}})); };
+    Steady(out);
     row("compare.wall", Change(PerStep(c_.a.to - c_.a.from, c_.a), PerStep(c_.b.to - c_.b.from, c_.b)));
     if (!c_.unit.empty()) row("compare.host_in_steps", Change(&StepFigures::host_in_steps));
     row("compare.gpu_busy", Change(&StepFigures::gpu_busy));
@@ -87,6 +88,19 @@ class Renderer {
       out.push_back("  " + texts_.Fill("compare.kernels", {{"a", Count(PerStep(c_.a.kernels, c_.a))},
                                                           {"b", Count(PerStep(c_.b.kernels, c_.b))}}));
     ToolTime(out);
+  }
+
+  // The steady step as whatif times it (compare_programs.h's SteadySteps), when a run's steps
+  // were found: the means below count warm-up steps too.
+  void Steady(std::vector<std::string>& out) const {
+    const SteadySteps &a = c_.steady_a, &b = c_.steady_b;
+    if (a.steady == 0 && (c_.single || b.steady == 0)) return;
+    const std::string none = texts_.Fill("compare.steady_none", {});
+    std::string change = c_.single || a.steady == 0 || b.steady == 0
+                             ? (a.steady ? FormatDuration(a.step) : none) + (c_.single ? "" : " -> " + (b.steady ? FormatDuration(b.step) : none))
+                             : Change(a.step, b.step);
+    std::string warm = std::to_string(a.warmup) + (c_.single ? "" : " -> " + std::to_string(b.warmup));
+    out.push_back("  " + texts_.Fill("compare.steady", {{"change", change}, {"warm", warm}}));
   }
 
   // What recording or torch.profiler is estimated to have added to the host's time a step,

@@ -37,7 +37,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
     for (const char* c : {"steps", "whole", "per_step", "whole_traces", "wall", "host_in_steps", "gpu_busy", "host_blocked",
                           "gpu_idle", "idle.outside", "kernels", "no_findings", "findings", "findings_per_step", "at_call", "gone", "new",
                           "none", "count", "count_per_step", "came_back", "kernels_one", "per_step_one", "tool_time",
-                          "tool_time_one", "tool_time_unknown", "range"})
+                          "tool_time_one", "tool_time_unknown", "range", "steady", "steady_none"})
       k.push_back(std::string("compare.") + c);
     k.push_back("hint.per_step");  // explain's pointer to --per
     for (const char* c : {"delay.connections_assumed", "times", "and_more", "address_race.unknown.cpp",
