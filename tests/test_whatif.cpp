@@ -31,6 +31,7 @@ struct LoopShape {
   bool sync_device = false;     // cudaDeviceSynchronize at each step's end
   bool malloc_free = false;     // a 64 MB buffer allocated and freed each step
   TimeNs held_up = 0;           // more host work in step 4 alone (a collection, a slow batch)
+  int sync_every = 0;           // cudaDeviceSynchronize after every Nth step (0: never)
 };
 
 // A simulated run labelled as a recording of it: its kernels foreign, with their measured times.
@@ -70,7 +71,7 @@ Trace RecordedLoop(const LoopShape& shape, int steps = 8) {
       s.Synchronize();
     }
     if (shape.malloc_free) host.Free(work);
-    if (shape.sync_device) host.SyncDevice();
+    if (shape.sync_device || (shape.sync_every > 0 && k % shape.sync_every == shape.sync_every - 1)) host.SyncDevice();
   }
   return AsRecording(SimExecutor().Run(b.Build(), {}));
 }
@@ -383,6 +384,24 @@ TEST(WhatIf, AVerdictOnALoopThatNeverWaitsIsTakenOverTheGpusRunOfItsSteps) {
   // A loop the host paces keeps the host's window.
   Trace paced = WithStepRanges(RecordedLoop({.host_work = Ms(2)}));
   EXPECT_EQ(MakeVerdict(paced, Analyze(paced)).gpu_paced_step, 0);
+}
+
+TEST(WhatIf, AVerdictSaysTheGpusPaceWhenASyncEveryFewStepsHoldsTheHost) {
+  // The host queues a step in about 25 us and waits for the GPU every fourth step: the span of
+  // the steps is the GPU's, but twelve of sixteen ranges close long before their kernels run.
+  Trace t = WithStepRanges(RecordedLoop({.host_work = Us(20), .sync_every = 4}, 16));
+  Verdict v = MakeVerdict(t, Analyze(t));
+  ASSERT_TRUE(v.steps.found());
+  EXPECT_LT(v.steps.median, Us(100));
+  EXPECT_TRUE(v.gpu_paced_held);
+  EXPECT_NEAR(static_cast<double>(v.gpu_paced_step), static_cast<double>(Us(400)), static_cast<double>(Us(30)));
+  FindingTexts texts = FindingTexts::Load("en");
+  std::string all;
+  for (const std::string& line : RenderVerdict(texts, t, v)) all += line + "\n";
+  EXPECT_NE(all.find("a sync every few steps held it back: the GPU took"), std::string::npos) << all;
+  // A sync at each step's end: the ranges hold the GPU's time, and nothing is added.
+  Trace each = WithStepRanges(RecordedLoop({.host_work = Us(20), .sync_device = true}, 16));
+  EXPECT_EQ(MakeVerdict(each, Analyze(each)).gpu_paced_step, 0);
 }
 
 // Four kernel functions first launched in step 1, each load costing the host 2 ms (lazy loading,

@@ -54,6 +54,10 @@ Json VerdictJson(const Verdict& v, const Trace& trace, const FindingTexts& texts
             {"median_ns", s.median},
             {"fastest_ns", s.low},
             {"slowest_ns", s.high},
+            // The GPU's time a step when the host ran ahead of it (0: it did not); held: a sync
+            // every few steps held the host back, and this is the spacing of steps' ends.
+            {"gpu_paced_ns", v.gpu_paced_step},
+            {"gpu_paced_held", v.gpu_paced_held},
             {"list", steps}}},
           {"window", {{"from_ns", v.from}, {"to_ns", v.to}, {"devices", v.devices}}},
           {"per_step", {{"compute_ns", v.compute}, {"copy_only_ns", v.copy_only}, {"idle_ns", v.idle}, {"launches", v.launches}}},

@@ -22,7 +22,7 @@ std::vector<int> StepAnchors(const Trace& t, const StepSplit& steps) {
 // A host that runs ahead, with no sync to hold it, calls steps faster than the GPU finishes them;
 // then the GPU's pace is the step. A median, not a mean: one step held up (a collection, a slow
 // batch) says nothing of the steady pace.
-TimeNs SteadyStep(const StepSplit& steps, const StepSpacing& s) {
+StepPace PaceOf(const StepSplit& steps, const StepSpacing& s) {
   std::vector<TimeNs> calls, ends;
   for (size_t k = 0; k < s.calls.size(); ++k) {
     if (!steps.steps[k].steady) continue;
@@ -30,12 +30,12 @@ TimeNs SteadyStep(const StepSplit& steps, const StepSpacing& s) {
     if (k + 1 < s.calls.size() && steps.steps[k + 1].steady && s.done[k] >= 0 && s.done[k + 1] >= 0 && s.calls[k + 1] >= 0)
       ends.push_back(s.done[k + 1] - s.done[k]);
   }
-  return std::max(MedianTime(calls), MedianTime(ends));
+  return {MedianTime(calls), MedianTime(ends)};
 }
 
-TimeNs MeasuredSteadyStep(const Trace& t, const StepSplit& steps) {
-  if (!steps.found()) return 0;
-  return SteadyStep(steps, Spacing(t, t, StepAnchors(t, steps), [](int i) { return i; }));
+StepPace MeasuredPace(const Trace& t, const StepSplit& steps) {
+  if (!steps.found()) return {};
+  return PaceOf(steps, Spacing(t, t, StepAnchors(t, steps), [](int i) { return i; }));
 }
 
 }  // namespace streamlab

@@ -40,11 +40,18 @@ StepSpacing Spacing(const Trace& recorded, const Trace& run, const std::vector<i
   return out;
 }
 
-// A steady step: the median spacing of the steps' first calls, or the GPU's pace (the median
-// spacing of consecutive steps' ends) when slower.
-TimeNs SteadyStep(const StepSplit& steps, const StepSpacing& s);
+// The steady steps' pace: the median spacing of their first calls, and of consecutive steps'
+// ends (the GPU's pace; 0 when not timed). A host that runs ahead of the GPU calls steps faster
+// than their work ends.
+struct StepPace {
+  TimeNs calls = 0, ends = 0;
+  TimeNs step() const { return std::max(calls, ends); }  // a steady step: the slower of the two
+};
+StepPace PaceOf(const StepSplit& steps, const StepSpacing& s);
+inline TimeNs SteadyStep(const StepSplit& steps, const StepSpacing& s) { return PaceOf(steps, s).step(); }
 
-// The steady step of a trace by its own steps (0 when they were not found).
-TimeNs MeasuredSteadyStep(const Trace& t, const StepSplit& steps);
+// A trace's steady pace by its own steps (zeros when they were not found).
+StepPace MeasuredPace(const Trace& t, const StepSplit& steps);
+inline TimeNs MeasuredSteadyStep(const Trace& t, const StepSplit& steps) { return MeasuredPace(t, steps).step(); }
 
 }  // namespace streamlab

@@ -10,6 +10,7 @@
 
 #include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/program_sites.h"
+#include "engine/analysis/step_pace.h"
 #include "engine/trace/trace_query.h"
 
 namespace streamlab {
@@ -313,12 +314,23 @@ void AddStartupCosts(const Trace& t, Verdict& v) {
 void PaceByTheGpu(const Trace& t, Verdict& v) {
   TimeNs first = INT64_MAX, last = 0;
   for (const OpRecord& r : t.ops)
-    if (r.gpu && r.end > r.start && r.submit >= v.from && r.submit < v.to && !r.graph_replay)
+    if (r.gpu && r.end > r.start && r.submit >= v.from && r.submit < v.to)  // a graph's nodes too: its launch submits them
       first = std::min(first, r.start), last = std::max(last, r.end);
   if (last <= first || 2 * (last - first) <= 3 * (v.to - v.from)) return;
   v.from = first;
   v.to = last;
   v.gpu_paced_step = static_cast<TimeNs>((last - first) / v.per);
+}
+
+// Or a sync every few steps holds the host back, so the span is the GPU's, but the steps between
+// syncs close their ranges long before their work runs: their median is the host's time, not the
+// step's. Held back, the host calls most steps faster than their work ends (step_pace.h, as
+// whatif times them), and the GPU works through most of that pace. A loop whose host works
+// outside its ranges calls its steps as far apart as they end, and its GPU is mostly idle.
+void PaceHeldByASync(const Trace& t, Verdict& v) {
+  StepPace pace = MeasuredPace(t, v.steps);
+  bool ahead = 2 * pace.ends > 3 * pace.calls && 2 * pace.ends > 3 * v.steps.median;
+  if (ahead && 2 * (v.compute + v.copy_only) >= pace.ends) v.gpu_paced_step = pace.ends, v.gpu_paced_held = true;
 }
 
 }  // namespace
@@ -346,6 +358,7 @@ Verdict MakeVerdict(const Trace& trace, const Analysis& analysis) {
   v.launches /= v.per;
   if (v.steps.found()) PaceByTheGpu(trace, v);
   SplitDeviceTime(trace, v);
+  if (v.steps.found() && v.gpu_paced_step == 0) PaceHeldByASync(trace, v);
   FixCollector collector(trace, analysis, v);
   for (const IdleGap& g : analysis.figures.idle_gaps) collector.AddGap(g);
   collector.PlacesFromRanges();

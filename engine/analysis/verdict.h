@@ -105,6 +105,9 @@ struct Verdict {
   // The host queued the steady steps much faster than the GPU ran them (nothing held it): the
   // window is then the GPU's run of those steps, and a step is what the GPU took for one.
   TimeNs gpu_paced_step = 0;
+  // Or a sync every few steps held the host back: the window stays the steps', and a step is the
+  // GPU's pace (the median spacing of consecutive steps' ends), not the ranges' median.
+  bool gpu_paced_held = false;
 };
 
 // Only for a recorded or imported program (trace.scenario.recorded); a lab run has its own story.

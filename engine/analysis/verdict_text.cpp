@@ -44,7 +44,9 @@ std::string StepsLine(const FindingTexts& texts, const Verdict& v) {
                                           {"period", std::to_string(s.period)},
                                           {"name", s.range_name}};
   std::string line = texts.Fill(s.source == StepSource::kRanges ? "verdict.steps.ranges" : "verdict.steps.repeating", vars);
-  if (v.gpu_paced_step > 0) line += " " + texts.Fill("verdict.steps.gpu_paced", {{"step", FormatDuration(v.gpu_paced_step)}});
+  if (v.gpu_paced_step > 0)
+    line += " " + texts.Fill(v.gpu_paced_held ? "verdict.steps.gpu_paced_held" : "verdict.steps.gpu_paced",
+                             {{"step", FormatDuration(v.gpu_paced_step)}});
   return line;
 }
 
@@ -168,7 +170,7 @@ std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& t
 
 const std::vector<std::string>& VerdictTextKeys() {
   static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k{"verdict.title", "verdict.steps.none", "verdict.steps.ranges", "verdict.steps.repeating", "verdict.steps.gpu_paced",
+    std::vector<std::string> k{"verdict.title", "verdict.steps.none", "verdict.steps.ranges", "verdict.steps.repeating", "verdict.steps.gpu_paced", "verdict.steps.gpu_paced_held",
                                "verdict.split", "verdict.split.no_copies", "verdict.split.causes", "verdict.what.step", "verdict.what.run",
                                "verdict.what.devices", "verdict.unit.step", "verdict.unit.run", "verdict.fixes.run", "verdict.fixes",
                                "verdict.place", "verdict.place_unknown", "verdict.startup", "verdict.startup.context",
