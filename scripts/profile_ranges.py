@@ -19,7 +19,7 @@ import sys
 # Structure and figures no calibration measures: never ranged.
 FIXED = ("sm_count", "max_threads_per_sm", "max_blocks_per_sm", "priority_greatest", "priority_least",
          "schema", "peer_gbps", "replay_stream_gap_ns", "replay_graph_node_gap_ns",
-         "replay_graph_node_gap_fast_ns")
+         "replay_graph_node_gap_fast_ns", "recorded_kernel_gpu_cost_ns")
 
 
 # cudaMalloc was timed right after cudaMallocHost until 2026-11-27, when an allocation costs the

@@ -217,6 +217,26 @@ TEST(WhatIf, ACapturedGraphIsPredictedAtBothNodeGapsTheSameGraphGotOnOneGpu) {
   EXPECT_EQ(Edit(r, EditKind::kShortenHostWork, Calls(r.measured, OpKind::kKernel, "k0"), 0).after_fast_graph, 0);
 }
 
+TEST(WhatIf, ACapturedGraphIsPredictedWithoutTheRecordersCostOnEachKernel) {
+  // GPU-bound once captured: 40 kernels of 2 us a step. CUPTI's kernel records lengthened each
+  // of them in the recording; the graph is predicted as it runs unrecorded.
+  Replayed r = ReplayOf({.host_work = Us(20), .kernels = 40, .kernel = Us(2)});
+  DeviceProfile profile;
+  profile.replay_graph_node_gap = 256;
+  r.replay = BuildReplay(r.measured, profile);
+  WhatIfEdit e;
+  e.kind = EditKind::kGraphSteps;
+  TimeNs as_recorded = RunWhatIf(r.measured, r.steps, r.anchors, r.replay, {e}).after;
+  profile.recorded_kernel_gpu_cost = 160;
+  r.replay = BuildReplay(r.measured, profile);
+  WhatIfRun run = RunWhatIf(r.measured, r.steps, r.anchors, r.replay, {e});
+  EXPECT_NEAR(static_cast<double>(as_recorded - run.after), 40.0 * 160, 40.0 * 10);
+  // Only the captured kernels: the replay as recorded keeps every kernel's measured time.
+  EXPECT_EQ(run.before, RunWhatIf(r.measured, r.steps, r.anchors, r.replay, {}).before);
+  for (const Op& op : run.predicted.scenario.ops)
+    if (op.kind == OpKind::kKernel) EXPECT_EQ(op.kernel.work, op.graph >= 0 ? Us(2) - 160 : Us(2));
+}
+
 TEST(WhatIf, AReplayedKernelKeepsItsMeasuredTimeUnderAMicrosecond) {
   // The model kernels' 1 us floor once lengthened every sub-microsecond kernel of a recording.
   Replayed r = ReplayOf({.host_work = Us(20), .kernels = 4, .kernel = Us(2)});

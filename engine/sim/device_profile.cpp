@@ -42,6 +42,7 @@ void ForEachField(DeviceProfile& p, Fn&& fn) {
   fn("replay_stream_gap_ns", p.replay_stream_gap);
   fn("replay_graph_node_gap_ns", p.replay_graph_node_gap);
   fn("replay_graph_node_gap_fast_ns", p.replay_graph_node_gap_fast);
+  fn("recorded_kernel_gpu_cost_ns", p.recorded_kernel_gpu_cost);
   fn("h2d_pinned_gbps", p.h2d_pinned_gbps);
   fn("d2h_pinned_gbps", p.d2h_pinned_gbps);
   fn("pageable_gbps", p.pageable_gbps);

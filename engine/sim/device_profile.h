@@ -75,6 +75,12 @@ struct DeviceProfile {
   // (bench/graph_node_gaps_pair.py). A fixed program's history is not in its trace: a graph a
   // what-if captures is predicted at both (0 = not measured: one figure).
   TimeNs replay_graph_node_gap_fast = 0;
+  // CUPTI's kernel records lengthen each kernel on the GPU: a recorded graph node ran 126-284 ns
+  // longer than the same node unrecorded, in 5 chains of 1-29 us kernels, and an eager kernel
+  // queued behind another about as much (bench/tiny_kernel_modes.py). A graph a what-if captures
+  // is predicted as it runs without the recorder, as its launch's host cost is: each captured
+  // kernel at its recorded time less this, at least half of it (0 = not measured: as recorded).
+  TimeNs recorded_kernel_gpu_cost = 0;
   // Copy engines and memory.
   double h2d_pinned_gbps = 54.8;
   double d2h_pinned_gbps = 54.8;

@@ -98,6 +98,14 @@ class Capture {
     return threads;
   }
 
+  // A captured kernel as it runs without the recorder (device_profile.h's
+  // recorded_kernel_gpu_cost): the graph's launch cost is the unrecorded one too.
+  void WithoutTheRecorder(Op& node) const {
+    KernelSpec& k = node.kernel;
+    if (node.kind != OpKind::kKernel || k.kind != KernelKind::kForeign) return;
+    k.work = std::max<int64_t>(k.work / 2, k.work - r_.measured.recorded_kernel_gpu_cost);
+  }
+
   void Close(Region& region) {
     if (region.launches >= 2) regions_.push_back(region);
     region = Region{};
@@ -132,6 +140,7 @@ class Capture {
       ops.back().host_after = 0;
       ops.back().thread = thread;  // issued with its launch, whichever thread launched it
       ops.back().woken_by = -1;
+      WithoutTheRecorder(ops.back());
     }
     for (int c : g.calls) {  // other calls the graph made unnecessary
       int i = r_.op_of[c];

@@ -37,8 +37,6 @@ DeviceProfile ProfileForRecording(const Trace& recorded);
 // cudaFree; every launch under CUDA_LAUNCH_BLOCKING).
 bool BlocksHostInReplay(const Scenario& scenario, const Op& op);
 
-// Whether a recorded op is a host call of its own (a graph's replayed node is not, nor host work).
-bool IsRecordedCall(const Op& op);
 // cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize.
 bool IsSyncCall(OpKind kind);
 // An allocation or free of device or pinned memory (cudaMalloc*, cudaFree*, cuMem*).
