@@ -233,8 +233,11 @@ TEST(WhatIf, ACapturedGraphIsPredictedWithoutTheRecordersCostOnEachKernel) {
   EXPECT_NEAR(static_cast<double>(as_recorded - run.after), 40.0 * 160, 40.0 * 10);
   // Only the captured kernels: the replay as recorded keeps every kernel's measured time.
   EXPECT_EQ(run.before, RunWhatIf(r.measured, r.steps, r.anchors, r.replay, {}).before);
-  for (const Op& op : run.predicted.scenario.ops)
-    if (op.kind == OpKind::kKernel) EXPECT_EQ(op.kernel.work, op.graph >= 0 ? Us(2) - 160 : Us(2));
+  for (const Op& op : run.predicted.scenario.ops) {
+    if (op.kind == OpKind::kKernel) {
+      EXPECT_EQ(op.kernel.work, op.graph >= 0 ? Us(2) - 160 : Us(2));
+    }
+  }
 }
 
 TEST(WhatIf, AReplayedKernelKeepsItsMeasuredTimeUnderAMicrosecond) {
