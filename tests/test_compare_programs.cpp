@@ -5,6 +5,7 @@
 
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/compare_programs.h"
+#include "engine/analysis/verdict.h"
 #include "engine/analysis/compare_programs_text.h"
 #include "engine/ingest/recording.h"
 #include "engine/ingest/open_trace.h"
@@ -303,8 +304,15 @@ TEST(ComparePrograms, TheSteadyStepIsTheGpusPaceAfterTheWarmUp) {
   no_steps.ranges.clear();
   ProgramComparison whole = Compare(warm, no_steps, "");
   EXPECT_EQ(whole.steady_b.steady, 0);
-  ProgramComparison one = DescribeSteps(warm, Analyze(warm), "step");
+  Analysis analysis = Analyze(warm);
+  ProgramComparison one = DescribeSteps(warm, analysis, "step");
   EXPECT_NEAR(static_cast<double>(one.steady_a.step), static_cast<double>(Us(300)), static_cast<double>(Us(15)));
+  // explain and the GUI pass the verdict's steps and pace in: the same figure, found once.
+  Verdict v = MakeVerdict(warm, analysis);
+  SteadySteps from_verdict = SteadyStepsOf(v.steps, v.pace);
+  EXPECT_EQ(from_verdict.step, one.steady_a.step);
+  EXPECT_EQ(from_verdict.warmup, one.steady_a.warmup);
+  EXPECT_EQ(DescribeSteps(warm, analysis, "step", from_verdict).steady_a.step, one.steady_a.step);
 }
 
 }  // namespace

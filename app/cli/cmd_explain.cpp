@@ -72,15 +72,16 @@ int CmdExplain(const ExplainCommand& cmd) {
   FindingTexts texts = FindingTexts::Load(lang);
   Trace trace = TraceFor(cmd);
   Analysis analysis = Analyze(trace);
-  // Per step (--per NAME): decided before anything is printed, so a missing range is a clean error.
-  std::optional<ProgramComparison> steps;
-  if (!cmd.per.empty()) steps = DescribeSteps(trace, analysis, cmd.per);
-  // A program's verdict, its top fixes replayed on the simulator with each one made.
+  // A program's verdict: its steps, and its top fixes (replayed on the simulator below).
   std::optional<Verdict> verdict;
-  if (trace.scenario.recorded) {
-    verdict = MakeVerdict(trace, analysis);
-    SimulateFixes(trace, *verdict, kVerdictFixes);
-  }
+  if (trace.scenario.recorded) verdict = MakeVerdict(trace, analysis);
+  // Per step (--per NAME): decided before anything is printed or replayed, so a missing range is
+  // a clean error. Its steady step is the verdict's.
+  std::optional<ProgramComparison> steps;
+  std::optional<SteadySteps> steady;
+  if (verdict) steady = SteadyStepsOf(verdict->steps, verdict->pace);
+  if (!cmd.per.empty()) steps = DescribeSteps(trace, analysis, cmd.per, steady);
+  if (verdict) SimulateFixes(trace, *verdict, kVerdictFixes);
 
   if (cmd.json) {
     Json notes = Json::array();

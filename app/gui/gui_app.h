@@ -112,6 +112,7 @@ class GuiApp {
   // when it has those; none when it marks no steps. Cached for the trace and range drawn.
   const ProgramComparison* StepsReport();
   std::optional<ProgramComparison> DescribeOwnSteps() const;
+  std::optional<SteadySteps> ShownSteadySteps() const;
   // gui_predict.cpp
   void ResetPrediction();
   void ApplyPredictedOrder(const std::vector<std::string>& names);

@@ -179,7 +179,8 @@ void GuiApp::StartProgramCompare(const std::string& path, const std::string& per
 void GuiApp::AcceptProgram(Trace trace, Analysis analysis) {
   if (!TakeComparePart(std::move(trace), std::move(analysis))) return;
   try {
-    program_comparison_ = ComparePrograms(*trace_, analysis_, *compare_b_.trace, compare_b_.analysis, program_per_);
+    program_comparison_ =
+        ComparePrograms(*trace_, analysis_, *compare_b_.trace, compare_b_.analysis, program_per_, ShownSteadySteps());
     view_.fit_requested = true;
   } catch (const InputError& e) {  // --per names a range one of them lacks
     error_ = e.what();
@@ -192,13 +193,19 @@ bool GuiApp::ShowsCompare() const {
   return comparison_.has_value() || program_comparison_.has_value() || comparing_ || steps_only;
 }
 
+// The shown trace's steady steps as its verdict found them (none for a lab's run: found afresh).
+std::optional<SteadySteps> GuiApp::ShownSteadySteps() const {
+  if (!program_verdict_) return std::nullopt;
+  return SteadyStepsOf(program_verdict_->steps, program_verdict_->pace);
+}
+
 std::optional<ProgramComparison> GuiApp::DescribeOwnSteps() const {
   if (!trace_ || !lab_id_.empty()) return std::nullopt;
   std::string per = !steps_per_.empty() ? steps_per_ : options_.compare_per;
   if (per.empty()) per = CountStepRanges(*trace_, "ProfilerStep") > 0 ? "ProfilerStep" : "step";
   if (CountStepRanges(*trace_, per) == 0) return std::nullopt;
   try {
-    return DescribeSteps(*trace_, analysis_, per);
+    return DescribeSteps(*trace_, analysis_, per, ShownSteadySteps());
   } catch (const InputError&) {  // ranges that all end before they begin
     return std::nullopt;
   }

@@ -11,7 +11,6 @@
 #include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/program_sites.h"
 #include "engine/analysis/resumed_places.h"
-#include "engine/analysis/step_pace.h"
 #include "engine/trace/host_cost.h"
 #include "engine/trace/trace_query.h"
 #include "engine/util/errors.h"
@@ -243,20 +242,14 @@ std::string StepRangeOf(const Trace& a, const Trace& b, const std::string& per) 
   return "";
 }
 
-SteadySteps SteadyStepsOf(const Trace& trace) {
-  StepSplit split = FindSteps(trace);
-  if (!split.found()) return {};
-  return {split.steady, split.warmup, MeasuredSteadyStep(trace, split)};
-}
-
 ProgramComparison ComparePrograms(const Trace& a, const Analysis& analysis_a, const Trace& b, const Analysis& analysis_b,
-                                  const std::string& per) {
+                                  const std::string& per, std::optional<SteadySteps> steady_a) {
   ProgramComparison c;
   c.unit = StepRangeOf(a, b, per);
   std::vector<char> in_a, in_b;
   c.a = FiguresOver(a, analysis_a, c.unit, in_a);
   c.b = FiguresOver(b, analysis_b, c.unit, in_b);
-  c.steady_a = SteadyStepsOf(a);
+  c.steady_a = steady_a ? *steady_a : SteadyStepsOf(a);
   c.steady_b = SteadyStepsOf(b);
   c.host_work_places = HostWorkPlaces(a, analysis_a, c.a, b, analysis_b, c.b, &c.host_work_resumed);
   std::map<TallyKey, FindingTally> tallies;
@@ -274,7 +267,8 @@ ProgramComparison ComparePrograms(const Trace& a, const Analysis& analysis_a, co
   return c;
 }
 
-ProgramComparison DescribeSteps(const Trace& trace, const Analysis& analysis, const std::string& per) {
+ProgramComparison DescribeSteps(const Trace& trace, const Analysis& analysis, const std::string& per,
+                                std::optional<SteadySteps> steady) {
   ProgramComparison c;
   c.single = true;
   if (!per.empty() && CountStepRanges(trace, per) == 0)
@@ -282,7 +276,7 @@ ProgramComparison DescribeSteps(const Trace& trace, const Analysis& analysis, co
   c.unit = StepRangeOf(trace, trace, per);
   std::vector<char> in_steps;
   c.a = FiguresOver(trace, analysis, c.unit, in_steps);
-  c.steady_a = SteadyStepsOf(trace);
+  c.steady_a = steady ? *steady : SteadyStepsOf(trace);
   // Against a run with nothing in it: each place's and each finding's time is its change.
   const Trace none;
   c.host_work_places = HostWorkPlaces(trace, analysis, c.a, none, analysis, StepFigures{}, &c.host_work_resumed);

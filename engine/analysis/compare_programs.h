@@ -10,10 +10,12 @@
 // says so: they may then hold different amounts of work.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/analysis/analyzer.h"
+#include "engine/analysis/step_pace.h"
 #include "engine/trace/trace.h"
 
 namespace streamlab {
@@ -37,19 +39,6 @@ struct StepFigures {
   size_t submitting_calls = 0;
   TimeNs tool_low = 0, tool_high = 0;
 };
-
-// A run's steady-state step as `explain` finds its steps (program_steps.h) and `whatif` times
-// them (step_pace.h): the median step after the warm-up ones, from call to call or by the GPU's
-// pace. The per-step figures above are means over every step range, warm-up included, and a
-// range may close before its GPU work ends: a first step of autotuning, or a graph's capture,
-// outweighs many steady steps there, so this is the figure to read against whatif's.
-struct SteadySteps {
-  int steady = 0;  // steps counted as steady (0: the run's steps were not found)
-  int warmup = 0;  // leading steps left out as warm-up
-  TimeNs step = 0;
-};
-
-SteadySteps SteadyStepsOf(const Trace& trace);
 
 // One kind of finding at one place: how many in each run, and the time they account for.
 struct FindingTally {
@@ -87,11 +76,15 @@ std::string StepRangeOf(const Trace& a, const Trace& b, const std::string& per);
 // How many ranges of `trace` are named `name` or `name#N`.
 int CountStepRanges(const Trace& trace, const std::string& name);
 
+// `steady_a`: a's steady steps when its verdict has found them already (verdict.h: SteadyStepsOf
+// its steps and pace), else they are found here.
 ProgramComparison ComparePrograms(const Trace& a, const Analysis& analysis_a, const Trace& b,
-                                  const Analysis& analysis_b, const std::string& per = "");
+                                  const Analysis& analysis_b, const std::string& per = "",
+                                  std::optional<SteadySteps> steady_a = std::nullopt);
 
 // One trace per step (`explain --per NAME`): the same figures, places and finding counts for it
 // alone (`per` as for ComparePrograms; "ProfilerStep" when it has those and `per` is empty).
-ProgramComparison DescribeSteps(const Trace& trace, const Analysis& analysis, const std::string& per);
+ProgramComparison DescribeSteps(const Trace& trace, const Analysis& analysis, const std::string& per,
+                                std::optional<SteadySteps> steady = std::nullopt);
 
 }  // namespace streamlab

@@ -90,17 +90,22 @@ class Renderer {
     ToolTime(out);
   }
 
-  // The steady step as whatif times it (compare_programs.h's SteadySteps), when a run's steps
-  // were found: the means below count warm-up steps too.
+  // The steady step as whatif times it (step_pace.h's SteadySteps), when a run's steps were
+  // found: the means below count warm-up steps too.
+  std::string SteadyStep(const SteadySteps& s) const {
+    return s.steady ? FormatDuration(s.step) : texts_.Fill("compare.steady_none", {});
+  }
+  std::string SteadyChange() const {
+    const SteadySteps &a = c_.steady_a, &b = c_.steady_b;
+    if (c_.single) return SteadyStep(a);
+    if (a.steady && b.steady) return Change(a.step, b.step);  // with its difference
+    return SteadyStep(a) + " -> " + SteadyStep(b);
+  }
   void Steady(std::vector<std::string>& out) const {
     const SteadySteps &a = c_.steady_a, &b = c_.steady_b;
     if (a.steady == 0 && (c_.single || b.steady == 0)) return;
-    const std::string none = texts_.Fill("compare.steady_none", {});
-    std::string change = c_.single || a.steady == 0 || b.steady == 0
-                             ? (a.steady ? FormatDuration(a.step) : none) + (c_.single ? "" : " -> " + (b.steady ? FormatDuration(b.step) : none))
-                             : Change(a.step, b.step);
     std::string warm = std::to_string(a.warmup) + (c_.single ? "" : " -> " + std::to_string(b.warmup));
-    out.push_back("  " + texts_.Fill("compare.steady", {{"change", change}, {"warm", warm}}));
+    out.push_back("  " + texts_.Fill("compare.steady", {{"change", SteadyChange()}, {"warm", warm}}));
   }
 
   // What recording or torch.profiler is estimated to have added to the host's time a step,

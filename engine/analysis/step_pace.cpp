@@ -38,4 +38,10 @@ StepPace MeasuredPace(const Trace& t, const StepSplit& steps) {
   return PaceOf(steps, Spacing(t, t, StepAnchors(t, steps), [](int i) { return i; }));
 }
 
+SteadySteps SteadyStepsOf(const Trace& t) {
+  StepSplit steps = FindSteps(t);
+  if (!steps.found()) return {};
+  return SteadyStepsOf(steps, MeasuredPace(t, steps));
+}
+
 }  // namespace streamlab

@@ -52,6 +52,19 @@ inline TimeNs SteadyStep(const StepSplit& steps, const StepSpacing& s) { return 
 
 // A trace's steady pace by its own steps (zeros when they were not found).
 StepPace MeasuredPace(const Trace& t, const StepSplit& steps);
-inline TimeNs MeasuredSteadyStep(const Trace& t, const StepSplit& steps) { return MeasuredPace(t, steps).step(); }
+
+// A run's steady-state step as `explain` finds its steps (program_steps.h) and `whatif` times
+// them: the median step after the warm-up ones, from call to call or by the GPU's pace. Means
+// over every step range count the warm-up too, and a range may close before its GPU work ends:
+// a first step of autotuning, or a graph's capture, outweighs many steady steps there, so this
+// is the figure to read against whatif's.
+struct SteadySteps {
+  int steady = 0;  // steps counted as steady (0: the run's steps were not found)
+  int warmup = 0;  // leading steps left out as warm-up
+  TimeNs step = 0;
+};
+inline SteadySteps SteadyStepsOf(const StepSplit& steps, StepPace pace) { return {steps.steady, steps.warmup, pace.step()}; }
+// Found and timed afresh, for a trace whose verdict (verdict.h: its steps and pace) is not at hand.
+SteadySteps SteadyStepsOf(const Trace& t);
 
 }  // namespace streamlab

@@ -10,7 +10,6 @@
 
 #include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/program_sites.h"
-#include "engine/analysis/step_pace.h"
 #include "engine/trace/trace_query.h"
 
 namespace streamlab {
@@ -327,8 +326,8 @@ void PaceByTheGpu(const Trace& t, Verdict& v) {
 // step's. Held back, the host calls most steps faster than their work ends (step_pace.h, as
 // whatif times them), and the GPU works through most of that pace. A loop whose host works
 // outside its ranges calls its steps as far apart as they end, and its GPU is mostly idle.
-void PaceHeldByASync(const Trace& t, Verdict& v) {
-  StepPace pace = MeasuredPace(t, v.steps);
+void PaceHeldByASync(Verdict& v) {
+  const StepPace& pace = v.pace;
   bool ahead = 2 * pace.ends > 3 * pace.calls && 2 * pace.ends > 3 * v.steps.median;
   if (ahead && 2 * (v.compute + v.copy_only) >= pace.ends) v.gpu_paced_step = pace.ends, v.gpu_paced_held = true;
 }
@@ -338,6 +337,7 @@ void PaceHeldByASync(const Trace& t, Verdict& v) {
 Verdict MakeVerdict(const Trace& trace, const Analysis& analysis) {
   Verdict v;
   v.steps = FindSteps(trace);
+  v.pace = MeasuredPace(trace, v.steps);
   v.python = IsPythonProgram(trace);
   for (const Op& op : trace.scenario.ops) v.graphs |= op.kind == OpKind::kGraphLaunch;
   if (v.steps.found()) {
@@ -358,7 +358,7 @@ Verdict MakeVerdict(const Trace& trace, const Analysis& analysis) {
   v.launches /= v.per;
   if (v.steps.found()) PaceByTheGpu(trace, v);
   SplitDeviceTime(trace, v);
-  if (v.steps.found() && v.gpu_paced_step == 0) PaceHeldByASync(trace, v);
+  if (v.steps.found() && v.gpu_paced_step == 0) PaceHeldByASync(v);
   FixCollector collector(trace, analysis, v);
   for (const IdleGap& g : analysis.figures.idle_gaps) collector.AddGap(g);
   collector.PlacesFromRanges();

@@ -10,6 +10,7 @@
 
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/program_steps.h"
+#include "engine/analysis/step_pace.h"
 
 namespace streamlab {
 
@@ -88,6 +89,7 @@ struct TopKernel {
 
 struct Verdict {
   StepSplit steps;
+  StepPace pace;  // the steady steps' pace from call to call and by their ends (step_pace.h)
   TimeNs from = 0, to = 0;  // the window the figures are over: the steady steps, or the whole run
   int devices = 0;          // GPUs with work in it
   double per = 1;           // steady steps in it (1 when no steps were found)
