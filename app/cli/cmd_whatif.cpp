@@ -125,6 +125,7 @@ int CmdWhatIf(const ReplayCommand& cmd) {
                            {"replayed_ns", run.before},
                            {"predicted_ns", run.after},
                            {"predicted_fast_graph_ns", run.after_fast_graph},
+                           {"predicted_loader_ns", run.after_loader},
                            {"saved_ns", saved},
                            {"saved_share", share},
                            {"warmup_steps", run.lead_before.steps},
@@ -151,6 +152,11 @@ int CmdWhatIf(const ReplayCommand& cmd) {
               << FormatDuration(session.replay.profile.graph_node_gap)
               << ": the same graph got either on this GPU, by what the process had run before, in a way "
                  "not pinned down (docs/whatif.md)\n";
+  if (run.after_loader > 0)
+    std::cout << "  Or " << FormatDuration(run.after_loader)
+              << " if the batch comes from a DataLoader with workers: pin_memory=True pins it on the loader's own "
+                 "thread, which then also takes the batch from the workers, as the loop's thread did before each step "
+                 "(inferred: the trace does not say where the batch came from; docs/whatif.md)\n";
   // The calls after shortened host work keep the cost measured right after it; in the pairs
   // they ran 12-34 % faster with the work gone on three H100 starts and 14 % slower on an H200.
   bool shortened = std::any_of(chosen.begin(), chosen.end(),

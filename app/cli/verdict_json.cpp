@@ -38,6 +38,8 @@ Json VerdictJson(const Verdict& v, const Trace& trace, const FindingTexts& texts
     if (!f.site.empty()) fixes.back()["site"] = site_json(f.site);
     if (f.simulated_save >= 0)
       fixes.back()["simulated"] = {{"would_save_ns", f.simulated_save}, {"replayed_step_ns", f.simulated_step}};
+    if (f.simulated_save >= 0 && f.simulated_other_case != VerdictFix::kNoOtherCase)  // the case the trace cannot rule out
+      fixes.back()["simulated"]["other_case"] = {{"if", OtherCaseName(f.simulated_other_case)}, {"would_save_ns", f.simulated_other_save}};
   }
   Json startup = Json::array();
   for (const StartupCost& c : v.startup)

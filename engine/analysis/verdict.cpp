@@ -410,4 +410,13 @@ const char* ToString(FixKind kind) {
   return kNames[static_cast<int>(kind)];
 }
 
+const char* OtherCaseName(VerdictFix::OtherCase c) {
+  switch (c) {
+    case VerdictFix::kFasterGraphGap: return "graph_gap";
+    case VerdictFix::kLoaderHandOver: return "loader";
+    case VerdictFix::kNoOtherCase: break;
+  }
+  return "";
+}
+
 }  // namespace streamlab

@@ -64,7 +64,11 @@ struct VerdictFix {
   TimeNs simulated_save = -1;
   TimeNs simulated_step = 0;
   std::string simulated_edit = {};  // how the fix was made in the replay (whatif_edits.h's ToString)
+  // Where the trace cannot tell which of two cases the fix meets: the saving in the other one.
+  enum OtherCase { kNoOtherCase, kFasterGraphGap, kLoaderHandOver } simulated_other_case = kNoOtherCase;
+  TimeNs simulated_other_save = -1;
 };
+const char* OtherCaseName(VerdictFix::OtherCase c);  // "graph_gap", "loader" ("" for none)
 
 struct StartupCost {
   enum Kind { kContext, kModuleLoads, kBeforeFirstStep, kWarmupSteps, kAfterLastStep } kind = kContext;

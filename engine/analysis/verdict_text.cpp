@@ -143,6 +143,10 @@ std::string RenderFix(const FindingTexts& texts, const Trace& /*trace*/, const V
       text += " " + texts.Fill("verdict.would_save", {{"edit", edit}, {"what", what},
                                                       {"save", FormatDuration(f.simulated_save)},
                                                       {"share", Percent(f.simulated_save, f.simulated_step)}});
+    // The other case the trace cannot rule out, where it saves at least 1 % of a step more.
+    if (f.simulated_other_case != VerdictFix::kNoOtherCase && (f.simulated_other_save - f.simulated_save) * 100 >= f.simulated_step)
+      text += " " + texts.Fill(std::string("verdict.would_save_other.") + OtherCaseName(f.simulated_other_case),
+                               {{"save", FormatDuration(f.simulated_other_save)}, {"share", Percent(f.simulated_other_save, f.simulated_step)}});
   }
   std::string remedy = std::string("verdict.remedy.") + (v.python ? "py." : "cpp.") + kind;
   if (f.kind == FixKind::kLaunchRate && v.graphs) remedy += "_graphs";
@@ -179,6 +183,7 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.remedy.cpp.launch_rate_graphs", "verdict.per_step", "verdict.per_run", "verdict.place_back",
                                "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start",
                                "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run",
+                               "verdict.would_save_other.graph_gap", "verdict.would_save_other.loader",
                                "verdict.kernel", "verdict.kernel.side_by_side", "verdict.kernel.sep"};
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections",
                              "side_stream_copy"})

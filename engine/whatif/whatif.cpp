@@ -57,6 +57,25 @@ void SimulateWarmUp(const Trace& measured, Verdict& v, const DeviceProfile& prof
   }
 }
 
+// Where the trace cannot tell which of two cases the fix meets, the saving in the other one, as
+// `whatif` gives it (WhatIfRun's after_fast_graph, after_loader): a new graph at the faster node
+// gap, or a pinned batch whose hand-over a DataLoader's pin-memory thread takes too. `edited`
+// has the edit made; it is changed.
+void SimulateOtherCase(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors, const WhatIfEdit& edit,
+                       Replay& edited, TimeNs before, VerdictFix& fix) {
+  if (edit.kind == EditKind::kGraphSteps && edited.profile.replay_graph_node_gap_fast > 0) {
+    edited.profile.graph_node_gap = edited.profile.replay_graph_node_gap_fast;
+    fix.simulated_other_case = VerdictFix::kFasterGraphGap;
+  } else if (std::optional<WhatIfEdit> hand_over = LoaderHandOverEdit(measured, steps, anchors, edit)) {
+    ApplyEdit(measured, anchors, *hand_over, edited);
+    fix.simulated_other_case = VerdictFix::kLoaderHandOver;
+  } else {
+    return;
+  }
+  TimeNs after = ReplayedStep(measured, steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
+  fix.simulated_other_save = std::max<TimeNs>(0, before - after);
+}
+
 void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
   bool warmup = WarmUpSteps(v) != v.startup.end();
   if (v.fixes.empty() && !warmup) return;  // nothing to simulate: no replay
@@ -75,16 +94,23 @@ void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
     std::optional<WhatIfEdit> edit = EditForFix(measured, places, v.fixes[i]);
     if (!edit) continue;
     TimeNs after = 0;
+    Replay edited;
     try {
-      Replay edited = LeanReplay(measured, profile);
+      edited = LeanReplay(measured, profile);
       ApplyEdit(measured, anchors, *edit, edited);
       after = ReplayedStep(measured, v.steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
     } catch (const std::exception&) {
       continue;  // this edit cannot be replayed (the simulator says why in `whatif`): no figure for it
     }
-    v.fixes[i].simulated_save = std::max<TimeNs>(0, before - after);
-    v.fixes[i].simulated_step = before;
-    v.fixes[i].simulated_edit = ToString(edit->kind);
+    VerdictFix& fix = v.fixes[i];
+    fix.simulated_save = std::max<TimeNs>(0, before - after);
+    fix.simulated_step = before;
+    fix.simulated_edit = ToString(edit->kind);
+    try {
+      SimulateOtherCase(measured, v.steps, anchors, *edit, edited, before, fix);
+    } catch (const std::exception&) {
+      fix.simulated_other_case = VerdictFix::kNoOtherCase;  // the main figure stands alone
+    }
   }
 }
 
@@ -106,6 +132,12 @@ WhatIfRun RunWhatIf(const Trace& measured, const StepSplit& steps, const std::ve
   if (steps.found()) run.lead_after = ReplayedLeadIn(steps, anchors, edited, run.predicted);
   run.steps_after = ReplayedSteps(measured, steps, anchors, edited, run.predicted);
   MarkReplayedSteps(anchors, edited, run.predicted);
+  for (const WhatIfEdit& edit : edits)
+    if (std::optional<WhatIfEdit> hand_over = LoaderHandOverEdit(measured, steps, anchors, edit); hand_over && !run.after_loader) {
+      Replay handed = edited;
+      ApplyEdit(measured, anchors, *hand_over, handed);
+      run.after_loader = ReplayedStep(measured, steps, anchors, handed, SimulateRecorded(handed.profile, handed.scenario, false));
+    }
   bool captures = std::any_of(edits.begin(), edits.end(), [](const WhatIfEdit& e) { return e.kind == EditKind::kGraphSteps; });
   if (captures && edited.profile.replay_graph_node_gap_fast > 0) {
     edited.profile.graph_node_gap = edited.profile.replay_graph_node_gap_fast;

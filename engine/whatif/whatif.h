@@ -20,6 +20,9 @@ struct WhatIfRun {
   // A graph an edit captures runs its nodes at a gap the trace cannot tell (DeviceProfile's
   // replay_graph_node_gap_fast): `after` at the profile's faster gap; 0 where there is one figure.
   TimeNs after_fast_graph = 0;
+  // A pinned copy that begins the steps after host work outside them: `after` with that work on a
+  // DataLoader's pin-memory thread too (LoaderHandOverEdit); 0 where there is one figure.
+  TimeNs after_loader = 0;
 };
 
 // `anchors`: StepAnchors(measured, steps).

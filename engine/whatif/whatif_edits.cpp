@@ -151,6 +151,35 @@ std::vector<int> CallPlaces::AlikeCalls(const std::vector<int>& calls, bool recu
   return out;
 }
 
+bool PageableToDevice(const Trace& t, int op) {
+  const Op& o = t.scenario.ops[op];
+  return o.kind == OpKind::kMemcpy && o.graph < 0 && t.scenario.buffers[o.src].kind == MemoryKind::kPageableHost &&
+         t.scenario.buffers[o.dst].kind == MemoryKind::kDevice;
+}
+
+// The call after `op` on its thread (-1: none).
+int NextCallOnThread(const Trace& t, int op) {
+  for (int i = op + 1; i < static_cast<int>(t.ops.size()); ++i)
+    if (IsRecordedCall(t.scenario.ops[i]) && t.scenario.ops[i].thread == t.scenario.ops[op].thread) return i;
+  return -1;
+}
+
+// A batch is copied tensor by tensor (inputs, then labels), each call right after the last with
+// only its stream's sync between: pinned as a batch (a DataLoader's pin_memory=True pins them
+// all), the others are the fix's too, or the first one left pageable would wait in their place.
+std::vector<int> WithTheBatchsOtherCopies(const Trace& t, std::vector<int> copies) {
+  std::set<int> all(copies.begin(), copies.end());
+  for (int c : copies) {
+    if (!PageableToDevice(t, c)) continue;
+    for (int i = NextCallOnThread(t, c); i >= 0; i = NextCallOnThread(t, i)) {
+      if (t.scenario.ops[i].kind == OpKind::kSyncStream) continue;
+      if (!PageableToDevice(t, i)) break;
+      all.insert(i);
+    }
+  }
+  return {all.begin(), all.end()};
+}
+
 // The copies from or to pageable memory (a copy-bound run's copies are sped up only by pinning).
 std::vector<int> PageableCopies(const Trace& t) {
   std::vector<int> out;
@@ -249,7 +278,10 @@ std::optional<WhatIfEdit> EditForFix(const Trace& t, const CallPlaces& places, c
   switch (fix.kind) {
     case FixKind::kHiddenRead: edit.kind = EditKind::kDeferRead; break;
     case FixKind::kHostSync: edit.kind = EditKind::kDropSync; break;
-    case FixKind::kPageableCopy: edit.kind = EditKind::kPinCopy; break;
+    case FixKind::kPageableCopy:
+      edit.kind = EditKind::kPinCopy;
+      edit.calls = WithTheBatchsOtherCopies(t, edit.calls);
+      break;
     case FixKind::kHostWork:
     case FixKind::kDataLoading: edit.kind = EditKind::kShortenHostWork; break;
     case FixKind::kLaunchRate:
@@ -275,6 +307,26 @@ std::optional<WhatIfEdit> EditForFix(const Trace& t, const CallPlaces& places, c
   return edit;
 }
 
+std::optional<WhatIfEdit> LoaderHandOverEdit(const Trace& t, const StepSplit& steps, const std::vector<int>& anchors,
+                                             const WhatIfEdit& pin) {
+  if (pin.kind != EditKind::kPinCopy || steps.source != StepSource::kRanges) return std::nullopt;
+  std::set<int> pinned(pin.calls.begin(), pin.calls.end());
+  WhatIfEdit edit;
+  edit.kind = EditKind::kShortenHostWork;
+  for (size_t k = 0; k < anchors.size() && k < steps.steps.size(); ++k) {
+    int copy = anchors[k];
+    if (!steps.steps[k].steady || copy < 0 || !pinned.count(copy)) continue;
+    int before = -1;  // the loop's last call before it
+    for (int i = copy - 1; i >= 0 && before < 0; --i)
+      if (IsRecordedCall(t.scenario.ops[i]) && t.scenario.ops[i].thread == t.scenario.ops[copy].thread) before = i;
+    if (before < 0) continue;
+    TimeNs outside = steps.steps[k].begin - t.ops[before].ret, inside = t.ops[copy].submit - steps.steps[k].begin;
+    if (outside > inside) edit.calls.push_back(copy);
+  }
+  if (edit.calls.empty() || 2 * static_cast<int>(edit.calls.size()) < steps.steady) return std::nullopt;
+  return edit;
+}
+
 void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit& edit, Replay& replay) {
   Editor e(t, replay);
   for (int c : edit.calls)
@@ -291,9 +343,19 @@ void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit
         if (next >= 0 && IsSyncCall(t.scenario.ops[next].kind)) e.ToHostWork(next);
       }
       return;
-    case EditKind::kPinCopy:
-      for (int c : edit.calls) e.Pin(c, true);
+    case EditKind::kPinCopy: {
+      // PyTorch's copy with non_blocking=False syncs its stream right after the call; with
+      // non_blocking=True, as the advice goes, it does not (a read back to the host keeps it).
+      bool python = IsPythonProgram(t);
+      for (int c : edit.calls) {
+        e.Pin(c, true);
+        int next = NextCallOnThread(t, c);
+        if (python && PageableToDevice(t, c) && next >= 0 && t.scenario.ops[next].kind == OpKind::kSyncStream &&
+            t.scenario.ops[next].stream == t.scenario.ops[c].stream)
+          e.ToHostWork(next);
+      }
       return;
+    }
     case EditKind::kAllocateOnce:
       for (int c : edit.calls) {
         if (!e.Blocked(c)) e.HostAfter(c) = std::max<TimeNs>(0, e.HostAfter(c) - e.OwnTime(c));

@@ -67,6 +67,16 @@ std::optional<WhatIfEdit> EditForFix(const Trace& trace, const CallPlaces& place
 // the steady ones.
 std::optional<WhatIfEdit> WarmUpEdit(const Trace& trace, const StepSplit& steps, const CallPlaces& places);
 
+// What a DataLoader's pin_memory=True changes besides the copy: it pins each batch on the loader's
+// own thread, which then also takes the batch from the workers, work the loop's thread did
+// before each step. So with `pin` (a kPinCopy edit): the host work before each step's first call,
+// where that call is one of the pinned copies and the work lies before the step's range begins,
+// shortened to a usual gap (kShortenHostWork). Nothing unless the steps are the program's own
+// ranges (else where a step begins says nothing of the loop) and at least half the steady steps
+// begin so; whether the batch comes from a DataLoader the trace cannot tell.
+std::optional<WhatIfEdit> LoaderHandOverEdit(const Trace& trace, const StepSplit& steps, const std::vector<int>& anchors,
+                                             const WhatIfEdit& pin);
+
 // Makes `edit` in `replay` (of the recording `trace`, split into steps by `anchors`).
 void ApplyEdit(const Trace& trace, const std::vector<int>& anchors, const WhatIfEdit& edit, Replay& replay);
 
