@@ -558,6 +558,14 @@ TEST(WhatIf, PinningABatchTakesItsOtherCopiesAndPyTorchsSyncsAndSaysWhatADataLoa
   std::string all;
   for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, v)) all += line + "\n";
   EXPECT_NE(all.find("if the batch comes from a DataLoader with workers"), std::string::npos) << all;
+  // From torch.profiler, a sync no cuda_sync record places is a plain call: the labels' copy
+  // after it is the batch's still.
+  Trace imported = t;
+  for (Op& op : imported.scenario.ops)
+    if (op.kind == OpKind::kSyncStream) op.kind = OpKind::kApiCall, op.name = "cudaStreamSynchronize (no cuda_sync record)";
+  std::optional<WhatIfEdit> imported_edit = EditForFix(imported, CallPlaces(imported, anchors), *pin);
+  ASSERT_TRUE(imported_edit);
+  EXPECT_EQ(imported_edit->calls, edit->calls);
   // A loop whose steps are not its own ranges says nothing of where a step begins: one figure.
   Trace unranged = t;
   unranged.ranges.clear();

@@ -164,15 +164,22 @@ int NextCallOnThread(const Trace& t, int op) {
   return -1;
 }
 
+// A stream's sync: recorded as one, or a torch.profiler trace's cudaStreamSynchronize that no
+// cuda_sync record ties to a stream (kineto_import.cpp keeps it as a plain call).
+bool IsStreamSync(const Op& op) {
+  return op.kind == OpKind::kSyncStream || (op.kind == OpKind::kApiCall && op.name.rfind("cudaStreamSynchronize", 0) == 0);
+}
+
 // A batch is copied tensor by tensor (inputs, then labels), each call right after the last with
-// only its stream's sync between: pinned as a batch (a DataLoader's pin_memory=True pins them
-// all), the others are the fix's too, or the first one left pageable would wait in their place.
+// only its stream's sync (or calls that queue nothing) between: pinned as a batch (a DataLoader's
+// pin_memory=True pins them all), the others are the fix's too, or the first one left pageable
+// would wait in their place.
 std::vector<int> WithTheBatchsOtherCopies(const Trace& t, std::vector<int> copies) {
   std::set<int> all(copies.begin(), copies.end());
   for (int c : copies) {
     if (!PageableToDevice(t, c)) continue;
     for (int i = NextCallOnThread(t, c); i >= 0; i = NextCallOnThread(t, i)) {
-      if (t.scenario.ops[i].kind == OpKind::kSyncStream) continue;
+      if (IsStreamSync(t.scenario.ops[i]) || t.scenario.ops[i].kind == OpKind::kApiCall) continue;
       if (!PageableToDevice(t, i)) break;
       all.insert(i);
     }
@@ -350,8 +357,8 @@ void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit
       for (int c : edit.calls) {
         e.Pin(c, true);
         int next = NextCallOnThread(t, c);
-        if (python && PageableToDevice(t, c) && next >= 0 && t.scenario.ops[next].kind == OpKind::kSyncStream &&
-            t.scenario.ops[next].stream == t.scenario.ops[c].stream)
+        if (python && PageableToDevice(t, c) && next >= 0 && IsStreamSync(t.scenario.ops[next]) &&
+            (t.scenario.ops[next].kind == OpKind::kApiCall || t.scenario.ops[next].stream == t.scenario.ops[c].stream))
           e.ToHostWork(next);
       }
       return;
