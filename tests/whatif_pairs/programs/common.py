@@ -1,6 +1,7 @@
 # Shared by the what-if pairs' PyTorch programs: the model, its data, and the "fixed" switch.
 # Each program runs unchanged, or with one fix made by hand when "fixed" is on its command line.
 import contextlib
+import os
 import sys
 
 import torch
@@ -33,3 +34,15 @@ def step_range():
         yield
     finally:
         torch.cuda.nvtx.range_pop()
+
+
+def profiled():
+    """torch.profiler over the loop when KINETO_OUT is set (the pair as an imported trace: one
+    ProfilerStep range per prof.step()); else nothing, and the program runs as recorded."""
+    out = os.environ.get("KINETO_OUT")
+    if not out:
+        return contextlib.nullcontext(None)
+    acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    return torch.profiler.profile(activities=acts, with_stack=True,
+                                  schedule=torch.profiler.schedule(wait=0, warmup=1, active=STEPS),
+                                  on_trace_ready=lambda p: p.export_chrome_trace(out))

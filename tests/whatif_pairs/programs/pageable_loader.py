@@ -6,7 +6,7 @@
 import torch
 import torchvision
 
-from common import FIXED, STEPS, step_range
+from common import FIXED, STEPS, profiled, step_range
 
 
 class ReadyBatches(torch.utils.data.Dataset):
@@ -29,14 +29,17 @@ model = torchvision.models.resnet18(num_classes=10).cuda()
 opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 loader = torch.utils.data.DataLoader(ReadyBatches(), batch_size=None, num_workers=2, pin_memory=FIXED,
                                      prefetch_factor=4)
-for step, (images, labels) in enumerate(loader):
-    with step_range():
-        images = images.cuda(non_blocking=FIXED)
-        labels = labels.cuda(non_blocking=FIXED)
-        loss = torch.nn.functional.cross_entropy(model(images), labels)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if step % 10 == 9:
-            print(step, loss.item())
+with profiled() as prof:
+    for step, (images, labels) in enumerate(loader):
+        with step_range():
+            images = images.cuda(non_blocking=FIXED)
+            labels = labels.cuda(non_blocking=FIXED)
+            loss = torch.nn.functional.cross_entropy(model(images), labels)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if step % 10 == 9:
+                print(step, loss.item())
+        if prof is not None:
+            prof.step()
 torch.cuda.synchronize()
