@@ -17,6 +17,7 @@
 #include "engine/util/errors.h"
 #include "engine/whatif/replay_steps.h"
 #include "engine/whatif/whatif.h"
+#include "tests/whatif_recorded_loops.h"
 
 namespace streamlab {
 namespace {
@@ -33,21 +34,6 @@ struct LoopShape {
   TimeNs held_up = 0;           // more host work in step 4 alone (a collection, a slow batch)
   int sync_every = 0;           // cudaDeviceSynchronize after every Nth step (0: never)
 };
-
-// A simulated run labelled as a recording of it: its kernels foreign, with their measured times.
-Trace AsRecording(Trace t) {
-  t.scenario.recorded = true;
-  t.backend = "record";
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    KernelSpec& k = t.scenario.ops[i].kernel;
-    if (t.scenario.ops[i].kind != OpKind::kKernel) continue;
-    k.kind = KernelKind::kForeign;
-    k.function = "spin";
-    k.work = t.ops[i].end - t.ops[i].start;
-  }
-  for (OpRecord& rec : t.ops) rec.loaded_module = rec.note == "lazy module load";  // as the recorder marks them
-  return t;
-}
 
 // A training loop's run on the simulator, then labelled as a recording of it.
 Trace RecordedLoop(const LoopShape& shape, int steps = 8) {
@@ -89,14 +75,6 @@ Replayed ReplayOf(const LoopShape& shape) {
   r.anchors = StepAnchors(r.measured, r.steps);
   r.replay = BuildReplay(r.measured, DeviceProfile{});
   return r;
-}
-
-// The recorded calls of a kind (and name, when given).
-std::vector<int> Calls(const Trace& t, OpKind kind, const std::string& name = "") {
-  std::vector<int> out;
-  for (size_t i = 0; i < t.ops.size(); ++i)
-    if (t.scenario.ops[i].kind == kind && (name.empty() || t.scenario.ops[i].name == name)) out.push_back(static_cast<int>(i));
-  return out;
 }
 
 WhatIfRun Edit(const Replayed& r, EditKind kind, std::vector<int> calls, TimeNs host_time = -1) {
@@ -215,6 +193,24 @@ TEST(WhatIf, ACapturedGraphIsPredictedAtBothNodeGapsTheSameGraphGotOnOneGpu) {
   EXPECT_NEAR(static_cast<double>(run.after - run.after_fast_graph), 40.0 * (256 - 95), 40.0 * 20);
   // An edit that captures no graph has one prediction.
   EXPECT_EQ(Edit(r, EditKind::kShortenHostWork, Calls(r.measured, OpKind::kKernel, "k0"), 0).after_fast_graph, 0);
+}
+
+TEST(WhatIf, ExplainSaysWhatTheGraphSavesAtTheFasterNodeGapToo) {
+  // Launch-bound: 40 kernels of 2 us a step, recorded on an H100 (whose profile has both gaps).
+  Trace t = RecordedLoop({.host_work = Us(20), .kernels = 40, .kernel = Us(2)});
+  t.device_name = "NVIDIA H100 80GB HBM3";
+  Verdict v = MakeVerdict(t, Analyze(t));
+  ASSERT_TRUE(SimulateFixes(t, v, 5));
+  auto graph = std::find_if(v.fixes.begin(), v.fixes.end(), [](const VerdictFix& f) { return f.kind == FixKind::kLaunchRate; });
+  ASSERT_NE(graph, v.fixes.end());
+  ASSERT_EQ(graph->simulated_other_case, VerdictFix::kFasterGraphGap);
+  const DeviceProfile h100 = ProfileForRecording(t);
+  EXPECT_NEAR(static_cast<double>(graph->simulated_other_save - graph->simulated_save),
+              40.0 * static_cast<double>(h100.replay_graph_node_gap - h100.replay_graph_node_gap_fast), 40.0 * 20);
+  std::string all;
+  for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, v)) all += line + "\n";
+  bool worth_saying = (graph->simulated_other_save - graph->simulated_save) * 100 >= graph->simulated_step;
+  EXPECT_EQ(all.find("at the faster gap this GPU also showed") != std::string::npos, worth_saying) << all;
 }
 
 TEST(WhatIf, ACapturedGraphIsPredictedWithoutTheRecordersCostOnEachKernel) {
@@ -495,82 +491,6 @@ TEST(WhatIf, TheVerdictsFixesGetSimulatedSavings) {
   std::string all;
   for (const std::string& line : RenderVerdict(texts, t, v)) all += line + "\n";
   EXPECT_NE(all.find("simulated"), std::string::npos) << all;
-}
-
-// A PyTorch loop fed by a DataLoader: the host gets each batch (2 ms) before the step's range,
-// then copies its inputs and labels from pageable memory, each `.cuda()` followed by PyTorch's
-// sync of the stream, and launches four short kernels.
-Trace LoaderLoop() {
-  ScenarioBuilder b("loader");
-  Stream s = b.CreateStream("compute");
-  Buffer input = b.DeviceBuffer("input", 16 << 20), labels = b.DeviceBuffer("labels", 256);
-  Buffer host_in = b.PageableBuffer("host_in", 16 << 20), host_labels = b.PageableBuffer("host_labels", 256);
-  Host host = b.host();
-  for (int k = 0; k < 8; ++k) {
-    host.Work("next(loader)", Ms(2));
-    s.Copy("input", input, host_in, 16 << 20);
-    s.Synchronize();
-    s.Copy("labels", labels, host_labels, 256);
-    s.Synchronize();
-    for (int i = 0; i < 4; ++i) s.Launch("k" + std::to_string(i), Spin(Us(50), 132));
-  }
-  Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
-  t.notes.push_back(Note("program.exited", {{"command", "python3 train.py"}, {"status", "0"}}));
-  std::vector<int> copies = Calls(t, OpKind::kMemcpy, "input"), launches = Calls(t, OpKind::kKernel, "k3");
-  for (size_t k = 0; k < copies.size(); ++k)  // each step's range: from just before its copy to its last launch
-    t.ranges.push_back({0, "step", t.ops[copies[k]].submit - Us(1), t.ops[launches[k]].ret + Us(1)});
-  return t;
-}
-
-TEST(WhatIf, PinningABatchTakesItsOtherCopiesAndPyTorchsSyncsAndSaysWhatADataLoaderWouldGiveToo) {
-  Trace t = LoaderLoop();
-  Verdict v = MakeVerdict(t, Analyze(t));
-  ASSERT_EQ(v.steps.source, StepSource::kRanges);
-  auto pin = std::find_if(v.fixes.begin(), v.fixes.end(), [](const VerdictFix& f) { return f.kind == FixKind::kPageableCopy; });
-  ASSERT_NE(pin, v.fixes.end());
-  std::vector<int> anchors = StepAnchors(t, v.steps);
-  std::optional<WhatIfEdit> edit = EditForFix(t, CallPlaces(t, anchors), *pin);
-  ASSERT_TRUE(edit);
-  // The labels' copies are the batch's too, though the fix names the input's place.
-  std::vector<int> labels = Calls(t, OpKind::kMemcpy, "labels");
-  for (int c : labels) {
-    if (v.steps.steps[CallPlaces(t, anchors).StepOf(c)].steady) {
-      EXPECT_NE(std::find(edit->calls.begin(), edit->calls.end(), c), edit->calls.end()) << c;
-    }
-  }
-  WhatIfRun run = RunWhatIf(t, v.steps, anchors, BuildReplay(t, ProfileForRecording(t)), {*edit});
-  // With non_blocking=True no sync follows a pinned copy, so the host stops waiting for the GPU:
-  // a step is its 2 ms of host work and its calls.
-  size_t syncs_before = Calls(t, OpKind::kSyncStream).size(), syncs_after = Calls(run.predicted, OpKind::kSyncStream).size();
-  EXPECT_LT(syncs_after, syncs_before);
-  EXPECT_NEAR(static_cast<double>(run.after), static_cast<double>(Ms(2) + Us(100)), static_cast<double>(Us(100)));
-  // The other case: a DataLoader's pin-memory thread takes the 2 ms hand-over too, and the GPU's
-  // pinned copy and kernels set the pace.
-  const DeviceProfile p = ProfileForRecording(t);
-  TimeNs gpu = TransferDuration(p, 16 << 20, p.h2d_pinned_gbps) + 4 * Us(50);
-  ASSERT_GT(run.after_loader, 0);
-  EXPECT_NEAR(static_cast<double>(run.after_loader), static_cast<double>(gpu), static_cast<double>(Us(100)));
-  // explain says both.
-  ASSERT_TRUE(SimulateFixes(t, v, 5));
-  pin = std::find_if(v.fixes.begin(), v.fixes.end(), [](const VerdictFix& f) { return f.kind == FixKind::kPageableCopy; });
-  EXPECT_EQ(pin->simulated_other_case, VerdictFix::kLoaderHandOver);
-  EXPECT_EQ(pin->simulated_step - pin->simulated_other_save, run.after_loader);
-  std::string all;
-  for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, v)) all += line + "\n";
-  EXPECT_NE(all.find("if the batch comes from a DataLoader with workers"), std::string::npos) << all;
-  // From torch.profiler, a sync no cuda_sync record places is a plain call: the labels' copy
-  // after it is the batch's still.
-  Trace imported = t;
-  for (Op& op : imported.scenario.ops)
-    if (op.kind == OpKind::kSyncStream) op.kind = OpKind::kApiCall, op.name = "cudaStreamSynchronize (no cuda_sync record)";
-  std::optional<WhatIfEdit> imported_edit = EditForFix(imported, CallPlaces(imported, anchors), *pin);
-  ASSERT_TRUE(imported_edit);
-  EXPECT_EQ(imported_edit->calls, edit->calls);
-  // A loop whose steps are not its own ranges says nothing of where a step begins: one figure.
-  Trace unranged = t;
-  unranged.ranges.clear();
-  StepSplit repeating = FindSteps(unranged);
-  EXPECT_FALSE(LoaderHandOverEdit(unranged, repeating, StepAnchors(unranged, repeating), *edit));
 }
 
 TEST(WhatIf, AThreadWokenByAnotherWaitsForItInTheSimulator) {
