@@ -57,23 +57,24 @@ void SimulateWarmUp(const Trace& measured, Verdict& v, const DeviceProfile& prof
   }
 }
 
-// Where the trace cannot tell which of two cases the fix meets, the saving in the other one, as
-// `whatif` gives it (WhatIfRun's after_fast_graph, after_loader): a new graph at the faster node
-// gap, or a pinned batch whose hand-over a DataLoader's pin-memory thread takes too. `edited`
-// has the edit made; it is changed.
-void SimulateOtherCase(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors, const WhatIfEdit& edit,
-                       Replay& edited, TimeNs before, VerdictFix& fix) {
+// Where the trace cannot tell which of two cases a fix meets, the other one's replayed step (0
+// when it has one case; `which` says which): a new graph at the faster node gap, or a pinned
+// batch whose hand-over a DataLoader's pin-memory thread takes too. `edited` has the edit made.
+// Only these two edits have a second case: a caller checks HasOtherCase before copying a replay.
+bool HasOtherCase(const WhatIfEdit& edit) { return edit.kind == EditKind::kGraphSteps || edit.kind == EditKind::kPinCopy; }
+TimeNs OtherCaseStep(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors, const WhatIfEdit& edit,
+                     Replay edited, VerdictFix::OtherCase& which) {
+  which = VerdictFix::kNoOtherCase;
   if (edit.kind == EditKind::kGraphSteps && edited.profile.replay_graph_node_gap_fast > 0) {
     edited.profile.graph_node_gap = edited.profile.replay_graph_node_gap_fast;
-    fix.simulated_other_case = VerdictFix::kFasterGraphGap;
+    which = VerdictFix::kFasterGraphGap;
   } else if (std::optional<WhatIfEdit> hand_over = LoaderHandOverEdit(measured, steps, anchors, edit)) {
     ApplyEdit(measured, anchors, *hand_over, edited);
-    fix.simulated_other_case = VerdictFix::kLoaderHandOver;
+    which = VerdictFix::kLoaderHandOver;
   } else {
-    return;
+    return 0;
   }
-  TimeNs after = ReplayedStep(measured, steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
-  fix.simulated_other_save = std::max<TimeNs>(0, before - after);
+  return ReplayedStep(measured, steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
 }
 
 void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
@@ -106,10 +107,13 @@ void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
     fix.simulated_save = std::max<TimeNs>(0, before - after);
     fix.simulated_step = before;
     fix.simulated_edit = ToString(edit->kind);
+    if (!HasOtherCase(*edit)) continue;
     try {
-      SimulateOtherCase(measured, v.steps, anchors, *edit, edited, before, fix);
+      VerdictFix::OtherCase which = VerdictFix::kNoOtherCase;
+      TimeNs other = OtherCaseStep(measured, v.steps, anchors, *edit, std::move(edited), which);
+      if (which != VerdictFix::kNoOtherCase) fix.simulated_other_case = which, fix.simulated_other_save = std::max<TimeNs>(0, before - other);
     } catch (const std::exception&) {
-      fix.simulated_other_case = VerdictFix::kNoOtherCase;  // the main figure stands alone
+      continue;  // the main figure stands alone
     }
   }
 }
@@ -132,16 +136,12 @@ WhatIfRun RunWhatIf(const Trace& measured, const StepSplit& steps, const std::ve
   if (steps.found()) run.lead_after = ReplayedLeadIn(steps, anchors, edited, run.predicted);
   run.steps_after = ReplayedSteps(measured, steps, anchors, edited, run.predicted);
   MarkReplayedSteps(anchors, edited, run.predicted);
-  for (const WhatIfEdit& edit : edits)
-    if (std::optional<WhatIfEdit> hand_over = LoaderHandOverEdit(measured, steps, anchors, edit); hand_over && !run.after_loader) {
-      Replay handed = edited;
-      ApplyEdit(measured, anchors, *hand_over, handed);
-      run.after_loader = ReplayedStep(measured, steps, anchors, handed, SimulateRecorded(handed.profile, handed.scenario, false));
-    }
-  bool captures = std::any_of(edits.begin(), edits.end(), [](const WhatIfEdit& e) { return e.kind == EditKind::kGraphSteps; });
-  if (captures && edited.profile.replay_graph_node_gap_fast > 0) {
-    edited.profile.graph_node_gap = edited.profile.replay_graph_node_gap_fast;
-    run.after_fast_graph = ReplayedStep(measured, steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
+  for (const WhatIfEdit& edit : edits) {
+    if (!HasOtherCase(edit)) continue;
+    VerdictFix::OtherCase which = VerdictFix::kNoOtherCase;
+    TimeNs other = OtherCaseStep(measured, steps, anchors, edit, edited, which);
+    TimeNs& slot = which == VerdictFix::kFasterGraphGap ? run.after_fast_graph : run.after_loader;
+    if (which != VerdictFix::kNoOtherCase && slot == 0) slot = other;
   }
   return run;
 }
