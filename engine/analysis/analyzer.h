@@ -131,6 +131,18 @@ struct Finding {
   std::vector<HostPlace> resumed_at;
 };
 
+// Why a GPU op started when it did, as a walk back along a step's critical path needs it
+// (engine/account): what let it go last, and from when it was free to go (ExplainStart).
+struct StartReason {
+  Cause cause = Cause::kPrompt;
+  // The op whose end released it (an ordering cause), or whose run held the SMs or the copy
+  // engine it needed; -1: its own submission let it go last, or nothing known held it.
+  int by = -1;
+  TimeNs released = 0;  // when its ordering and its submission had both let it go
+  int order_op = -1;    // the GPU work whose end was its latest ordering release (-1: none)
+  TimeNs order_at = 0;
+};
+
 // One interval in which a device ran nothing though work was still to come.
 struct IdleGap {
   int device = 0;

@@ -57,6 +57,8 @@ inline bool IsLazyFirstLaunch(const AnalysisContext& ctx, int op) { return ctx.l
 
 bool IsCopy(const Op& op);
 
+// Why GPU op `op` started when it did; with `finding`, also the start-delay finding about it.
+StartReason ExplainStart(const AnalysisContext& ctx, int op, Finding* finding = nullptr);
 void ExplainStartDelays(const AnalysisContext& ctx, std::vector<Finding>& out);
 void ExplainHostBlocks(const AnalysisContext& ctx, std::vector<Finding>& out);
 void DetectMisconceptions(const AnalysisContext& ctx, std::vector<Finding>& out);

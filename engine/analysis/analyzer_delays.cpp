@@ -153,13 +153,17 @@ int QueueBlocker(const AnalysisContext& ctx, int op, TimeNs not_before, TimeNs r
   return best;
 }
 
-Finding Explain(const AnalysisContext& ctx, int x) {
+}  // namespace
+
+StartReason ExplainStart(const AnalysisContext& ctx, int x, Finding* finding) {
   const OpRecord& r = ctx.rec(x);
   std::vector<Candidate> candidates;
   std::set<std::pair<int, int>> visited;
   CollectOrdering(ctx, x, Cause::kStreamOrder, -1, 0, candidates, visited);
   TimeNs ordering = 0;
-  for (const Candidate& c : candidates) ordering = std::max(ordering, c.release);
+  int order_op = -1;
+  for (const Candidate& c : candidates)
+    if (order_op < 0 || c.release > ordering) ordering = c.release, order_op = c.ops.front();
   TimeNs explained = std::max(ordering, r.submit);
 
   // Host submission: it may have come late because the host was stuck in an earlier call.
@@ -216,7 +220,20 @@ Finding Explain(const AnalysisContext& ctx, int x) {
     if (a.release != b.release) return a.release < b.release;
     return static_cast<int>(a.cause) < static_cast<int>(b.cause);
   });
-  Finding f;
+  StartReason reason{decided->cause, -1, explained, order_op, ordering};
+  // A delay within the slack of its release is launch latency: say so, not "it waited". Far
+  // later than launch latency with nothing to show for it, it is not known why (a launch call
+  // that itself took long, a module load inside it, is its own finding).
+  bool timed_cause = reason.cause == Cause::kHostLate || reason.cause == Cause::kSmsBusy ||
+                     reason.cause == Cause::kHardwareQueue || reason.cause == Cause::kCopyEngineBusy ||
+                     reason.cause == Cause::kModuleLoad;
+  if (!timed_cause && decided->release <= r.submit + ctx.slack)
+    reason.cause = r.start - std::max(explained, std::min(r.ret, r.start)) > 2 * ctx.slack ? Cause::kUnexplained : Cause::kPrompt;
+  bool held_by_op = reason.cause != Cause::kPrompt && reason.cause != Cause::kHostLate && reason.cause != Cause::kUnexplained &&
+                    reason.cause != Cause::kHardwareQueue && reason.cause != Cause::kModuleLoad;
+  if (held_by_op && !decided->ops.empty()) reason.by = decided->ops.front();
+  if (!finding) return reason;
+  Finding& f = *finding;
   f.kind = FindingKind::kStartDelay;
   f.op = x;
   f.cause = decided->cause;
@@ -229,16 +246,10 @@ Finding Explain(const AnalysisContext& ctx, int x) {
     f.amount = queued;
     f.estimated = estimated;
   }
-  // A delay within the slack of its release is launch latency: say so, not "it waited".
-  if (f.cause != Cause::kHostLate && f.cause != Cause::kSmsBusy && f.cause != Cause::kHardwareQueue &&
-      f.cause != Cause::kCopyEngineBusy && f.cause != Cause::kModuleLoad &&
-      decided->release <= r.submit + ctx.slack) {
-    f.cause = Cause::kPrompt;
+  if (reason.cause == Cause::kPrompt || reason.cause == Cause::kUnexplained) {
+    f.cause = reason.cause;
     f.because.clear();
     f.marker = -1;
-    // Far later than launch latency with nothing to show for it: say it is not known why.
-    // A launch call that itself took long (a module load inside it) is its own finding.
-    if (r.start - std::max(explained, std::min(r.ret, r.start)) > 2 * ctx.slack) f.cause = Cause::kUnexplained;
   }
   for (const Candidate& c : candidates) {
     if (&c == &*decided || c.ops.empty() || c.release <= r.submit + ctx.slack) continue;
@@ -255,15 +266,16 @@ Finding Explain(const AnalysisContext& ctx, int x) {
     case Cause::kHardwareQueue: f.severity = Severity::kWarning; break;
     default: f.severity = Severity::kNote; break;
   }
-  return f;
+  return reason;
 }
-
-}  // namespace
 
 void ExplainStartDelays(const AnalysisContext& ctx, std::vector<Finding>& out) {
   for (size_t i = 0; i < ctx.s.ops.size(); ++i)
-    if (IsGpuWork(ctx.op(static_cast<int>(i))) && ctx.rec(static_cast<int>(i)).gpu)
-      out.push_back(Explain(ctx, static_cast<int>(i)));
+    if (IsGpuWork(ctx.op(static_cast<int>(i))) && ctx.rec(static_cast<int>(i)).gpu) {
+      Finding f;
+      ExplainStart(ctx, static_cast<int>(i), &f);
+      out.push_back(std::move(f));
+    }
 }
 
 }  // namespace streamlab

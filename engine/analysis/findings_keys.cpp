@@ -1,7 +1,6 @@
 // Every template key the findings' renderer uses (FindingTexts::Keys): the tests hold
 // assets/analyzer.json's English and Chinese tables to it, so no sentence exists in one only.
 #include "engine/analysis/findings_text.h"
-#include "engine/analysis/verdict_text.h"
 
 namespace streamlab {
 
@@ -44,7 +43,6 @@ const std::vector<std::string>& FindingTexts::Keys() {
                           "address_race.writes.cpp", "pageable.cpp", "places.unknown.cpp", "idle.host_sync.cpp",
                           "idle.launch_bound.cpp", "malloc_mid_run.cpp", "hidden_sync.cpp"})
       k.push_back(c);
-    for (const std::string& c : VerdictTextKeys()) k.push_back(c);
     for (int i = 0; i < kIdleCauseCount; ++i) k.push_back(std::string("compare.idle.") + ToString(static_cast<IdleCause>(i)));
     for (FindingKind kind : {FindingKind::kHostBlock, FindingKind::kScopeTooWide, FindingKind::kWaitCapturedNothing,
                              FindingKind::kDataRace, FindingKind::kPageableAsyncCopy, FindingKind::kLegacyNextToBlocking,

@@ -2,7 +2,7 @@
 #include "engine/analysis/findings_text.h"
 
 #include "engine/analysis/program_sites.h"
-#include "engine/analysis/verdict.h"
+#include "engine/analysis/program_facts.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -62,14 +62,15 @@ FindingTexts FindingTexts::Load(const std::string& lang) {
     if (!v.is_string()) throw InputError(path + ": " + lang + "." + key + ": missing");
     texts.templates_[key] = v.get<std::string>();
   }
-  // The notes' templates ("note.<key>", and "note_process" for a note about one process of
-  // a merged run) are optional: a note without one is shown in English.
+  // The other templates: the notes' ("note.<key>", and "note_process" for a note about one
+  // process of a merged run), optional (a note without one is shown in English), and those of
+  // the stages after the analysis (the verdict, the account), which check their own keys.
   bool any_note = false;
   for (auto it = json[lang].begin(); it != json[lang].end(); ++it) {
-    if (it.key().rfind("note", 0) != 0) continue;
+    if (texts.templates_.count(it.key())) continue;
     if (!it.value().is_string()) throw InputError(path + ": " + lang + "." + it.key() + ": expected a string");
     texts.templates_[it.key()] = it.value().get<std::string>();
-    any_note = true;
+    any_note |= it.key().rfind("note", 0) == 0;
   }
   if (any_note && !texts.templates_.count("note_process"))
     throw InputError(path + ": " + lang + ".note_process: missing (the notes' templates need it)");

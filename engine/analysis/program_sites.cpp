@@ -245,50 +245,38 @@ std::string KeyOf(const ProgramSite& s) {
   return key;
 }
 
-// Sums the time a thread spent at each place over stretches of its time.
-class PlaceTally {
- public:
-  explicit PlaceTally(const RangeIndex& index) : index_(index) {}
+}  // namespace
 
-  void Add(int thread, TimeNs from, TimeNs to) {
-    if (to <= from) return;
-    total_ += to - from;
-    // Between two boundaries of the ranges the place is one; a stretch crossing very many
-    // (a Python loop's frames) is looked at in 1 024 even slices instead.
-    constexpr size_t kLimit = 256, kSlices = 1024;
-    std::vector<TimeNs> cuts = index_.Boundaries(thread, from, to, kLimit);
-    if (cuts.empty())
-      for (size_t i = 0; i <= kSlices; ++i)
-        cuts.push_back(from + static_cast<TimeNs>(static_cast<double>(to - from) * static_cast<double>(i) / kSlices));
-    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-      ProgramSite site = PlaceOf(index_, thread, cuts[i] + (cuts[i + 1] - cuts[i]) / 2);
-      if (site.empty()) continue;
-      known_ += cuts[i + 1] - cuts[i];
-      auto [it, fresh] = by_key_.emplace(KeyOf(site), places_.size());
-      if (fresh) places_.push_back({site, 0});
-      places_[it->second].time += cuts[i + 1] - cuts[i];
-    }
+void PlaceTally::Add(int thread, TimeNs from, TimeNs to) {
+  if (to <= from) return;
+  total_ += to - from;
+  // Between two boundaries of the ranges the place is one; a stretch crossing very many
+  // (a Python loop's frames) is looked at in 1 024 even slices instead.
+  constexpr size_t kLimit = 256, kSlices = 1024;
+  std::vector<TimeNs> cuts = index_.Boundaries(thread, from, to, kLimit);
+  if (cuts.empty())
+    for (size_t i = 0; i <= kSlices; ++i)
+      cuts.push_back(from + static_cast<TimeNs>(static_cast<double>(to - from) * static_cast<double>(i) / kSlices));
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    ProgramSite site = PlaceOf(index_, thread, cuts[i] + (cuts[i + 1] - cuts[i]) / 2);
+    if (site.empty()) continue;
+    known_ += cuts[i + 1] - cuts[i];
+    auto [it, fresh] = by_key_.emplace(KeyOf(site), places_.size());
+    if (fresh) places_.push_back({site, 0});
+    places_[it->second].time += cuts[i + 1] - cuts[i];
   }
+}
 
-  // The places with at least `min_share` of the time, largest first, at most `most`.
-  std::vector<HostPlace> Largest(double min_share, size_t most) const {
-    std::vector<HostPlace> out;
-    for (const HostPlace& p : places_)
-      if (static_cast<double>(p.time) >= min_share * static_cast<double>(total_)) out.push_back(p);
-    std::stable_sort(out.begin(), out.end(), [](const HostPlace& a, const HostPlace& b) { return a.time > b.time; });
-    if (out.size() > most) out.resize(most);
-    return out;
-  }
-  TimeNs total() const { return total_; }
-  TimeNs known() const { return known_; }
+std::vector<HostPlace> PlaceTally::Largest(double min_share, size_t most) const {
+  std::vector<HostPlace> out;
+  for (const HostPlace& p : places_)
+    if (static_cast<double>(p.time) >= min_share * static_cast<double>(total_)) out.push_back(p);
+  std::stable_sort(out.begin(), out.end(), [](const HostPlace& a, const HostPlace& b) { return a.time > b.time; });
+  if (out.size() > most) out.resize(most);
+  return out;
+}
 
- private:
-  const RangeIndex& index_;
-  std::map<std::string, size_t> by_key_;
-  std::vector<HostPlace> places_;
-  TimeNs total_ = 0;
-  TimeNs known_ = 0;
-};
+namespace {
 
 // The GPU sat idle while the host did its own work, or launched op by op: where was the host
 // thread that submitted the work that ended each gap, from the gap's start to that submission?

@@ -60,6 +60,25 @@ class RangeIndex {
   std::map<int, Thread> threads_;  // by thread: a trace file may name any thread number
 };
 
+// Sums the time a thread spent at each place over stretches of its time (a place: the
+// program's frame and the library call it made, coarse enough that a stretch of Python adds up).
+class PlaceTally {
+ public:
+  explicit PlaceTally(const RangeIndex& index) : index_(index) {}
+  void Add(int thread, TimeNs from, TimeNs to);
+  // The places with at least `min_share` of the time, largest first, at most `most`.
+  std::vector<HostPlace> Largest(double min_share, size_t most) const;
+  TimeNs total() const { return total_; }
+  TimeNs known() const { return known_; }
+
+ private:
+  const RangeIndex& index_;
+  std::map<std::string, size_t> by_key_;
+  std::vector<HostPlace> places_;
+  TimeNs total_ = 0;
+  TimeNs known_ = 0;
+};
+
 // The site of a call made at `at` on `thread`.
 ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at);
 

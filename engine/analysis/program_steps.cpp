@@ -27,13 +27,14 @@ struct WorkSequence {
   int distinct = 0;
 };
 
-WorkSequence SequenceOf(const Trace& t) {
+WorkSequence SequenceOf(const Trace& t, int process) {
   const Scenario& s = t.scenario;
   WorkSequence w;
   std::vector<int> seen_graph;
   for (size_t i = 0; i < s.ops.size(); ++i) {
     const Op& op = s.ops[i];
     if (!IsStepWork(op) || !t.ops[i].gpu) continue;
+    if (process >= 0 && ProcessOfThread(s, op.thread) != process) continue;
     // A graph launch's replayed nodes come as one symbol: its first node.
     if (t.ops[i].graph_replay && op.graph >= 0) {
       if (std::find(seen_graph.begin(), seen_graph.end(), op.graph) != seen_graph.end()) continue;
@@ -165,9 +166,10 @@ std::vector<ProgramStep> StepsFromRepeats(const Trace& t, const WorkSequence& w,
 }
 
 // The program's own step ranges: ProfilerStep#N, or NVTX ranges named step, step N, ...
-std::vector<ProgramStep> StepsFromRanges(const Trace& t, std::string* name) {
+std::vector<ProgramStep> StepsFromRanges(const Trace& t, int process, std::string* name) {
   std::map<std::string, std::vector<const HostRange*>> by_name;
   for (const HostRange& r : t.ranges) {
+    if (process >= 0 && ProcessOfThread(t.scenario, r.thread) != process) continue;
     std::string base = r.name.substr(0, r.name.find('#'));
     std::string lower = base;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -227,16 +229,16 @@ void SplitWarmup(StepSplit& split) {
 
 }  // namespace
 
-StepSplit FindSteps(const Trace& trace) {
+StepSplit FindSteps(const Trace& trace, int process) {
   StepSplit split;
   split.run_begin = TraceBegin(trace);
   split.run_end = TraceEnd(trace);
-  split.steps = StepsFromRanges(trace, &split.range_name);
+  split.steps = StepsFromRanges(trace, process, &split.range_name);
   if (split.steps.size() >= 2) {
     split.source = StepSource::kRanges;
   } else {
     split.steps.clear();
-    WorkSequence w = SequenceOf(trace);
+    WorkSequence w = SequenceOf(trace, process);
     size_t period = w.symbols.size() >= 6 ? FindPeriod(w) : 0;
     if (period > 0) split.steps = StepsFromRepeats(trace, w, period);
     if (split.steps.size() < 3) return StepSplit{StepSource::kNone, "", 0, {}, 0, 0, 0, 0, 0, split.run_begin, split.run_end};

@@ -41,6 +41,8 @@ struct StepSplit {
   bool found() const { return steady > 0; }
 };
 
-StepSplit FindSteps(const Trace& trace);
+// `process`: the steps of that process alone (a recording of several: each rank runs its own
+// loop, and their ops lie interleaved); -1: of the whole trace.
+StepSplit FindSteps(const Trace& trace, int process = -1);
 
 }  // namespace streamlab

@@ -8,25 +8,6 @@
 
 namespace streamlab {
 
-ThreadCalls::ThreadCalls(const Trace& trace) : trace_(trace) {
-  for (size_t i = 0; i < trace.ops.size() && i < trace.scenario.ops.size(); ++i)
-    if (!trace.ops[i].graph_replay) by_thread_[trace.scenario.ops[i].thread].push_back(static_cast<int>(i));
-  for (auto& [thread, ops] : by_thread_)
-    std::stable_sort(ops.begin(), ops.end(), [&](int a, int b) { return trace.ops[a].submit < trace.ops[b].submit; });
-}
-
-const std::vector<int>& ThreadCalls::Of(int thread) const {
-  static const std::vector<int> kNone;
-  auto it = by_thread_.find(thread);
-  return it == by_thread_.end() ? kNone : it->second;
-}
-
-size_t ThreadCalls::FirstAfter(int thread, TimeNs at) const {
-  const std::vector<int>& ops = Of(thread);
-  auto next = std::upper_bound(ops.begin(), ops.end(), at, [&](TimeNs t, int op) { return t < trace_.ops[op].submit; });
-  return static_cast<size_t>(next - ops.begin());
-}
-
 namespace {
 
 // A call's line in the program, when the trace has its Python stack: a recording's stack gives

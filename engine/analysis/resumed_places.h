@@ -10,24 +10,10 @@
 
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/program_sites.h"
+#include "engine/analysis/thread_calls.h"
 #include "engine/trace/trace.h"
 
 namespace streamlab {
-
-// Each host thread's calls (not graph replays, which no thread made) in the order it made them,
-// for finding the call that ended a stretch of the thread's own work.
-class ThreadCalls {
- public:
-  explicit ThreadCalls(const Trace& trace);
-  // `thread`'s calls by submission time (empty for a thread that made none).
-  const std::vector<int>& Of(int thread) const;
-  // The index in Of(thread) of its first call submitted after `at` (Of(thread).size(): none).
-  size_t FirstAfter(int thread, TimeNs at) const;
-
- private:
-  const Trace& trace_;
-  std::map<int, std::vector<int>> by_thread_;  // by submission time
-};
 
 // The host's time within [from, to) in the GPU's idle gaps for `cause`, split at the thread's
 // calls, each stretch counted at the program's line of the call that ended it, where that call

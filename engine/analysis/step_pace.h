@@ -32,9 +32,12 @@ StepSpacing Spacing(const Trace& recorded, const Trace& run, const std::vector<i
     if (anchors[k] < 0 || anchors[k + 1] < 0) continue;
     int a = map(anchors[k]), b = map(anchors[k + 1]);
     if (a >= 0 && b >= 0) out.calls[k] = run.ops[b].submit - run.ops[a].submit;
+    // (Only the loop's own process: other ranks' ops lie between its calls in a recording of several.)
+    const int process = ProcessOfThread(recorded.scenario, recorded.scenario.ops[anchors[k]].thread);
     for (int i = anchors[k]; i < anchors[k + 1]; ++i) {
       int m = map(i);
-      if (m >= 0 && run.ops[m].gpu && recorded.ops[i].gpu) out.done[k] = std::max(out.done[k], run.ops[m].end);
+      if (m >= 0 && run.ops[m].gpu && recorded.ops[i].gpu && ProcessOfThread(recorded.scenario, recorded.scenario.ops[i].thread) == process)
+        out.done[k] = std::max(out.done[k], run.ops[m].end);
     }
   }
   return out;

@@ -374,29 +374,6 @@ Verdict MakeVerdict(const Trace& trace, const Analysis& analysis) {
   return v;
 }
 
-// The cheap signs first (asked once per finding rendered): the source, the recorded command.
-bool IsPythonProgram(const Trace& t) {
-  if (t.backend == "kineto") return true;
-  for (const TraceNote& n : t.notes)
-    if (n.key.rfind("program.", 0) == 0 && n.vars.count("command") && n.vars.at("command").find("python") != std::string::npos)
-      return true;
-  return std::any_of(t.ranges.begin(), t.ranges.end(), [](const HostRange& r) { return IsPythonRange(r.name); });
-}
-
-int ContextCreationCall(const Trace& t, bool* inferred) {
-  int first_long = -1;
-  for (size_t i = 0; i < t.ops.size() && !t.ops[i].gpu; ++i) {
-    if (t.ops[i].created_context) {
-      if (inferred) *inferred = false;
-      return static_cast<int>(i);
-    }
-    if (first_long < 0 && t.scenario.ops[i].kind != OpKind::kHostWork && HostCallTime(t.ops[i]) >= Ms(10))
-      first_long = static_cast<int>(i);
-  }
-  if (inferred) *inferred = true;
-  return first_long;
-}
-
 const char* ToString(StepBound bound) {
   static const char* const kNames[kStepBoundCount] = {"gpu_compute", "copies", "launch_rate", "host_syncs", "host_work",
                                                       "data_loading", "host_calls", "copy_wait", "other_device", "unknown"};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/analysis/analyzer.h"
+#include "engine/analysis/program_facts.h"
 #include "engine/analysis/program_steps.h"
 #include "engine/analysis/step_pace.h"
 
@@ -118,15 +119,6 @@ struct Verdict {
 
 // Only for a recorded or imported program (trace.scenario.recorded); a lab run has its own story.
 Verdict MakeVerdict(const Trace& trace, const Analysis& analysis);
-
-// A Python program: its trace holds Python frames or PyTorch's profiler ranges, or the recorded
-// command ran python. Its advice speaks PyTorch; a CUDA C++ program's does not.
-bool IsPythonProgram(const Trace& trace);
-
-// The call CUDA created the (first) context in: recorded (CUPTI's callback), or else inferred
-// (`*inferred`) as the first call of 10 ms or more before any GPU work; -1 if neither. A
-// program's first call that needs a context pays for creating it, however cheap the call.
-int ContextCreationCall(const Trace& trace, bool* inferred);
 
 const char* ToString(StepBound bound);
 const char* ToString(FixKind kind);

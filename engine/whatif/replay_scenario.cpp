@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/analysis/thread_calls.h"
 #include "engine/util/errors.h"
 #include "engine/util/median.h"
 
@@ -166,57 +167,6 @@ DeviceProfile ReplayProfile(const Trace& t, const DeviceProfile& base) {
   return p;
 }
 
-// A thread that sat outside CUDA for a while and came back just after another thread's call
-// returned was most likely woken by it (PyTorch's autograd thread starting the backward pass as
-// the main thread finishes the forward, the main thread going on as the backward ends). Then its
-// next call waits for that call in the replay, however long that takes, rather than for the
-// measured time. Returns, per call, the call that woke it (-1: none found).
-constexpr TimeNs kLongestHandoffDelay = Ms(2);
-constexpr TimeNs kShortestWait = Us(200);
-
-// A thread's first call, likewise, waits for the call another thread made last before it (the
-// thread was started after it): when set-up before it gets shorter, the thread starts sooner.
-std::vector<int> Wakers(const Trace& t, const std::vector<int>& next_call) {
-  const Scenario& s = t.scenario;
-  std::vector<int> wakers(s.ops.size(), -1);
-  if (ThreadCount(s) < 2) return wakers;
-  std::vector<int> by_return;
-  for (size_t i = 0; i < s.ops.size(); ++i)
-    if (IsRecordedCall(s.ops[i])) by_return.push_back(static_cast<int>(i));
-  std::sort(by_return.begin(), by_return.end(), [&](int a, int b) { return t.ops[a].ret < t.ops[b].ret; });
-  std::vector<bool> seen(ThreadCount(s), false);
-  for (int first : by_return) {  // each thread's first call (by return: calls return in order on a thread)
-    int thread = s.ops[first].thread;
-    if (seen[thread]) continue;
-    seen[thread] = true;
-    auto it = std::upper_bound(by_return.begin(), by_return.end(), t.ops[first].submit,
-                               [&](TimeNs at, int op) { return at < t.ops[op].ret; });
-    while (it != by_return.begin()) {
-      int x = *--it;
-      if (s.ops[x].thread == thread) continue;
-      // Started by that call's thread, if soon after it (else: started by something not recorded,
-      // such as CUDA's own callback thread, and kept where it began).
-      if (t.ops[first].submit - t.ops[x].ret <= kLongestHandoffDelay) wakers[first] = x;
-      break;
-    }
-  }
-  for (size_t c = 0; c < s.ops.size(); ++c) {
-    int n = next_call[c];
-    if (n < 0) continue;
-    TimeNs from = t.ops[c].ret, to = t.ops[n].submit;
-    if (to - from < kShortestWait) continue;
-    auto it = std::upper_bound(by_return.begin(), by_return.end(), to, [&](TimeNs at, int op) { return at < t.ops[op].ret; });
-    while (it != by_return.begin()) {
-      int x = *--it;
-      if (t.ops[x].ret <= from) break;
-      if (s.ops[x].thread == s.ops[c].thread) continue;
-      if (to - t.ops[x].ret <= std::min((to - from) / 2, kLongestHandoffDelay)) wakers[n] = x;
-      break;
-    }
-  }
-  return wakers;
-}
-
 }  // namespace
 
 
@@ -315,19 +265,14 @@ Replay BuildReplay(const Trace& t, const DeviceProfile& base) {
   r.scenario.ops.clear();
   r.scenario.settings.lazy_loading = false;  // a load's host time is in the recorded calls
   r.op_of.assign(s.ops.size(), -1);
-  // Each call's next call on its thread, and where each thread began.
-  std::vector<int> next_call(s.ops.size(), -1);
-  std::vector<int> last_call(ThreadCount(s), -1);
+  // Each call's next call on its thread, the call that woke it, and where each thread began.
+  ThreadCalls calls(t);
+  const std::vector<int>& next_call = calls.next_call();
+  const std::vector<int>& wakers = calls.wakers();
   TimeNs origin = -1;
-  for (size_t i = 0; i < s.ops.size(); ++i) {
-    if (!IsRecordedCall(s.ops[i])) continue;
-    int& last = last_call[s.ops[i].thread];
-    if (last >= 0) next_call[last] = static_cast<int>(i);
-    last = static_cast<int>(i);
-    origin = origin < 0 ? t.ops[i].submit : std::min(origin, t.ops[i].submit);
-  }
-  std::vector<int> wakers = Wakers(t, next_call);
-  std::vector<bool> started(last_call.size(), false);
+  for (size_t i = 0; i < s.ops.size(); ++i)
+    if (IsRecordedCall(s.ops[i])) origin = origin < 0 ? t.ops[i].submit : std::min(origin, t.ops[i].submit);
+  std::vector<bool> started(ThreadCount(s), false);
   std::vector<TimeNs> stream_free(s.streams.size(), 0);  // the end of each stream's latest GPU op
   auto replayed = [&](size_t i) {
     const Op& op = s.ops[i];
