@@ -300,8 +300,9 @@ TEST(ComparePrograms, TheSteadyStepIsTheGpusPaceAfterTheWarmUp) {
     text += line + "\n";
   EXPECT_TRUE(Contains(text, "steady step 301.0 us -> 301.0 us (+0%): the median after 1 -> 0 warm-up step(s)")) << text;
   // A run whose steps were not found says so, and one trace alone gets its own figure.
-  Trace no_steps = warm;
-  no_steps.ranges.clear();
+  ScenarioBuilder once("no loop");
+  once.CreateStream("s").Launch("k", Spin(Us(300), 4));
+  Trace no_steps = SimExecutor().Run(once.Build(), {});
   ProgramComparison whole = Compare(warm, no_steps, "");
   EXPECT_EQ(whole.steady_b.steady, 0);
   Analysis analysis = Analyze(warm);

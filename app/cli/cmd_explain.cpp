@@ -10,6 +10,7 @@
 #include "app/cli/comparison_json.h"
 #include "app/cli/verdict_json.h"
 #include "app/runner/run_on_backend.h"
+#include "engine/account/step_account.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/finding_groups.h"
 #include "engine/analysis/verdict_text.h"
@@ -164,6 +165,7 @@ int CmdExplain(const ExplainCommand& cmd) {
                 {"text", texts.RenderFigures(trace, fig)}}}};
     if (steps) out["per_step"] = ComparisonJson(*steps, texts);  // explain --per NAME
     if (verdict) out["verdict"] = VerdictJson(*verdict, trace, texts, SiteJson);
+    if (trace.scenario.recorded) out["account"] = AccountJson(AccountOf(trace));
     std::cout << DumpJson(out, 1) << "\n";
     return kExitOk;
   }

@@ -68,4 +68,38 @@ Json VerdictJson(const Verdict& v, const Trace& trace, const FindingTexts& texts
           {"text", RenderVerdict(texts, trace, v)}};
 }
 
+Json AccountJson(const ProgramAccount& account) {
+  Json processes = Json::array();
+  for (const ProcessAccount& p : account.processes) {
+    Json categories = Json::object(), kinds = Json::object();
+    for (int c = 0; c < kTimeCategoryCount; ++c)
+      if (p.by_category[c] > 0) categories[ToString(static_cast<TimeCategory>(c))] = p.by_category[c];
+    for (int k = 0; k < kTimeKindCount; ++k)
+      if (p.by_kind[k] > 0) kinds[ToString(static_cast<TimeKind>(k))] = p.by_kind[k];
+    Json walked = Json::array();
+    for (const WalkedStep& w : p.walked) walked.push_back({{"step", w.step}, {"begin_ns", w.begin}, {"end_ns", w.end}, {"cut", w.cut}});
+    // The first walked step's path, latest first (at most 400 segments): where to look in the chart.
+    Json path = Json::array();
+    if (!p.walked.empty())
+      for (const PathSegment& seg : p.walked.front().path) {
+        if (path.size() >= 400) break;
+        path.push_back({{"from_ns", seg.from}, {"to_ns", seg.to}, {"kind", ToString(seg.kind)}, {"op", seg.op},
+                        {"thread", seg.thread}, {"after_wait", seg.after_wait}, {"rank", seg.rank}});
+      }
+    processes.push_back({{"process", p.process},
+                         {"name", p.name},
+                         {"scope", p.steps.found() ? "steady_steps" : "whole_run"},
+                         {"steps_found", static_cast<int>(p.steps.steps.size())},
+                         {"steady", p.steps.steady},
+                         {"median_ns", p.steps.median},
+                         {"gpu_paced", p.gpu_paced},
+                         {"step_ns", p.step},
+                         {"categories", categories},
+                         {"kinds", kinds},
+                         {"walked", walked},
+                         {"example_path", path}});
+  }
+  return {{"processes", processes}};
+}
+
 }  // namespace streamlab

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/analysis/findings_text.h"
+#include "engine/account/account.h"
 #include "engine/analysis/verdict.h"
 #include "engine/util/json_reader.h"
 
@@ -10,5 +11,9 @@ namespace streamlab {
 
 // Times in ns; `sites` as SiteJson writes them; "text" the lines explain prints.
 Json VerdictJson(const Verdict& v, const Trace& trace, const FindingTexts& texts, Json (*site_json)(const ProgramSite&));
+
+// The account of each process's steady step: each category's and kind's time per step (ns), and
+// the walked steps' windows.
+Json AccountJson(const ProgramAccount& account);
 
 }  // namespace streamlab

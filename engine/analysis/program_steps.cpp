@@ -147,21 +147,28 @@ std::vector<ProgramStep> StepsFromRepeats(const Trace& t, const WorkSequence& w,
     spans.push_back({starts[k], to});
   }
   // A step lasts until the next one begins, where one follows the other.
-  std::vector<TimeNs> host, gpu;
   for (ProgramStep& s : steps) s.open_end = true;
   for (size_t k = 0; k + 1 < steps.size(); ++k) {
     if (spans[k].second != spans[k + 1].first) continue;
     steps[k].open_end = false;
     steps[k].end = steps[k + 1].begin;
-    TimeNs first = INT64_MAX, last = 0;
-    for (size_t i = spans[k].first; i < spans[k].second; ++i)
-      first = std::min(first, t.ops[w.ops[i]].start), last = std::max(last, t.ops[w.ops[i]].end);
-    host.push_back(steps[k].end - steps[k].begin);
-    gpu.push_back(last - first);
   }
-  // A loop that only submits (32 streams given a kernel pair each, all running at once) repeats
-  // without being a step: its repeats take far less host time than the GPU runs each one.
-  if (!host.empty() && MedianTime(host) * 4 < MedianTime(gpu)) return {};
+  // A program that only fans work out (32 streams given a kernel pair each, all running at once)
+  // repeats without stepping: its repeats' GPU work runs side by side. A loop's steps run one
+  // after another on the GPU, however far ahead the host queued them (a loop of graph replays).
+  std::vector<std::pair<TimeNs, TimeNs>> gpu;  // each step's first start and last end
+  for (const auto& [from, to] : spans) {
+    TimeNs first = INT64_MAX, last = 0;
+    for (size_t i = from; i < to; ++i) first = std::min(first, t.ops[w.ops[i]].start), last = std::max(last, t.ops[w.ops[i]].end);
+    gpu.push_back({first, last});
+  }
+  size_t side_by_side = 0;
+  for (size_t k = 0; k + 1 < gpu.size(); ++k) {
+    TimeNs overlap = std::min(gpu[k].second, gpu[k + 1].second) - std::max(gpu[k].first, gpu[k + 1].first);
+    TimeNs shorter = std::min(gpu[k].second - gpu[k].first, gpu[k + 1].second - gpu[k + 1].first);
+    side_by_side += shorter > 0 && 2 * overlap > shorter;
+  }
+  if (gpu.size() > 1 && 2 * side_by_side > gpu.size() - 1) return {};
   return steps;
 }
 

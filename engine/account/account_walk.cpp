@@ -1,0 +1,329 @@
+// The walk back along the critical path (account_walk.h). Each move goes to an earlier (or the
+// same) time; the segments it emits tile the stretch walked:
+// - in a GPU op: its run is compute, a copy or a collective (a part that ran before the last
+//   rank's part began waited for that rank); then what let it start: the op whose end released
+//   it (its stream's previous op, an event's work, the graph node before it, the kernel whose
+//   SMs it needed), else its own launch call, the gap to its start being the GPU's latency. Held
+//   after all of those let it go (a shared hardware queue, a module load), the wait is queued.
+// - on a host thread between calls: the gap is launching (short) or the program's own work; a
+//   thread woken by another goes on through its waker's call.
+// - in a host call: from the end of the GPU op it waited for (a sync, a blocking copy, a launch
+//   that returned just as the GPU finished the work it waited for) the call's return is its kind,
+//   and the path goes on through that op; a call that waited for nothing is its kind throughout.
+#include "engine/account/account_walk.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "engine/analysis/explain_thresholds.h"
+#include "engine/trace/trace_query.h"
+
+namespace streamlab {
+namespace {
+
+constexpr TimeNs kNever = std::numeric_limits<TimeNs>::min();
+
+bool IsPageableCopy(const Scenario& s, const Op& op) {
+  if (op.kind != OpKind::kMemcpy) return false;
+  auto pageable = [&](int b) { return b >= 0 && s.buffers[b].kind == MemoryKind::kPageableHost; };
+  return pageable(op.src) || pageable(op.dst);
+}
+
+bool StartsWith(const std::string& name, const char* prefix) { return name.rfind(prefix, 0) == 0; }
+
+bool IsGraphLaunchCall(const Op& op) {
+  return op.kind == OpKind::kGraphLaunch ||
+         (op.kind == OpKind::kApiCall && (StartsWith(op.name, "cudaGraphLaunch") || StartsWith(op.name, "cuGraphLaunch")));
+}
+
+// Calls that build, change or free a CUDA graph (capture, instantiate, update, set a node's
+// parameters), by name: every variant and later version counts.
+bool IsGraphBuildCall(const Op& op) {
+  if (op.kind != OpKind::kApiCall || IsGraphLaunchCall(op)) return false;
+  const std::string& n = op.name;
+  if (StartsWith(n, "cudaGraphics") || StartsWith(n, "cuGraphics")) return false;
+  return StartsWith(n, "cudaGraph") || StartsWith(n, "cuGraph") || StartsWith(n, "cudaStreamBeginCapture") ||
+         StartsWith(n, "cudaStreamEndCapture") || StartsWith(n, "cuStreamBeginCapture") ||
+         StartsWith(n, "cuStreamEndCapture") || n.find("CaptureDependencies") != std::string::npos;
+}
+
+bool IsAllocationName(const std::string& n) {
+  return StartsWith(n, "cudaMalloc") || StartsWith(n, "cudaHostAlloc") || StartsWith(n, "cudaHostRegister") ||
+         StartsWith(n, "cuMemAlloc") || StartsWith(n, "cuMemCreate") || StartsWith(n, "cuMemMap") ||
+         StartsWith(n, "cuMemHostAlloc") || StartsWith(n, "cudaMemPool") || StartsWith(n, "cuMemPool");
+}
+
+bool IsFreeName(const std::string& n) {
+  return StartsWith(n, "cudaFree") || StartsWith(n, "cuMemFree") || StartsWith(n, "cudaHostUnregister") ||
+         StartsWith(n, "cuMemRelease") || StartsWith(n, "cuMemUnmap");
+}
+
+// Calls that put work on a stream or only look at it: the ones a launch-bound host makes.
+bool IsLaunchLike(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kKernel: case OpKind::kMemset: case OpKind::kRecord: case OpKind::kWaitEvent:
+    case OpKind::kWaitStream: case OpKind::kQuery: case OpKind::kSetDevice: case OpKind::kPeerCopy:
+    case OpKind::kCollective: case OpKind::kGraphLaunch: return true;
+    case OpKind::kMemcpy: return op.async;
+    case OpKind::kApiCall: return IsGraphLaunchCall(op);
+    default: return false;
+  }
+}
+
+}  // namespace
+
+struct PathWalker::State {
+  PathPoint at;
+  TimeNs begin = 0;
+  WalkedStep out;
+  std::vector<size_t> exposed;  // host segments emitted since the path last left the host for the GPU
+
+  void Emit(TimeNs from, TimeNs to, TimeKind kind, int op, int thread = -1, int rank = -1) {
+    from = std::max(from, begin);
+    if (to <= from) return;
+    PathSegment seg{from, to, kind, op, thread, -1, rank};
+    if (thread >= 0) exposed.push_back(out.path.size());
+    out.path.push_back(seg);
+  }
+  // The path leaves the host for the GPU through call `call`, which waited for it.
+  void WaitedIn(int call) {
+    for (size_t i : exposed) out.path[i].after_wait = call;
+    exposed.clear();
+  }
+};
+
+PathWalker::PathWalker(const Trace& trace)
+    : t_(trace), ctx_(std::make_unique<AnalysisContext>(trace)), calls_(trace),
+      devices_of_process_(ProcessCount(trace.scenario)) {
+  for (const StreamDesc& s : trace.scenario.streams) {
+    std::vector<int>& devices = devices_of_process_[std::min<int>(s.process, ProcessCount(trace.scenario) - 1)];
+    if (std::find(devices.begin(), devices.end(), s.device) == devices.end()) devices.push_back(s.device);
+  }
+}
+
+PathWalker::~PathWalker() = default;
+
+const StartReason& PathWalker::ReasonOf(int op) {
+  auto it = reasons_.find(op);
+  if (it == reasons_.end()) it = reasons_.emplace(op, ExplainStart(*ctx_, op)).first;
+  return it->second;
+}
+
+WalkedStep PathWalker::Walk(PathPoint end, TimeNs begin) {
+  State s;
+  s.at = end;
+  s.begin = begin;
+  s.out.begin = begin;
+  s.out.end = end.at;
+  // Each move goes back in time or to an earlier cause at the same time; a run that stops
+  // moving (clocks that disagree by more than the slack) is cut, the rest said as unknown.
+  size_t moves = 0, stalled = 0;
+  const size_t max_moves = 16 * t_.ops.size() + 1024;
+  while (s.at.at > begin) {
+    PathPoint before = s.at;
+    if (s.at.gpu) StepGpu(s);
+    else StepHost(s);
+    bool same = s.at.at == before.at && s.at.gpu == before.gpu && s.at.op == before.op && s.at.thread == before.thread;
+    stalled = s.at.at < before.at ? 0 : stalled + 1;
+    if (same || stalled > 64 || ++moves > max_moves) {
+      s.out.cut = true;
+      s.Emit(begin, s.at.at, TimeKind::kUnknown, -1);
+      break;
+    }
+  }
+  return s.out;
+}
+
+void PathWalker::StepGpu(State& s) {
+  const int g = s.at.op;
+  const Op& op = t_.scenario.ops[g];
+  const OpRecord& r = t_.ops[g];
+  const TimeNs t = s.at.at;
+  const TimeNs start = std::min(r.start, t);
+  // A collective's part that began before the last rank's part waited inside it for that rank.
+  int late = -1;
+  if (op.kind == OpKind::kCollective && op.collective_first >= 0 && ProcessCount(t_.scenario) > 1) {
+    int mine = t_.scenario.streams[op.stream].process;
+    for (int p : CollectiveParts(t_.scenario, g))
+      if (t_.ops[p].gpu && t_.scenario.streams[t_.scenario.ops[p].stream].process != mine &&
+          (late < 0 || t_.ops[p].start > t_.ops[late].start))
+        late = p;
+    if (late >= 0 && t_.ops[late].start <= start + ctx_->slack) late = -1;
+  }
+  if (late >= 0) {
+    TimeNs arrived = std::min(t_.ops[late].start, t);
+    s.Emit(arrived, t, TimeKind::kCollective, g);
+    s.Emit(start, arrived, TimeKind::kRankWait, g, -1, t_.scenario.streams[t_.scenario.ops[late].stream].process);
+  } else {
+    s.Emit(start, t, GpuKind(g, start, t), g);
+  }
+  const StartReason& reason = ReasonOf(g);
+  const int call = op.graph >= 0 ? op.graph : g;  // the host call that submitted it
+  auto go_gpu = [&](int p) {
+    TimeNs e = std::min(t_.ops[p].end, start);
+    s.Emit(e, start, TimeKind::kLatency, g);
+    s.at = {true, p, -1, e};
+  };
+  auto go_host = [&](TimeNs at) {
+    const OpRecord& rc = t_.ops[call];
+    TimeNs release = std::min(std::max(std::min(rc.ret, at), rc.submit), at);
+    s.Emit(release, at, TimeKind::kLatency, g);
+    s.at = {false, -1, t_.scenario.ops[call].thread, release};
+  };
+  // The graph node it came after in its graph (the recording's rebuilt edges).
+  int node_before = -1;
+  for (int p : op.graph_after)
+    if (p >= 0 && t_.ops[p].gpu && (node_before < 0 || t_.ops[p].end > t_.ops[node_before].end)) node_before = p;
+  TimeNs by_end = reason.by >= 0 ? t_.ops[reason.by].end : kNever;
+  if (node_before >= 0 && t_.ops[node_before].end >= std::max(by_end, reason.released)) return go_gpu(node_before);
+  switch (reason.cause) {
+    case Cause::kStreamOrder: case Cause::kEventWait: case Cause::kWaitStream: case Cause::kLegacyBarrier:
+    case Cause::kSmsBusy: case Cause::kCopyEngineBusy:
+      if (reason.by >= 0 && t_.ops[reason.by].start < start) return go_gpu(reason.by);
+      return go_host(start);
+    case Cause::kHardwareQueue: case Cause::kModuleLoad: case Cause::kUnexplained: {
+      TimeNs from = std::min(reason.released, start);
+      TimeKind kind = reason.cause == Cause::kHardwareQueue ? TimeKind::kHardwareQueue
+                      : reason.cause == Cause::kModuleLoad  ? TimeKind::kQueuedModuleLoad
+                                                            : TimeKind::kUnknown;
+      s.Emit(from, start, kind, g);
+      if (reason.order_op >= 0 && reason.order_at >= t_.ops[call].submit && t_.ops[reason.order_op].start < from) {
+        s.at = {true, reason.order_op, -1, std::min(t_.ops[reason.order_op].end, from)};
+        return;
+      }
+      return go_host(from);
+    }
+    default: return go_host(start);
+  }
+}
+
+void PathWalker::StepHost(State& s) {
+  const int h = s.at.thread;
+  const TimeNs t = s.at.at;
+  const std::vector<int>& calls = calls_.Of(h);
+  int pos = calls_.LastBefore(h, t);
+  if (pos < 0) {
+    s.Emit(s.begin, t, TimeKind::kHostWork, -1, h);
+    s.at.at = s.begin;
+    return;
+  }
+  const int c = calls[pos];
+  const OpRecord& rc = t_.ops[c];
+  const int next = pos + 1 < static_cast<int>(calls.size()) ? calls[pos + 1] : -1;
+  if (rc.ret < t) {  // between calls
+    int waker = next >= 0 && t_.ops[next].submit >= t ? calls_.wakers()[next] : -1;
+    if (waker >= 0 && t_.ops[waker].ret > rc.ret && t_.ops[waker].ret <= t) {
+      s.Emit(t_.ops[waker].ret, t, TimeKind::kLaunch, next, h);
+      s.at = {false, -1, t_.scenario.ops[waker].thread, t_.ops[waker].ret};
+      return;
+    }
+    s.Emit(rc.ret, t, t - rc.ret <= kDispatchGapMax ? TimeKind::kLaunch : TimeKind::kHostWork, next, h);
+    s.at.at = rc.ret;
+    return;
+  }
+  if (t_.scenario.ops[c].kind == OpKind::kHostWork) {
+    s.Emit(rc.submit, t, TimeKind::kHostWork, c, h);
+    s.at.at = rc.submit;
+    return;
+  }
+  if (int w = WaitedOp(c, t); w >= 0) {
+    s.Emit(t_.ops[w].end, t, CallKind(c, true), c, h);
+    s.WaitedIn(c);
+    s.at = {true, w, -1, t_.ops[w].end};
+    return;
+  }
+  s.Emit(rc.submit, t, CallKind(c, false), c, h);
+  s.at.at = rc.submit;
+}
+
+// The GPU work that ended last among what op reached through records and waits.
+int PathWalker::LatestWorkBefore(int op, int depth) const {
+  if (depth > 16) return -1;
+  int best = -1;
+  for (const DepEdge& e : ctx_->hb.deps().into[op]) {
+    int w = IsGpuWork(t_.scenario.ops[e.from]) ? e.from : LatestWorkBefore(e.from, depth + 1);
+    if (w >= 0 && t_.ops[w].gpu && (best < 0 || t_.ops[w].end > t_.ops[best].end)) best = w;
+  }
+  return best;
+}
+
+// The GPU op call `call` waited for that ended last, at or before `at` and after the call
+// began: what CUDA's rules say it waits for (a sync, a blocking copy, cudaFree), or else, for a
+// launch that held the host and returned just after GPU work of its process ended (a graph whose
+// copy node writes pageable memory, a full launch queue), that work (inferred from the times).
+int PathWalker::WaitedOp(int call, TimeNs at) const {
+  const OpRecord& rc = t_.ops[call];
+  int best = -1;
+  auto consider = [&](int w) {
+    if (w < 0) return;
+    if (!IsGpuWork(t_.scenario.ops[w])) w = LatestWorkBefore(w, 0);
+    if (w < 0 || !t_.ops[w].gpu) return;
+    TimeNs e = t_.ops[w].end;
+    if (e <= rc.submit || e > at) return;
+    if (best < 0 || e > t_.ops[best].end) best = w;
+  };
+  for (int w : ctx_->hb.WaitedFor(call)) consider(w);
+  if (best >= 0 || !t_.scenario.recorded) return best;
+  const Op& op = t_.scenario.ops[call];
+  if (!IsLaunchLike(op) || HostCallTime(rc) <= kLaunchCallMax || at + kWakeLatencyMax < rc.ret) return -1;
+  int process = ProcessOfThread(t_.scenario, op.thread);
+  for (int device : devices_of_process_[std::min(process, static_cast<int>(devices_of_process_.size()) - 1)])
+    ctx_->ForEachRunning(device, at - kWakeLatencyMax, at + 1, [&](int w) {
+      if (t_.scenario.streams[t_.scenario.ops[w].stream].process == process && t_.ops[w].end >= at - kWakeLatencyMax)
+        consider(w);
+    });
+  return best;
+}
+
+TimeKind PathWalker::GpuKind(int g, TimeNs from, TimeNs to) const {
+  const Op& op = t_.scenario.ops[g];
+  if (op.kind == OpKind::kCollective) return TimeKind::kCollective;
+  if (IsCopy(op)) {
+    switch (CopyDirection(t_.scenario, op)) {
+      case 0: return TimeKind::kH2D;
+      case 1: return TimeKind::kD2H;
+      case 3: return TimeKind::kPeer;
+      default: return TimeKind::kD2D;
+    }
+  }
+  if (op.kind != OpKind::kKernel) return TimeKind::kKernels;
+  // The SMs the kernels running then could cover: a block occupies an SM, so a grid of fewer
+  // blocks than SMs (summed over the kernels side by side) leaves the rest idle.
+  const int sms = t_.sm_count > 0 ? t_.sm_count : 132;
+  long blocks = 0;
+  TimeNs mid = from + (to - from) / 2;
+  ctx_->ForEachRunning(ctx_->device_of(g), mid, mid + 1, [&](int k) {
+    const Op& o = t_.scenario.ops[k];
+    blocks += o.kind == OpKind::kKernel ? std::max(1, o.kernel.grid) : sms;
+  });
+  blocks = std::max<long>(blocks, std::max(1, op.kernel.grid));
+  return static_cast<double>(blocks) < kSmallGridShare * sms ? TimeKind::kSmallGrid : TimeKind::kKernels;
+}
+
+TimeKind PathWalker::CallKind(int call, bool waited) const {
+  const Op& op = t_.scenario.ops[call];
+  const OpRecord& r = t_.ops[call];
+  const bool held = waited || HostCallTime(r) > kLaunchCallMax;
+  if (r.created_context) return TimeKind::kContext;
+  if (r.loaded_module && held) return TimeKind::kModuleLoad;
+  switch (op.kind) {
+    case OpKind::kSyncDevice: case OpKind::kSyncStream: case OpKind::kSyncEvent: return TimeKind::kSync;
+    case OpKind::kMalloc: case OpKind::kMallocHost: return TimeKind::kAllocation;
+    case OpKind::kFree: return TimeKind::kFree;
+    case OpKind::kHostWork: return TimeKind::kHostWork;
+    case OpKind::kMemcpy:
+      if (IsPageableCopy(t_.scenario, op)) return TimeKind::kPageableCopy;
+      if (!op.async) return waited ? TimeKind::kSync : held ? TimeKind::kBlockingLaunch : TimeKind::kLaunch;
+      break;
+    case OpKind::kApiCall:
+      if (IsGraphBuildCall(op)) return TimeKind::kGraphBuild;
+      if (IsAllocationName(op.name)) return TimeKind::kAllocation;
+      if (IsFreeName(op.name)) return TimeKind::kFree;
+      if (!IsGraphLaunchCall(op)) return held ? TimeKind::kOtherCall : TimeKind::kLaunch;
+      break;
+    default: break;
+  }
+  return held ? TimeKind::kBlockingLaunch : TimeKind::kLaunch;
+}
+
+}  // namespace streamlab

@@ -1,0 +1,135 @@
+// The account of each process's steady steps (step_account.h).
+#include "engine/account/step_account.h"
+
+#include <algorithm>
+
+#include "engine/account/account_walk.h"
+#include "engine/util/median.h"
+
+namespace streamlab {
+namespace {
+
+// Where a step's window ends: the next step's first call on the loop's thread (a host-paced
+// loop), or the end of the step's last GPU op (the host runs ahead).
+struct StepWindow {
+  int step = -1;
+  TimeNs begin = 0, end = 0;
+  PathPoint end_point;
+};
+
+std::vector<StepWindow> HostWindows(const Trace& t, const StepSplit& s, const std::vector<int>& anchors) {
+  std::vector<StepWindow> out;
+  for (size_t k = 0; k + 1 < s.steps.size(); ++k) {
+    if (!s.steps[k].steady || s.steps[k].open_end || anchors[k + 1] < 0) continue;
+    int anchor = anchors[k + 1];
+    TimeNs end = t.ops[anchor].submit;
+    out.push_back({static_cast<int>(k), s.steps[k].begin, end, {false, -1, t.scenario.ops[anchor].thread, end}});
+  }
+  return out;
+}
+
+std::vector<StepWindow> GpuWindows(const Trace& t, int process, const StepSplit& s) {
+  // Each step's last-ending GPU op: of the process's GPU work submitted from its begin to the next's.
+  std::vector<int> last(s.steps.size(), -1);
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpRecord& r = t.ops[i];
+    const Op& op = t.scenario.ops[i];
+    if (!r.gpu || !IsGpuWork(op) || ProcessOfThread(t.scenario, op.thread) != process) continue;
+    auto after = std::partition_point(s.steps.begin(), s.steps.end(), [&](const ProgramStep& p) { return p.begin <= r.submit; });
+    if (after == s.steps.begin()) continue;
+    int& k = last[after - s.steps.begin() - 1];
+    if (k < 0 || r.end > t.ops[k].end) k = static_cast<int>(i);
+  }
+  std::vector<StepWindow> out;
+  for (size_t k = 1; k < s.steps.size(); ++k) {
+    if (!s.steps[k].steady || !s.steps[k - 1].steady || last[k] < 0 || last[k - 1] < 0) continue;
+    TimeNs begin = t.ops[last[k - 1]].end, end = t.ops[last[k]].end;
+    if (end > begin) out.push_back({static_cast<int>(k), begin, end, {true, last[k], -1, end}});
+  }
+  return out;
+}
+
+// A run without steps: from its first GPU op's start to its last one's end, as a GPU's time is
+// counted without steps (Holistic Trace Analysis does the same).
+std::vector<StepWindow> RunWindow(const Trace& t, int process) {
+  int first = -1, last = -1;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const Op& op = t.scenario.ops[i];
+    if (!t.ops[i].gpu || !IsGpuWork(op) || ProcessOfThread(t.scenario, op.thread) != process) continue;
+    if (first < 0 || t.ops[i].start < t.ops[first].start) first = static_cast<int>(i);
+    if (last < 0 || t.ops[i].end > t.ops[last].end) last = static_cast<int>(i);
+  }
+  if (first < 0 || t.ops[last].end <= t.ops[first].start) return {};
+  return {{-1, t.ops[first].start, t.ops[last].end, {true, last, -1, t.ops[last].end}}};
+}
+
+// The windows a steady step's time is judged on: those within half and twice the median (one
+// step held up by a checkpoint or a collection says nothing of the steady step), at most
+// kMostStepsWalked of them, evenly spread.
+std::vector<StepWindow> Typical(std::vector<StepWindow> w) {
+  std::vector<TimeNs> lengths;
+  for (const StepWindow& x : w) lengths.push_back(x.end - x.begin);
+  TimeNs median = MedianTime(lengths);
+  std::erase_if(w, [&](const StepWindow& x) { return 2 * (x.end - x.begin) < median || x.end - x.begin > 2 * median; });
+  if (w.size() <= static_cast<size_t>(kMostStepsWalked)) return w;
+  std::vector<StepWindow> spread;
+  for (int i = 0; i < kMostStepsWalked; ++i) spread.push_back(w[i * w.size() / kMostStepsWalked]);
+  return spread;
+}
+
+ProcessAccount AccountOfProcess(const Trace& t, PathWalker& walker, int process) {
+  ProcessAccount a;
+  a.process = process;
+  if (process < static_cast<int>(t.scenario.processes.size())) a.name = t.scenario.processes[process];
+  a.sm_count = t.sm_count;
+  a.steps = FindSteps(t, process);
+  std::vector<StepWindow> windows;
+  if (a.steps.found()) {
+    std::vector<int> anchors = StepAnchors(t, a.steps);
+    a.pace = PaceOf(a.steps, Spacing(t, t, anchors, [](int i) { return i; }));
+    // The host calls its steps faster than the GPU ends them: the GPU sets the pace.
+    a.gpu_paced = a.pace.ends > 0 && 4 * a.pace.ends > 5 * a.pace.calls;
+    windows = a.gpu_paced ? GpuWindows(t, process, a.steps) : HostWindows(t, a.steps, anchors);
+    windows = Typical(std::move(windows));
+  }
+  if (windows.empty()) {
+    a.steps.steady = 0;  // no window to judge a step on: the whole run instead
+    windows = RunWindow(t, process);
+  }
+  for (const StepWindow& w : windows) {
+    WalkedStep walked = walker.Walk(w.end_point, w.begin);
+    walked.step = w.step;
+    walked.gpu_paced = w.end_point.gpu && w.step >= 0;
+    for (const PathSegment& seg : walked.path) a.by_kind[static_cast<int>(seg.kind)] += seg.length();
+    a.walked.push_back(std::move(walked));
+  }
+  if (a.walked.empty()) return a;
+  // The mean over the walked steps. Integer division may leave a few ns: they go to the largest
+  // kind, so that the kinds, and the categories made of them, sum to the step exactly.
+  const TimeNs n = static_cast<TimeNs>(a.walked.size());
+  TimeNs total = 0, parts = 0;
+  for (TimeNs& k : a.by_kind) total += k, k /= n, parts += k;
+  a.step = total / n;
+  *std::max_element(a.by_kind.begin(), a.by_kind.end()) += a.step - parts;
+  a.by_category = {};
+  for (int k = 0; k < kTimeKindCount; ++k) a.by_category[static_cast<int>(CategoryOf(static_cast<TimeKind>(k)))] += a.by_kind[k];
+  return a;
+}
+
+}  // namespace
+
+bool ProgramAccount::found() const {
+  return std::any_of(processes.begin(), processes.end(), [](const ProcessAccount& p) { return !p.walked.empty(); });
+}
+
+ProgramAccount AccountOf(const Trace& trace) {
+  ProgramAccount out;
+  PathWalker walker(trace);
+  for (int p = 0; p < ProcessCount(trace.scenario); ++p) {
+    ProcessAccount a = AccountOfProcess(trace, walker, p);
+    if (!a.walked.empty()) out.processes.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace streamlab

@@ -1,0 +1,180 @@
+// The account of a step's time (engine/account): each walked step's critical path tiles its
+// window exactly, so the categories sum to the step, on every recorded fixture; and on loops whose
+// time is known by construction (simulated runs relabelled as recordings), each category holds
+// what it should.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "engine/account/step_account.h"
+#include "engine/ingest/open_trace.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/sim/sim_executor.h"
+#include "tests/test_util.h"
+#include "tests/whatif_recorded_loops.h"
+
+namespace streamlab {
+namespace {
+
+TimeNs Share(const ProcessAccount& a, TimeCategory c, double* share) {
+  TimeNs t = a.by_category[static_cast<int>(c)];
+  *share = a.step > 0 ? static_cast<double>(t) / static_cast<double>(a.step) : 0;
+  return t;
+}
+
+double ShareOf(const ProcessAccount& a, TimeCategory c) {
+  double s = 0;
+  Share(a, c, &s);
+  return s;
+}
+
+double KindShare(const ProcessAccount& a, TimeKind k) {
+  return a.step > 0 ? static_cast<double>(a.by_kind[static_cast<int>(k)]) / static_cast<double>(a.step) : 0;
+}
+
+// The segments of each walked step cover its window once, with no gap and no overlap, and the
+// process's categories and kinds each sum to its step.
+void ExpectTiled(const ProgramAccount& account, const std::string& what) {
+  for (const ProcessAccount& p : account.processes) {
+    for (const WalkedStep& w : p.walked) {
+      std::vector<PathSegment> path = w.path;
+      std::sort(path.begin(), path.end(), [](const PathSegment& a, const PathSegment& b) { return a.from < b.from; });
+      ASSERT_FALSE(path.empty()) << what;
+      EXPECT_EQ(path.front().from, w.begin) << what << " step " << w.step;
+      EXPECT_EQ(path.back().to, w.end) << what << " step " << w.step;
+      TimeNs sum = 0;
+      for (size_t i = 0; i < path.size(); ++i) {
+        EXPECT_LT(path[i].from, path[i].to) << what;
+        if (i > 0) {
+          EXPECT_EQ(path[i - 1].to, path[i].from) << what << " step " << w.step << " segment " << i;
+        }
+        sum += path[i].length();
+      }
+      EXPECT_EQ(sum, w.end - w.begin) << what;
+    }
+    TimeNs categories = 0, kinds = 0;
+    for (TimeNs c : p.by_category) categories += c;
+    for (TimeNs k : p.by_kind) kinds += k;
+    EXPECT_EQ(categories, p.step) << what;
+    EXPECT_EQ(kinds, p.step) << what;
+  }
+}
+
+TEST(Account, EveryRecordedFixturesStepsAreTiledAndSumToTheStep) {
+  int accounted = 0;
+  for (const char* dir : {"tests/fixtures/recorded", "tests/fixtures/kineto"})
+    for (const auto& e : std::filesystem::directory_iterator(testing::SourcePath(dir))) {
+      std::string path = e.path().string();
+      bool trace = e.is_directory() || e.path().extension() == ".json" || path.ends_with(".raw.jsonl");
+      if (!trace) continue;
+      Trace t = LoadTraceFile(path);
+      ProgramAccount account = AccountOf(t);
+      ExpectTiled(account, path);
+      accounted += account.found();
+    }
+  EXPECT_GE(accounted, 40);
+}
+
+TEST(Account, TheCategoriesNamesReadBothWays) {
+  for (int c = 0; c < kTimeCategoryCount; ++c) {
+    TimeCategory back{};
+    ASSERT_TRUE(FromString(ToString(static_cast<TimeCategory>(c)), &back));
+    EXPECT_EQ(static_cast<int>(back), c);
+  }
+  for (int k = 0; k < kTimeKindCount; ++k) {
+    TimeKind back{};
+    ASSERT_TRUE(FromString(ToString(static_cast<TimeKind>(k)), &back));
+    EXPECT_EQ(static_cast<int>(back), k);
+  }
+}
+
+// A loop that waits for the GPU at each step's end: its step is the host's work, its launches
+// and the kernels, one after the other.
+TEST(Account, ASyncedLoopIsItsHostWorkThenItsKernels) {
+  ScenarioBuilder b("synced");
+  Stream s = b.CreateStream("compute");
+  for (int k = 0; k < 8; ++k) {
+    b.host().Work("batch", Us(300));
+    for (int i = 0; i < 4; ++i) s.Launch("k" + std::to_string(i), Spin(Us(100), 132));
+    b.host().SyncDevice();
+  }
+  Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+  ProgramAccount account = AccountOf(t);
+  ExpectTiled(account, "synced");
+  ASSERT_EQ(account.processes.size(), 1u);
+  const ProcessAccount& a = account.processes[0];
+  EXPECT_FALSE(a.gpu_paced);
+  EXPECT_GE(a.walked.size(), 5u);
+  EXPECT_NEAR(static_cast<double>(a.by_category[static_cast<int>(TimeCategory::kHostWork)]), Us(300), Us(5));
+  EXPECT_NEAR(static_cast<double>(a.by_category[static_cast<int>(TimeCategory::kGpuCompute)]), Us(400), Us(10));
+  EXPECT_LT(ShareOf(a, TimeCategory::kUnknown), 0.01);
+}
+
+// Nothing holds the host: it queues the steps far ahead, and the GPU's run of them is the step.
+TEST(Account, AHostThatRunsAheadIsPacedByTheGpu) {
+  ScenarioBuilder b("ahead");
+  Stream s = b.CreateStream("compute");
+  for (int k = 0; k < 10; ++k) {
+    b.host().Work("batch", Us(5));
+    for (int i = 0; i < 4; ++i) s.Launch("k" + std::to_string(i), Spin(Us(500), 132));
+  }
+  b.host().SyncDevice();
+  Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+  ProgramAccount account = AccountOf(t);
+  ExpectTiled(account, "ahead");
+  ASSERT_EQ(account.processes.size(), 1u);
+  const ProcessAccount& a = account.processes[0];
+  EXPECT_TRUE(a.gpu_paced);
+  EXPECT_GT(ShareOf(a, TimeCategory::kGpuCompute), 0.95);
+  EXPECT_NEAR(static_cast<double>(a.step), Us(2000), Us(40));
+}
+
+// 16 streams of one-block kernels, A then B on each, on 8 hardware queues: B of one stream holds
+// A of another behind it in their shared queue (GPU-FACTS.md), so much of the run is work ready
+// but not started; and what does run covers a few of the 132 SMs.
+TEST(Account, StreamsSharingAHardwareQueueWaitInIt) {
+  ScenarioBuilder b("queues");
+  std::vector<Stream> streams;
+  for (int i = 0; i < 16; ++i) streams.push_back(b.CreateStream("s" + std::to_string(i)));
+  for (Stream& s : streams) {
+    s.Launch("A", Spin(Ms(1), 1));
+    s.Launch("B", Spin(Ms(1), 1));
+  }
+  b.host().SyncDevice();
+  Scenario scenario = b.Build();
+  scenario.settings.max_connections = 8;
+  Trace t = AsRecording(SimExecutor().Run(scenario, {}));
+  ProgramAccount account = AccountOf(t);
+  ExpectTiled(account, "queues");
+  ASSERT_EQ(account.processes.size(), 1u);
+  const ProcessAccount& a = account.processes[0];
+  EXPECT_GT(KindShare(a, TimeKind::kHardwareQueue), 0.25);  // 1 ms of the 3 the run takes
+  EXPECT_GT(KindShare(a, TimeKind::kSmallGrid), 0.3);
+  EXPECT_EQ(KindShare(a, TimeKind::kKernels), 0);
+}
+
+// A copy from pageable memory holds the host while it is staged: the call's time is the copy's
+// staging and the copy itself, not the host's own work.
+TEST(Account, APageableCopyIsTheCallAndTheCopyNotHostWork) {
+  ScenarioBuilder b("pageable");
+  Stream s = b.CreateStream("compute");
+  Buffer dev = b.DeviceBuffer("dev", 64 << 20);
+  Buffer host = b.PageableBuffer("host", 64 << 20);
+  for (int k = 0; k < 6; ++k) {
+    s.Copy("input", dev, host, 64 << 20);
+    s.Launch("k", Spin(Us(200), 132));
+    b.host().SyncDevice();
+  }
+  Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+  ProgramAccount account = AccountOf(t);
+  ExpectTiled(account, "pageable");
+  ASSERT_EQ(account.processes.size(), 1u);
+  const ProcessAccount& a = account.processes[0];
+  EXPECT_GT(ShareOf(a, TimeCategory::kGpuCopy) + KindShare(a, TimeKind::kPageableCopy), 0.8);
+  EXPECT_LT(ShareOf(a, TimeCategory::kHostWork), 0.05);
+}
+
+}  // namespace
+}  // namespace streamlab
