@@ -5,7 +5,7 @@
 
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/compare_programs.h"
-#include "engine/analysis/verdict.h"
+#include "engine/verdict/verdict.h"
 #include "engine/analysis/compare_programs_text.h"
 #include "engine/ingest/recording.h"
 #include "engine/ingest/open_trace.h"

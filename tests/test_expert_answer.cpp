@@ -10,8 +10,8 @@
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/program_steps.h"
-#include "engine/analysis/verdict.h"
-#include "engine/analysis/verdict_text.h"
+#include "engine/verdict/verdict.h"
+#include "engine/report/verdict_text.h"
 #include "engine/ingest/open_trace.h"
 #include "tests/recorder_log.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "engine/analysis/analyzer.h"
-#include "engine/analysis/verdict.h"
-#include "engine/analysis/verdict_text.h"
+#include "engine/verdict/verdict.h"
+#include "engine/report/verdict_text.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/scenario/scenario_builder.h"
 #include "engine/scenario/scenario_json.h"

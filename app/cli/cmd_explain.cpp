@@ -13,7 +13,7 @@
 #include "engine/account/step_account.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/finding_groups.h"
-#include "engine/analysis/verdict_text.h"
+#include "engine/report/verdict_text.h"
 #include "engine/util/errors.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/compare_programs_text.h"

@@ -10,7 +10,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/replay_common.h"
 #include "engine/analysis/analyzer.h"
-#include "engine/analysis/verdict.h"
+#include "engine/verdict/verdict.h"
 #include "engine/trace/trace_note.h"
 #include "engine/util/errors.h"
 #include "engine/util/format.h"

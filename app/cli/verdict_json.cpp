@@ -2,7 +2,7 @@
 // one-off costs, with the lines the text prints.
 #include "app/cli/verdict_json.h"
 
-#include "engine/analysis/verdict_text.h"
+#include "engine/report/verdict_text.h"
 
 namespace streamlab {
 namespace {

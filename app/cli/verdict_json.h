@@ -1,10 +1,10 @@
-// The verdict (engine/analysis/verdict.h) as JSON: `explain --json`'s "verdict", which the
+// The verdict (engine/verdict/verdict.h) as JSON: `explain --json`'s "verdict", which the
 // corpus check (tests/corpus/check_corpus.py) and scripts read.
 #pragma once
 
 #include "engine/analysis/findings_text.h"
 #include "engine/account/account.h"
-#include "engine/analysis/verdict.h"
+#include "engine/verdict/verdict.h"
 #include "engine/util/json_reader.h"
 
 namespace streamlab {

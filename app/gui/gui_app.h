@@ -22,7 +22,7 @@
 #include "engine/classroom/compare.h"
 #include "engine/analysis/compare_programs.h"
 #include "engine/analysis/findings_text.h"
-#include "engine/analysis/verdict.h"
+#include "engine/verdict/verdict.h"
 #include "engine/classroom/lab_texts.h"
 #include "engine/classroom/answer_form.h"
 #include "engine/classroom/exercise.h"

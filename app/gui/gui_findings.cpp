@@ -5,7 +5,7 @@
 #include <imgui.h>
 
 #include "app/gui/gui_app.h"
-#include "engine/analysis/verdict_text.h"
+#include "engine/report/verdict_text.h"
 
 namespace streamlab {
 namespace {

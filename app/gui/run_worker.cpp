@@ -9,7 +9,7 @@
 
 #include "app/runner/child_run.h"
 #include "app/runner/run_on_backend.h"
-#include "engine/analysis/verdict_text.h"
+#include "engine/report/verdict_text.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/whatif/whatif.h"
 #include "engine/trace/trace_json.h"

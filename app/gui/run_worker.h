@@ -16,7 +16,7 @@
 
 #include "engine/scenario/scenario.h"
 #include "engine/analysis/analyzer.h"
-#include "engine/analysis/verdict.h"
+#include "engine/verdict/verdict.h"
 #include "engine/trace/backend.h"
 #include "engine/trace/trace.h"
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "engine/analysis/verdict.h"
+#include "engine/verdict/verdict.h"
 #include "engine/whatif/replay_steps.h"
 #include "engine/whatif/whatif_edits.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/analysis/verdict.h"
+#include "engine/verdict/verdict.h"
 #include "engine/whatif/replay_scenario.h"
 
 namespace streamlab {

@@ -1,7 +1,7 @@
 // The verdict (verdict.h): the steady steps' time split as Holistic Trace Analysis splits a
 // GPU's time (computing, copying only, idle), what bounds a step, the fixes from the idle gaps
 // inside the steady steps grouped by cause and place, and the one-off start-up costs.
-#include "engine/analysis/verdict.h"
+#include "engine/verdict/verdict.h"
 
 #include <algorithm>
 #include <functional>

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine/analysis/findings_text.h"
-#include "engine/analysis/verdict.h"
+#include "engine/verdict/verdict.h"
 
 namespace streamlab {
 

@@ -1,7 +1,7 @@
 // The verdict's lines (verdict_text.h): what bounds the step, the steps, the step's time split,
 // the fixes with their cost and place and a remedy that fits the program's language and call,
 // and the one-off start-up costs.
-#include "engine/analysis/verdict_text.h"
+#include "engine/report/verdict_text.h"
 
 #include <algorithm>
 #include <cstdio>
