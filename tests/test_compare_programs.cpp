@@ -6,6 +6,7 @@
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/compare_programs.h"
 #include "engine/verdict/verdict.h"
+#include "tests/verdict_util.h"
 #include "engine/analysis/compare_programs_text.h"
 #include "engine/ingest/recording.h"
 #include "engine/ingest/open_trace.h"
@@ -309,7 +310,7 @@ TEST(ComparePrograms, TheSteadyStepIsTheGpusPaceAfterTheWarmUp) {
   ProgramComparison one = DescribeSteps(warm, analysis, "step");
   EXPECT_NEAR(static_cast<double>(one.steady_a.step), static_cast<double>(Us(300)), static_cast<double>(Us(15)));
   // explain and the GUI pass the verdict's steps and pace in: the same figure, found once.
-  Verdict v = MakeVerdict(warm, analysis);
+  Verdict v = LeadVerdict(warm);
   SteadySteps from_verdict = SteadyStepsOf(v.steps, v.pace);
   EXPECT_EQ(from_verdict.step, one.steady_a.step);
   EXPECT_EQ(from_verdict.warmup, one.steady_a.warmup);

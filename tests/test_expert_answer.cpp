@@ -12,6 +12,7 @@
 #include "engine/analysis/program_steps.h"
 #include "engine/verdict/verdict.h"
 #include "engine/report/verdict_text.h"
+#include "tests/verdict_util.h"
 #include "engine/ingest/open_trace.h"
 #include "tests/recorder_log.h"
 
@@ -146,8 +147,9 @@ TEST(ExpertAnswer, StepsAreFoundFromRepeatingGpuWork) {
 
 TEST(ExpertAnswer, TheVerdictComesFirstAndFitsTenLines) {
   Trace t = LoadTraceFile(std::string(STREAMLAB_SOURCE_DIR) + "/tests/fixtures/recorded/launch_bound.json");
-  Verdict v = MakeVerdict(t, Analyze(t));
-  EXPECT_EQ(v.bound, StepBound::kLaunchRate);
+  ProgramVerdict v = ProgramVerdictOf(t);
+  ASSERT_TRUE(v.found());
+  EXPECT_EQ(v.lead().bound, TimeCategory::kLaunch);
   for (const char* lang : {"en", "zh"}) {
     std::vector<std::string> lines = RenderVerdict(FindingTexts::Load(lang), t, v);
     ASSERT_FALSE(lines.empty());
@@ -158,14 +160,15 @@ TEST(ExpertAnswer, TheVerdictComesFirstAndFitsTenLines) {
 
 TEST(ExpertAnswer, AProgramWithoutStepsIsJudgedOnItsGpuTime) {
   Trace t = Log().Kernel(77, "[4096]").Pause(50000000).Kernel(77, "[4096]").Convert();
-  Verdict v = MakeVerdict(t, Analyze(t));
+  Verdict v = LeadVerdict(t);
   EXPECT_FALSE(v.steps.found());
   // The window is the GPU's first op to its last, not the whole recording.
-  EXPECT_GE(v.from, t.ops[0].start);
+  EXPECT_EQ(v.walked, 1);
+  EXPECT_EQ(v.step, t.ops.back().end - t.ops.front().start);
 }
 
 // simpleHyperQ's shape: one kernel launched on 4 streams at once, 10 ms each. The verdict names
-// the time it kept the GPU busy (10 ms), not the sum of its launches (40 ms in a 10 ms run).
+// the time it took on the run's critical path (10 ms), not the sum of its launches (40 ms).
 TEST(ExpertAnswer, KernelsSideBySideCountTheirBusyTimeNotTheirSum) {
   Trace t;
   t.backend = "record";
@@ -182,14 +185,15 @@ TEST(ExpertAnswer, KernelsSideBySideCountTheirBusyTimeNotTheirSum) {
     r.ready = r.start = 2000 + 100 * s, r.end = r.start + 10000000;
     t.ops.push_back(r);
   }
-  Verdict v = MakeVerdict(t, Analyze(t));
+  ProgramVerdict pv = ProgramVerdictOf(t);
+  const Verdict& v = pv.lead();
   ASSERT_FALSE(v.top_kernels.empty());
   EXPECT_EQ(v.top_kernels[0].name, "spin");
-  EXPECT_EQ(v.top_kernels[0].busy, 10000300);
-  EXPECT_EQ(v.top_kernels[0].most_at_once, 4);
-  EXPECT_EQ(v.top_kernels[0].launches, 4);
-  std::string line = RenderVerdict(FindingTexts::Load("en"), t, v).front();
-  EXPECT_NE(line.find("spin 10.00 ms, its 4 launches up to 4 at once"), std::string::npos) << line;
+  EXPECT_EQ(v.top_kernels[0].busy, 10000000);
+  EXPECT_EQ(v.top_kernels[0].launches, 1);
+  std::string line = RenderVerdict(FindingTexts::Load("en"), t, pv).front();
+  EXPECT_NE(line.find("spin 10.00 ms"), std::string::npos) << line;
+  EXPECT_EQ(line.find("40.0"), std::string::npos) << line;
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "engine/util/errors.h"
 #include "engine/whatif/replay_steps.h"
 #include "engine/whatif/whatif.h"
+#include "tests/verdict_util.h"
 #include "tests/whatif_recorded_loops.h"
 
 namespace streamlab {
@@ -199,7 +200,7 @@ TEST(WhatIf, ExplainSaysWhatTheGraphSavesAtTheFasterNodeGapToo) {
   // Launch-bound: 40 kernels of 2 us a step, recorded on an H100 (whose profile has both gaps).
   Trace t = RecordedLoop({.host_work = Us(20), .kernels = 40, .kernel = Us(2)});
   t.device_name = "NVIDIA H100 80GB HBM3";
-  Verdict v = MakeVerdict(t, Analyze(t));
+  Verdict v = LeadVerdict(t);
   ASSERT_TRUE(SimulateFixes(t, v, 5));
   auto graph = std::find_if(v.fixes.begin(), v.fixes.end(), [](const VerdictFix& f) { return f.kind == FixKind::kLaunchRate; });
   ASSERT_NE(graph, v.fixes.end());
@@ -208,7 +209,7 @@ TEST(WhatIf, ExplainSaysWhatTheGraphSavesAtTheFasterNodeGapToo) {
   EXPECT_NEAR(static_cast<double>(graph->simulated_other_save - graph->simulated_save),
               40.0 * static_cast<double>(h100.replay_graph_node_gap - h100.replay_graph_node_gap_fast), 40.0 * 20);
   std::string all;
-  for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, v)) all += line + "\n";
+  for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, Alone(v))) all += line + "\n";
   bool worth_saying = (graph->simulated_other_save - graph->simulated_save) * 100 >= graph->simulated_step;
   EXPECT_EQ(all.find("at the faster gap this GPU also showed") != std::string::npos, worth_saying) << all;
 }
@@ -360,7 +361,7 @@ TEST(WhatIf, ACopyOnASideStreamRunsBesideTheKernelsQueuedBeforeIt) {
 
 TEST(WhatIf, TheVerdictsCopyWaitIsReplayedWithTheCopyOnASideStream) {
   Trace t = RecordedLoop({.host_work = Us(20), .pinned_input = true});
-  Verdict v = MakeVerdict(t, Analyze(t));
+  Verdict v = LeadVerdict(t);
   ASSERT_TRUE(SimulateFixes(t, v, 5));
   auto wait = std::find_if(v.fixes.begin(), v.fixes.end(), [](const VerdictFix& f) { return f.kind == FixKind::kCopyWait; });
   ASSERT_NE(wait, v.fixes.end());
@@ -368,7 +369,7 @@ TEST(WhatIf, TheVerdictsCopyWaitIsReplayedWithTheCopyOnASideStream) {
   EXPECT_GT(wait->simulated_save, Us(250));  // a step: its 306 us copy beside its kernels, not before them
   FindingTexts texts = FindingTexts::Load("en");
   std::string all;
-  for (const std::string& line : RenderVerdict(texts, t, v)) all += line + "\n";
+  for (const std::string& line : RenderVerdict(texts, t, Alone(v))) all += line + "\n";
   EXPECT_NE(all.find("on a side stream"), std::string::npos) << all;
 }
 
@@ -389,39 +390,46 @@ Trace WithStepRanges(Trace t) {
 TEST(WhatIf, AVerdictOnALoopThatNeverWaitsIsTakenOverTheGpusRunOfItsSteps) {
   // The host queues a step in about 25 us; the GPU takes 706 us for one (copy, then kernels).
   Trace t = WithStepRanges(RecordedLoop({.host_work = Us(20), .pinned_input = true}, 12));
-  Verdict v = MakeVerdict(t, Analyze(t));
+  Verdict v = LeadVerdict(t);
   ASSERT_TRUE(v.steps.found());
   EXPECT_LT(v.steps.median, Us(100));
-  EXPECT_NEAR(static_cast<double>(v.gpu_paced_step), static_cast<double>(Us(706)), static_cast<double>(Us(40)));
-  EXPECT_NEAR(static_cast<double>(v.compute), static_cast<double>(Us(400)), static_cast<double>(Us(30)));
-  EXPECT_NEAR(static_cast<double>(v.copy_only), static_cast<double>(Us(306)), static_cast<double>(Us(30)));
-  // Copies shorter than the kernels, waited for on their own stream: not copy-bound.
-  EXPECT_EQ(v.bound, StepBound::kCopyWait);
+  EXPECT_TRUE(v.gpu_paced);
+  EXPECT_NEAR(static_cast<double>(v.step), static_cast<double>(Us(706)), static_cast<double>(Us(40)));
+  EXPECT_NEAR(static_cast<double>(v.by_category[static_cast<int>(TimeCategory::kGpuCompute)]), static_cast<double>(Us(400)),
+              static_cast<double>(Us(30)));
+  EXPECT_NEAR(static_cast<double>(v.by_category[static_cast<int>(TimeCategory::kGpuCopy)]), static_cast<double>(Us(306)),
+              static_cast<double>(Us(30)));
+  // The kernels set the step, and the copies they wait for on their own stream are its first fix.
+  EXPECT_EQ(v.bound, TimeCategory::kGpuCompute);
+  ASSERT_FALSE(v.fixes.empty());
+  EXPECT_EQ(v.fixes[0].kind, FixKind::kKernels);
+  EXPECT_TRUE(std::any_of(v.fixes.begin(), v.fixes.end(), [](const VerdictFix& f) { return f.kind == FixKind::kCopyWait; }));
   FindingTexts texts = FindingTexts::Load("en");
   std::string all;
-  for (const std::string& line : RenderVerdict(texts, t, v)) all += line + "\n";
-  EXPECT_NE(all.find("the GPU took"), std::string::npos) << all;
+  for (const std::string& line : RenderVerdict(texts, t, Alone(v))) all += line + "\n";
+  EXPECT_NE(all.find("The host queued them faster than the GPU ran them"), std::string::npos) << all;
   // A loop the host paces keeps the host's window.
   Trace paced = WithStepRanges(RecordedLoop({.host_work = Ms(2)}));
-  EXPECT_EQ(MakeVerdict(paced, Analyze(paced)).gpu_paced_step, 0);
+  EXPECT_FALSE(LeadVerdict(paced).gpu_paced);
 }
 
 TEST(WhatIf, AVerdictSaysTheGpusPaceWhenASyncEveryFewStepsHoldsTheHost) {
   // The host queues a step in about 25 us and waits for the GPU every fourth step: the span of
   // the steps is the GPU's, but twelve of sixteen ranges close long before their kernels run.
   Trace t = WithStepRanges(RecordedLoop({.host_work = Us(20), .sync_every = 4}, 16));
-  Verdict v = MakeVerdict(t, Analyze(t));
+  Verdict v = LeadVerdict(t);
   ASSERT_TRUE(v.steps.found());
   EXPECT_LT(v.steps.median, Us(100));
-  EXPECT_TRUE(v.gpu_paced_held);
-  EXPECT_NEAR(static_cast<double>(v.gpu_paced_step), static_cast<double>(Us(400)), static_cast<double>(Us(30)));
+  EXPECT_TRUE(v.gpu_paced);
+  EXPECT_NEAR(static_cast<double>(v.pace.ends), static_cast<double>(Us(400)), static_cast<double>(Us(30)));
+  EXPECT_EQ(v.bound, TimeCategory::kGpuCompute);
   FindingTexts texts = FindingTexts::Load("en");
   std::string all;
-  for (const std::string& line : RenderVerdict(texts, t, v)) all += line + "\n";
-  EXPECT_NE(all.find("a sync every few steps held it back: the GPU took"), std::string::npos) << all;
-  // A sync at each step's end: the ranges hold the GPU's time, and nothing is added.
+  for (const std::string& line : RenderVerdict(texts, t, Alone(v))) all += line + "\n";
+  EXPECT_NE(all.find("The host queued them faster than the GPU ran them"), std::string::npos) << all;
+  // A sync at each step's end: the ranges hold the GPU's time, and the host paces the loop.
   Trace each = WithStepRanges(RecordedLoop({.host_work = Us(20), .sync_device = true}, 16));
-  EXPECT_EQ(MakeVerdict(each, Analyze(each)).gpu_paced_step, 0);
+  EXPECT_FALSE(LeadVerdict(each).gpu_paced);
 }
 
 // Four kernel functions first launched in step 1, each load costing the host 2 ms (lazy loading,
@@ -464,14 +472,14 @@ TEST(WhatIf, AWarmUpStepTakesTheModuleLoadsOutOfTheFirstStepNotOutOfTheRun) {
   EXPECT_LT(saved, Ms(8));
   EXPECT_GE(run.lead_after.to_steady, run.lead_before.to_steady);
   // explain says how much of the warm-up step the loads are.
-  Verdict v = MakeVerdict(t, Analyze(t));
+  Verdict v = LeadVerdict(t);
   ASSERT_TRUE(SimulateFixes(t, v, 5));
   auto warmup = std::find_if(v.startup.begin(), v.startup.end(), [](const StartupCost& c) { return c.kind == StartupCost::kWarmupSteps; });
   ASSERT_NE(warmup, v.startup.end());
   EXPECT_EQ(warmup->simulated_save, saved);
   EXPECT_EQ(warmup->loads, Ms(8) + 4 * DeviceProfile{}.launch_host);
   std::string all;
-  for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, v)) all += line + "\n";
+  for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, Alone(v))) all += line + "\n";
   EXPECT_NE(all.find("of it module loads), of which a warm-up step before the loop"), std::string::npos) << all;
   // A loop whose first step is no slower than the rest has nothing to warm up.
   Trace warm = RecordedLoop({.host_work = Ms(2)});
@@ -482,7 +490,7 @@ TEST(WhatIf, AWarmUpStepTakesTheModuleLoadsOutOfTheFirstStepNotOutOfTheRun) {
 TEST(WhatIf, TheVerdictsFixesGetSimulatedSavings) {
   Trace t = RecordedLoop({.host_work = Us(300), .read_back = true});
   Analysis a = Analyze(t);
-  Verdict v = MakeVerdict(t, a);
+  Verdict v = LeadVerdict(t);
   ASSERT_FALSE(v.fixes.empty());
   ASSERT_TRUE(SimulateFixes(t, v, 5));
   bool simulated = false;
@@ -490,7 +498,7 @@ TEST(WhatIf, TheVerdictsFixesGetSimulatedSavings) {
   EXPECT_TRUE(simulated);
   FindingTexts texts = FindingTexts::Load("en");
   std::string all;
-  for (const std::string& line : RenderVerdict(texts, t, v)) all += line + "\n";
+  for (const std::string& line : RenderVerdict(texts, t, Alone(v))) all += line + "\n";
   EXPECT_NE(all.find("simulated"), std::string::npos) << all;
 }
 

@@ -15,6 +15,7 @@
 #include "engine/scenario/scenario_builder.h"
 #include "engine/sim/sim_executor.h"
 #include "engine/whatif/whatif.h"
+#include "tests/verdict_util.h"
 #include "tests/whatif_recorded_loops.h"
 
 namespace streamlab {
@@ -47,7 +48,7 @@ Trace LoaderLoop() {
 
 TEST(WhatIf, PinningABatchTakesItsOtherCopiesAndPyTorchsSyncsAndSaysWhatADataLoaderWouldGiveToo) {
   Trace t = LoaderLoop();
-  Verdict v = MakeVerdict(t, Analyze(t));
+  Verdict v = LeadVerdict(t);
   ASSERT_EQ(v.steps.source, StepSource::kRanges);
   auto pin = std::find_if(v.fixes.begin(), v.fixes.end(), [](const VerdictFix& f) { return f.kind == FixKind::kPageableCopy; });
   ASSERT_NE(pin, v.fixes.end());
@@ -79,7 +80,7 @@ TEST(WhatIf, PinningABatchTakesItsOtherCopiesAndPyTorchsSyncsAndSaysWhatADataLoa
   EXPECT_EQ(pin->simulated_other_case, VerdictFix::kLoaderHandOver);
   EXPECT_EQ(pin->simulated_step - pin->simulated_other_save, run.after_loader);
   std::string all;
-  for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, v)) all += line + "\n";
+  for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, Alone(v))) all += line + "\n";
   EXPECT_NE(all.find("if the batch comes from a DataLoader with workers"), std::string::npos) << all;
   // From torch.profiler, a sync no cuda_sync record places is a plain call: the labels' copy
   // after it is the batch's still.

@@ -10,7 +10,7 @@
 #include "app/cli/comparison_json.h"
 #include "app/cli/verdict_json.h"
 #include "app/runner/run_on_backend.h"
-#include "engine/account/step_account.h"
+#include "engine/explain/explain_program.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/finding_groups.h"
 #include "engine/report/verdict_text.h"
@@ -72,17 +72,17 @@ int CmdExplain(const ExplainCommand& cmd) {
   if (lang != "en" && lang != "zh") throw InputError("--lang must be en or zh");
   FindingTexts texts = FindingTexts::Load(lang);
   Trace trace = TraceFor(cmd);
-  Analysis analysis = Analyze(trace);
-  // A program's verdict: its steps, and its top fixes (replayed on the simulator below).
-  std::optional<Verdict> verdict;
-  if (trace.scenario.recorded) verdict = MakeVerdict(trace, analysis);
-  // Per step (--per NAME): decided before anything is printed or replayed, so a missing range is
-  // a clean error. Its steady step is the verdict's.
+  // A program's answer: its account and its verdict; its top fixes are replayed on the simulator
+  // once --per NAME (per step, with the verdict's steady step) has been checked, so that a missing
+  // range is a clean error before any replay.
+  Explanation explained = ExplainProgram(trace, {0});
+  const Analysis& analysis = explained.analysis;
+  const bool program = trace.scenario.recorded && explained.verdict.found();
   std::optional<ProgramComparison> steps;
   std::optional<SteadySteps> steady;
-  if (verdict) steady = SteadyStepsOf(verdict->steps, verdict->pace);
+  if (program) steady = SteadyStepsOf(explained.verdict.lead().steps, explained.verdict.lead().pace);
   if (!cmd.per.empty()) steps = DescribeSteps(trace, analysis, cmd.per, steady);
-  if (verdict) SimulateFixes(trace, *verdict, kVerdictFixes);
+  if (program) SimulateFixes(trace, explained.verdict.lead(), kVerdictFixes);
 
   if (cmd.json) {
     Json notes = Json::array();
@@ -164,8 +164,10 @@ int CmdExplain(const ExplainCommand& cmd) {
                 {"idle_by_cause", IdleByCause(fig)},
                 {"text", texts.RenderFigures(trace, fig)}}}};
     if (steps) out["per_step"] = ComparisonJson(*steps, texts);  // explain --per NAME
-    if (verdict) out["verdict"] = VerdictJson(*verdict, trace, texts, SiteJson);
-    if (trace.scenario.recorded) out["account"] = AccountJson(AccountOf(trace));
+    if (trace.scenario.recorded) {
+      out["verdict"] = VerdictJson(explained.verdict, trace, texts, SiteJson);
+      out["account"] = AccountJson(explained.account);
+    }
     std::cout << DumpJson(out, 1) << "\n";
     return kExitOk;
   }
@@ -177,8 +179,8 @@ int CmdExplain(const ExplainCommand& cmd) {
   // left out, links inferred) comes before the findings it qualifies.
   // A program's answer first: what bounds its step and the fixes worth most; then what the
   // trace holds, then the details.
-  if (verdict)
-    for (const std::string& l : RenderVerdict(texts, trace, *verdict)) std::cout << l << "\n";
+  if (trace.scenario.recorded)
+    for (const std::string& l : RenderVerdict(texts, trace, explained.verdict)) std::cout << l << "\n";
   if (!trace.notes.empty()) {
     std::cout << texts.Get("trace_notes") << "\n";
     for (const TraceNote& note : trace.notes) std::cout << "  - " << texts.RenderNote(note) << "\n";

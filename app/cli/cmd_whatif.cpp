@@ -10,7 +10,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/replay_common.h"
 #include "engine/analysis/analyzer.h"
-#include "engine/verdict/verdict.h"
+#include "engine/explain/explain_program.h"
 #include "engine/trace/trace_note.h"
 #include "engine/util/errors.h"
 #include "engine/util/format.h"
@@ -100,8 +100,11 @@ void PrintLeadIn(const LeadIn& before, const LeadIn& after) {
 
 int CmdWhatIf(const ReplayCommand& cmd) {
   ReplaySession session = OpenReplaySession(cmd.trace, cmd.profile);
-  Analysis analysis = Analyze(session.trace);
-  Verdict verdict = MakeVerdict(session.trace, analysis);
+  // The fixes as explain numbers them: the pipeline's verdict, without its replays.
+  Explanation explained = ExplainProgram(session.trace, {0});
+  const Analysis& analysis = explained.analysis;
+  if (!explained.verdict.found()) throw InputError(cmd.trace + ": no GPU work to replay");
+  const Verdict& verdict = explained.verdict.lead();
   CallPlaces places(session.trace, session.anchors);
   std::vector<ChosenEdit> chosen;
   for (const std::string& id : cmd.fixes) chosen.push_back(ParseFix(id, session.trace, analysis, verdict, session.steps, places));

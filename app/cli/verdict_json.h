@@ -10,7 +10,7 @@
 namespace streamlab {
 
 // Times in ns; `sites` as SiteJson writes them; "text" the lines explain prints.
-Json VerdictJson(const Verdict& v, const Trace& trace, const FindingTexts& texts, Json (*site_json)(const ProgramSite&));
+Json VerdictJson(const ProgramVerdict& v, const Trace& trace, const FindingTexts& texts, Json (*site_json)(const ProgramSite&));
 
 // The account of each process's steady step: each category's and kind's time per step (ns), and
 // the walked steps' windows.

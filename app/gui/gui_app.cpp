@@ -229,7 +229,7 @@ void GuiApp::PollRun() {
   Accept(std::move(result->trace), std::move(result->analysis), std::move(result->verdict));
 }
 
-void GuiApp::Accept(Trace trace, Analysis analysis, std::optional<Verdict> verdict) {
+void GuiApp::Accept(Trace trace, Analysis analysis, std::optional<ProgramVerdict> verdict) {
   if (!comparing_) {
     ShowTrace(std::move(trace), std::move(analysis), std::move(verdict));
     if (exercise_check_pending_) return CheckExerciseRun();
@@ -252,7 +252,7 @@ bool GuiApp::TakeComparePart(Trace trace, Analysis analysis) {
   return true;
 }
 
-void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis, std::optional<Verdict> verdict) {
+void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis, std::optional<ProgramVerdict> verdict) {
   analysis_ = analysis ? std::move(*analysis) : Analyze(trace);
   finding_groups_ = GroupFindings(trace, analysis_, false);
   trace_ = std::move(trace);

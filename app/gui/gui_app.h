@@ -136,11 +136,11 @@ class GuiApp {
   void StartRun();
   void Submit(RunRequest request);
   void PollRun();
-  void Accept(Trace trace, Analysis analysis, std::optional<Verdict> verdict = std::nullopt);
+  void Accept(Trace trace, Analysis analysis, std::optional<ProgramVerdict> verdict = std::nullopt);
   // A compare's result: the first is shown (A), the second kept as B; true once both are in.
   bool TakeComparePart(Trace trace, Analysis analysis);
   // `verdict`: a program's, worked out (with its simulated savings) off the frame by the worker.
-  void ShowTrace(Trace trace, std::optional<Analysis> analysis = std::nullopt, std::optional<Verdict> verdict = std::nullopt);
+  void ShowTrace(Trace trace, std::optional<Analysis> analysis = std::nullopt, std::optional<ProgramVerdict> verdict = std::nullopt);
   // "Record a program" (gui_record.cpp): a command line run under `streamlab-cli record`.
   void DrawRecordPanel();
   void DrawRecordForm();  // the panel's body, also on the first screen
@@ -198,8 +198,8 @@ class GuiApp {
   bool run_pending_ = false;
 
   std::optional<Trace> trace_;
-  void PrepareVerdict(std::optional<Verdict> worked_out);
-  std::optional<Verdict> program_verdict_;  // a recorded or imported program's answer first
+  void PrepareVerdict(std::optional<ProgramVerdict> worked_out);
+  std::optional<ProgramVerdict> program_verdict_;  // a recorded or imported program's answer first
   Analysis analysis_;
   std::vector<FindingGroup> finding_groups_;  // of analysis_, prompt starts left out
   GanttViewState view_;

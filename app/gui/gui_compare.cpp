@@ -195,8 +195,8 @@ bool GuiApp::ShowsCompare() const {
 
 // The shown trace's steady steps as its verdict found them (none for a lab's run: found afresh).
 std::optional<SteadySteps> GuiApp::ShownSteadySteps() const {
-  if (!program_verdict_) return std::nullopt;
-  return SteadyStepsOf(program_verdict_->steps, program_verdict_->pace);
+  if (!program_verdict_ || !program_verdict_->found()) return std::nullopt;
+  return SteadyStepsOf(program_verdict_->lead().steps, program_verdict_->lead().pace);
 }
 
 std::optional<ProgramComparison> GuiApp::DescribeOwnSteps() const {

@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include "app/gui/gui_app.h"
+#include "engine/account/step_account.h"
 #include "engine/report/verdict_text.h"
 
 namespace streamlab {
@@ -45,12 +46,13 @@ void GuiApp::DrawFinding(int i) {
 }
 
 // A recorded or imported program's verdict, and its steps marked on the chart's axis.
-void GuiApp::PrepareVerdict(std::optional<Verdict> worked_out) {
+void GuiApp::PrepareVerdict(std::optional<ProgramVerdict> worked_out) {
   program_verdict_.reset();
   if (!trace_->scenario.recorded) return;
-  program_verdict_ = worked_out ? std::move(*worked_out) : MakeVerdict(*trace_, analysis_);
-  for (const ProgramStep& s : program_verdict_->steps.steps) view_.step_marks.push_back(s.begin);
-  view_.first_steady = static_cast<size_t>(program_verdict_->steps.warmup);
+  program_verdict_ = worked_out ? std::move(*worked_out) : VerdictOf(*trace_, analysis_, AccountOf(*trace_));
+  if (!program_verdict_->found()) return;
+  for (const ProgramStep& s : program_verdict_->lead().steps.steps) view_.step_marks.push_back(s.begin);
+  view_.first_steady = static_cast<size_t>(program_verdict_->lead().steps.warmup);
 }
 
 void GuiApp::DrawFindings(float height) {

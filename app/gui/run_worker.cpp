@@ -11,22 +11,11 @@
 #include "app/runner/run_on_backend.h"
 #include "engine/report/verdict_text.h"
 #include "engine/ingest/open_trace.h"
-#include "engine/whatif/whatif.h"
+#include "engine/explain/explain_program.h"
 #include "engine/trace/trace_json.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {
-namespace {
-
-std::optional<Verdict> ProgramVerdict(const Trace& trace, const Analysis& analysis) {
-  if (!trace.scenario.recorded) return std::nullopt;
-  Verdict verdict = MakeVerdict(trace, analysis);
-  SimulateFixes(trace, verdict, kVerdictFixes);
-  return verdict;
-}
-
-}  // namespace
-
 RunWorker::~RunWorker() {
   cancel_ = true;
   Join();
@@ -52,8 +41,10 @@ void RunWorker::Start(RunRequest request) {
       if (!request.open.empty()) {
         result.opened = true;
         result.trace = LoadTraceFile(request.open);
-        result.analysis = Analyze(result.trace);
-        result.verdict = ProgramVerdict(result.trace, result.analysis);
+        // The explain pipeline, as `explain` runs it: analysis, account, verdict, replays.
+        Explanation explained = ExplainProgram(result.trace, {kVerdictFixes});
+        result.analysis = std::move(explained.analysis);
+        if (result.trace.scenario.recorded) result.verdict = std::move(explained.verdict);
         result.ok = true;
         Finish(std::move(result));
         return;
@@ -63,8 +54,9 @@ void RunWorker::Start(RunRequest request) {
         if (child.exit_code != 0 && child.exit_code != 4)
           throw std::runtime_error(child.error.empty() ? "the recording failed" : child.error);
         result.trace = std::move(child.trace);
-        result.analysis = Analyze(result.trace);
-        result.verdict = ProgramVerdict(result.trace, result.analysis);
+        Explanation explained = ExplainProgram(result.trace, {kVerdictFixes});
+        result.analysis = std::move(explained.analysis);
+        if (result.trace.scenario.recorded) result.verdict = std::move(explained.verdict);
         result.ok = !cancel_;
         if (cancel_) result.error = "cancelled";
         Finish(std::move(result));

@@ -41,7 +41,7 @@ struct RunResult {
   Analysis analysis;   // analysed here too, so a large trace never stalls a frame
   // A recorded program's verdict, its top fixes replayed on the simulator (whatif.h): seconds
   // for a long recording, so here too.
-  std::optional<Verdict> verdict;
+  std::optional<ProgramVerdict> verdict;
   double seconds = 0;  // from Start to the result
   bool opened = false;  // the result of an `open` request
 };

@@ -58,18 +58,6 @@ bool IsFreeName(const std::string& n) {
          StartsWith(n, "cuMemRelease") || StartsWith(n, "cuMemUnmap");
 }
 
-// Calls that put work on a stream or only look at it: the ones a launch-bound host makes.
-bool IsLaunchLike(const Op& op) {
-  switch (op.kind) {
-    case OpKind::kKernel: case OpKind::kMemset: case OpKind::kRecord: case OpKind::kWaitEvent:
-    case OpKind::kWaitStream: case OpKind::kQuery: case OpKind::kSetDevice: case OpKind::kPeerCopy:
-    case OpKind::kCollective: case OpKind::kGraphLaunch: return true;
-    case OpKind::kMemcpy: return op.async;
-    case OpKind::kApiCall: return IsGraphLaunchCall(op);
-    default: return false;
-  }
-}
-
 }  // namespace
 
 struct PathWalker::State {
@@ -92,16 +80,14 @@ struct PathWalker::State {
   }
 };
 
-PathWalker::PathWalker(const Trace& trace)
-    : t_(trace), ctx_(std::make_unique<AnalysisContext>(trace)), calls_(trace),
-      devices_of_process_(ProcessCount(trace.scenario)) {
-  for (const StreamDesc& s : trace.scenario.streams) {
-    std::vector<int>& devices = devices_of_process_[std::min<int>(s.process, ProcessCount(trace.scenario) - 1)];
+PathWalker::PathWalker(const AnalysisContext& context)
+    : t_(context.t), ctx_(&context), calls_(context.t),
+      devices_of_process_(ProcessCount(context.t.scenario)) {
+  for (const StreamDesc& s : t_.scenario.streams) {
+    std::vector<int>& devices = devices_of_process_[std::min<int>(s.process, ProcessCount(t_.scenario) - 1)];
     if (std::find(devices.begin(), devices.end(), s.device) == devices.end()) devices.push_back(s.device);
   }
 }
-
-PathWalker::~PathWalker() = default;
 
 const StartReason& PathWalker::ReasonOf(int op) {
   auto it = reasons_.find(op);
@@ -264,8 +250,11 @@ int PathWalker::WaitedOp(int call, TimeNs at) const {
   };
   for (int w : ctx_->hb.WaitedFor(call)) consider(w);
   if (best >= 0 || !t_.scenario.recorded) return best;
+  // A graph launch that held the host and returned just as its process's GPU work ended waited
+  // for it (a copy node into pageable memory, a host node). Other launches that held the host
+  // (another thread's call, a module load) say nothing of the GPU, and are not followed there.
   const Op& op = t_.scenario.ops[call];
-  if (!IsLaunchLike(op) || HostCallTime(rc) <= kLaunchCallMax || at + kWakeLatencyMax < rc.ret) return -1;
+  if (!IsGraphLaunchCall(op) || HostCallTime(rc) <= kLaunchCallMax || at + kWakeLatencyMax < rc.ret) return -1;
   int process = ProcessOfThread(t_.scenario, op.thread);
   for (int device : devices_of_process_[std::min(process, static_cast<int>(devices_of_process_.size()) - 1)])
     ctx_->ForEachRunning(device, at - kWakeLatencyMax, at + 1, [&](int w) {

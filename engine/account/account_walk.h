@@ -25,8 +25,8 @@ struct PathPoint {
 
 class PathWalker {
  public:
-  explicit PathWalker(const Trace& trace);
-  ~PathWalker();
+  // `context`: the trace's analysis context, shared with the analysis (it must outlive the walker).
+  explicit PathWalker(const AnalysisContext& context);
   // The path from `end` back to `begin`, latest segment first.
   WalkedStep Walk(PathPoint end, TimeNs begin);
   const AnalysisContext& context() const { return *ctx_; }
@@ -43,7 +43,7 @@ class PathWalker {
   TimeKind CallKind(int call, bool waited) const;
 
   const Trace& t_;
-  std::unique_ptr<AnalysisContext> ctx_;
+  const AnalysisContext* ctx_;
   ThreadCalls calls_;
   std::map<int, StartReason> reasons_;  // computed when the path reaches an op
   std::vector<std::vector<int>> devices_of_process_;

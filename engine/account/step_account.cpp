@@ -123,8 +123,14 @@ bool ProgramAccount::found() const {
 }
 
 ProgramAccount AccountOf(const Trace& trace) {
+  AnalysisContext context(trace);
+  return AccountOf(context);
+}
+
+ProgramAccount AccountOf(const AnalysisContext& context) {
+  const Trace& trace = context.t;
   ProgramAccount out;
-  PathWalker walker(trace);
+  PathWalker walker(context);
   for (int p = 0; p < ProcessCount(trace.scenario); ++p) {
     ProcessAccount a = AccountOfProcess(trace, walker, p);
     if (!a.walked.empty()) out.processes.push_back(std::move(a));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "engine/account/account.h"
+#include "engine/analysis/analyzer_context.h"
 
 namespace streamlab {
 
@@ -13,5 +14,7 @@ namespace streamlab {
 inline constexpr int kMostStepsWalked = 64;
 
 ProgramAccount AccountOf(const Trace& trace);
+// The same over the trace's analysis context, built already (the explain pipeline's).
+ProgramAccount AccountOf(const AnalysisContext& context);
 
 }  // namespace streamlab

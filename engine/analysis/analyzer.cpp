@@ -214,6 +214,11 @@ void KeepFindingsTrue(const Trace& trace, std::vector<Finding>& findings) {
 
 Analysis Analyze(const Trace& trace) {
   AnalysisContext ctx(trace);
+  return Analyze(ctx);
+}
+
+Analysis Analyze(const AnalysisContext& ctx) {
+  const Trace& trace = ctx.t;
   Analysis a;
   if (trace.ops.size() > Analysis::kMaxExplainedOps) {
     a.summarised_only = true;

@@ -57,6 +57,9 @@ inline bool IsLazyFirstLaunch(const AnalysisContext& ctx, int op) { return ctx.l
 
 bool IsCopy(const Op& op);
 
+// The analysis over a context built already (the explain pipeline shares one with the account).
+Analysis Analyze(const AnalysisContext& ctx);
+
 // Why GPU op `op` started when it did; with `finding`, also the start-delay finding about it.
 StartReason ExplainStart(const AnalysisContext& ctx, int op, Finding* finding = nullptr);
 void ExplainStartDelays(const AnalysisContext& ctx, std::vector<Finding>& out);

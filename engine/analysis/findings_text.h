@@ -33,6 +33,7 @@ class FindingTexts {
   // its English sentence (English, a free sentence, or a key these texts do not have).
   std::string RenderNote(const TraceNote& note) const;
   const std::string& Get(const std::string& key) const;
+  bool Has(const std::string& key) const { return templates_.count(key) > 0; }
   // The template `key` with its {vars} filled.
   std::string Fill(const std::string& key, const std::map<std::string, std::string>& vars) const;
   // Every template key the renderer uses (tests check both languages have them all).

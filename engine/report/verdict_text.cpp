@@ -1,6 +1,7 @@
-// The verdict's lines (verdict_text.h): what bounds the step, the steps, the step's time split,
-// the fixes with their cost and place and a remedy that fits the program's language and call,
-// and the one-off start-up costs.
+// The verdict's lines (verdict_text.h): a race first, what bounds the step, the steps, where the
+// step's time went, the fixes with their cost and place and a remedy that fits the program's
+// language and call, and the one-off start-up costs. Every figure is the account's, said with
+// its scope: a step (the mean of the steady steps walked) or the whole run.
 #include "engine/report/verdict_text.h"
 
 #include <algorithm>
@@ -33,9 +34,21 @@ std::string Count(double n) {
   return text;
 }
 
+std::string Unit(const FindingTexts& texts, const Verdict& v) { return texts.Get(v.found() ? "verdict.unit.step" : "verdict.unit.run"); }
+std::string Per(const FindingTexts& texts, const Verdict& v) { return texts.Get(v.found() ? "verdict.per_step" : "verdict.per_run"); }
+
+// A call's place as short as it can be said: "file.py:32" where the line is the call's own.
+std::string ShortPlace(const FindingTexts& texts, const ProgramSite& site) {
+  if (!site.file.empty() && site.exact_line) {
+    std::string file = site.file.substr(site.file.find_last_of('/') + 1);
+    return file + ":" + std::to_string(site.line);
+  }
+  return site.empty() ? texts.Get("verdict.place_unknown_short") : texts.RenderPlace(site);
+}
+
 std::string StepsLine(const FindingTexts& texts, const Verdict& v) {
   const StepSplit& s = v.steps;
-  if (!s.found()) return texts.Fill("verdict.steps.none", {{"span", FormatDuration(v.to - v.from)}});
+  if (!s.found()) return texts.Fill("verdict.steps.none", {{"span", FormatDuration(v.step)}});
   std::map<std::string, std::string> vars{{"steady", std::to_string(s.steady)},
                                           {"median", FormatDuration(s.median)},
                                           {"low", FormatDuration(s.low)},
@@ -44,53 +57,37 @@ std::string StepsLine(const FindingTexts& texts, const Verdict& v) {
                                           {"period", std::to_string(s.period)},
                                           {"name", s.range_name}};
   std::string line = texts.Fill(s.source == StepSource::kRanges ? "verdict.steps.ranges" : "verdict.steps.repeating", vars);
-  if (v.gpu_paced_step > 0)
-    line += " " + texts.Fill(v.gpu_paced_held ? "verdict.steps.gpu_paced_held" : "verdict.steps.gpu_paced",
-                             {{"step", FormatDuration(v.gpu_paced_step)}});
+  if (v.gpu_paced) line += " " + texts.Fill("verdict.steps.gpu_paced", {{"step", FormatDuration(v.pace.ends)}});
   return line;
 }
 
-// The step's time split, with the idle time's two largest causes.
-std::string SplitLine(const FindingTexts& texts, const Verdict& v) {
-  TimeNs step = v.compute + v.copy_only + v.idle;
-  std::string causes;
-  std::vector<int> order;
-  for (int c = 0; c < kIdleCauseCount; ++c)
-    if (v.idle_by_cause[c] * 50 >= step && v.idle_by_cause[c] > 0) order.push_back(c);
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return v.idle_by_cause[a] > v.idle_by_cause[b]; });
-  for (size_t i = 0; i < order.size() && i < 2; ++i)
-    causes += (i ? ", " : "") + texts.Get(std::string("compare.idle.") + ToString(static_cast<IdleCause>(order[i]))) + " " +
-              Percent(v.idle_by_cause[order[i]], step);
-  std::string what = texts.Get(v.steps.found() ? "verdict.what.step" : "verdict.what.run");
-  if (v.devices > 1) what = texts.Fill("verdict.what.devices", {{"what", what}, {"devices", std::to_string(v.devices)}});
-  return texts.Fill(v.copy_only > 0 ? "verdict.split" : "verdict.split.no_copies",
-                    {{"what", what},
-                     {"compute", FormatDuration(v.compute)},
-                     {"compute_pct", Percent(v.compute, step)},
-                     {"copy", FormatDuration(v.copy_only)},
-                     {"copy_pct", Percent(v.copy_only, step)},
-                     {"idle", FormatDuration(v.idle)},
-                     {"idle_pct", Percent(v.idle, step)},
-                     {"causes", causes.empty() ? "" : texts.Fill("verdict.split.causes", {{"list", causes}})}});
+std::string KernelsOf(const FindingTexts& texts, const Verdict& v) {
+  std::string kernels;
+  for (const TopKernel& k : v.top_kernels)
+    kernels += (kernels.empty() ? "" : texts.Get("verdict.kernel.sep")) +
+               texts.Fill("verdict.kernel", {{"name", k.name}, {"time", FormatDuration(k.busy)}, {"n", Count(k.launches)}});
+  return kernels;
 }
 
 std::string BoundLine(const FindingTexts& texts, const Verdict& v) {
-  std::string each = v.fixes.empty() ? "" : FormatDuration(v.fixes.front().each);
+  std::string key = std::string("verdict.bound.") + ToString(v.bound);
+  std::string variant = key + "." + ToString(v.bound_kind);
+  if (texts.Has(variant)) key = variant;
+  TimeNs launch_each = 0;
+  double launches = 0;
   for (const VerdictFix& f : v.fixes)
-    if (f.kind == FixKind::kLaunchRate) each = FormatDuration(f.each);
-  std::string kernels;
-  for (const TopKernel& k : v.top_kernels) {
-    std::string key = k.most_at_once > 1 ? "verdict.kernel.side_by_side" : "verdict.kernel";
-    kernels += (kernels.empty() ? "" : texts.Get("verdict.kernel.sep")) +
-               texts.Fill(key, {{"name", k.name}, {"time", FormatDuration(k.busy)}, {"n", Count(k.launches)},
-                                {"at_once", std::to_string(k.most_at_once)}});
-  }
-  std::string line = texts.Fill(std::string("verdict.bound.") + ToString(v.bound),
-                                {{"launches", Count(v.launches)}, {"each", each}, {"kernels", kernels},
-                                 {"per", texts.Get(v.steps.found() ? "verdict.per_step" : "verdict.per_run")},
-                                 {"share", Percent(v.copy_only, v.compute + v.copy_only + v.idle)},
-                                 {"unit", texts.Get(v.steps.found() ? "verdict.unit.step" : "verdict.unit.run")}});
-  if (v.bound == StepBound::kGpuCompute) line += " " + texts.Get(v.python ? "verdict.remedy.py.kernels" : "verdict.remedy.cpp.kernels");
+    if (f.kind == FixKind::kLaunchRate) launch_each = f.each, launches = f.count;
+  std::string line = texts.Fill(key, {{"share", Percent(v.by_category[static_cast<int>(v.bound)], v.step)},
+                                      {"unit", Unit(texts, v)},
+                                      {"per", Per(texts, v)},
+                                      {"kernels", KernelsOf(texts, v)},
+                                      {"launches", Count(launches)},
+                                      {"each", FormatDuration(launch_each)},
+                                      {"kind", KindName(texts, v.bound_kind)},
+                                      {"sms", std::to_string(v.sm_count > 0 ? v.sm_count : 132)},
+                                      {"connections", std::to_string(v.connections)}});
+  if (v.bound == TimeCategory::kGpuCompute && v.bound_kind != TimeKind::kSmallGrid)
+    line += " " + texts.Get(v.python ? "verdict.remedy.py.kernels" : "verdict.remedy.cpp.kernels");
   return line;
 }
 
@@ -98,10 +95,17 @@ std::string StartupLine(const FindingTexts& texts, const Trace& t, const Verdict
   std::string list;
   for (const StartupCost& c : v.startup) {
     if (c.time <= 0) continue;
-    static const char* const kKeys[] = {c.inferred ? "verdict.startup.context_inferred" : "verdict.startup.context", "verdict.startup.module_loads", "verdict.startup.before",
-                                        "verdict.startup.warmup", "verdict.startup.after"};
-    std::string key = kKeys[c.kind];
-    if (c.kind == StartupCost::kWarmupSteps && c.simulated_save > 0) key = c.loads > 0 ? "verdict.startup.warmup_simulated_loads" : "verdict.startup.warmup_simulated";
+    std::string key;
+    switch (c.kind) {
+      case StartupCost::kContext: key = c.inferred ? "verdict.startup.context_inferred" : "verdict.startup.context"; break;
+      case StartupCost::kModuleLoads: key = "verdict.startup.module_loads"; break;
+      case StartupCost::kBeforeFirstStep: key = "verdict.startup.before"; break;
+      case StartupCost::kWarmupSteps:
+        key = c.simulated_save > 0 ? (c.loads > 0 ? "verdict.startup.warmup_simulated_loads" : "verdict.startup.warmup_simulated")
+                                   : "verdict.startup.warmup";
+        break;
+      case StartupCost::kAfterLastStep: key = "verdict.startup.after"; break;
+    }
     list += (list.empty() ? "" : "; ") +
             texts.Fill(key, {{"time", FormatDuration(c.time)},
                              {"n", std::to_string(c.count)},
@@ -112,31 +116,87 @@ std::string StartupLine(const FindingTexts& texts, const Trace& t, const Verdict
   return list.empty() ? "" : texts.Fill("verdict.startup", {{"list", list}});
 }
 
+std::string RaceLine_(const FindingTexts& texts, const Trace& t, const RaceLine& r, bool python) {
+  return texts.Fill("verdict.race", {{"first", DisplayName(t.scenario, r.first)},
+                                     {"first_place", ShortPlace(texts, r.first_site)},
+                                     {"second", DisplayName(t.scenario, r.second)},
+                                     {"second_place", ShortPlace(texts, r.second_site)}}) +
+         " " + texts.Get(python ? "verdict.remedy.py.race" : "verdict.remedy.cpp.race");
+}
+
+// Several processes: each one's step and bound, and the straggler (or none).
+std::string RanksLine(const FindingTexts& texts, const ProgramVerdict& pv) {
+  std::string list;
+  for (const Verdict& v : pv.processes)
+    list += (list.empty() ? "" : "; ") + texts.Fill("verdict.rank.item", {{"name", v.name.empty() ? "#" + std::to_string(v.process) : v.name},
+                                                                        {"step", FormatDuration(v.found() ? v.steps.median : v.step)},
+                                                                        {"bound", CategoryName(texts, v.bound)}});
+  std::string straggler;
+  if (pv.straggler < 0) {
+    straggler = texts.Get("verdict.straggler.none");
+  } else {
+    std::string name = "#" + std::to_string(pv.straggler);
+    for (const Verdict& v : pv.processes)
+      if (v.process == pv.straggler && !v.name.empty()) name = v.name;
+    straggler = texts.Fill("verdict.straggler", {{"rank", name}, {"wait", FormatDuration(pv.straggler_wait)},
+                                                 {"per", Per(texts, pv.lead())},
+                                                 {"doing", KindName(texts, pv.straggler_doing)}});
+  }
+  return texts.Fill("verdict.ranks", {{"list", list}}) + " " + straggler;
+}
+
 }  // namespace
 
-std::string RenderFix(const FindingTexts& texts, const Trace& /*trace*/, const Verdict& v, const VerdictFix& f) {
+std::string CategoryName(const FindingTexts& texts, TimeCategory category) {
+  return texts.Get(std::string("verdict.category.") + ToString(category));
+}
+
+std::string KindName(const FindingTexts& texts, TimeKind kind) { return texts.Get(std::string("verdict.kind.") + ToString(kind)); }
+
+std::string RenderAccount(const FindingTexts& texts, const Verdict& v) {
+  std::vector<int> order;
+  for (int c = 0; c < kTimeCategoryCount; ++c)
+    if (v.by_category[c] * 100 >= v.step && v.by_category[c] > 0) order.push_back(c);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return v.by_category[a] > v.by_category[b]; });
+  std::string list;
+  for (int c : order)
+    list += (list.empty() ? "" : ", ") + texts.Fill("verdict.account.item", {{"name", CategoryName(texts, static_cast<TimeCategory>(c))},
+                                                                            {"share", Percent(v.by_category[c], v.step)}});
+  std::string scope = v.found() ? texts.Fill("verdict.scope.steps", {{"n", std::to_string(v.walked)}, {"step", FormatDuration(v.step)}})
+                                : texts.Fill("verdict.scope.run", {{"span", FormatDuration(v.step)}});
+  return texts.Fill("verdict.account", {{"unit", Unit(texts, v)}, {"scope", scope}, {"list", list}});
+}
+
+std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdict& v, const VerdictFix& f) {
   std::string place;
   if (!f.site.empty()) place = texts.Fill(f.came_back ? "verdict.place_back" : "verdict.place", {{"place", texts.RenderPlace(f.site)}});
-  else if (v.python && f.kind != FixKind::kLaunchRate && f.kind != FixKind::kKernels && f.kind != FixKind::kCopies &&
-           f.kind != FixKind::kOtherDevice)
+  else if (v.python && (f.kind == FixKind::kHostWork || f.kind == FixKind::kDataLoading || f.kind == FixKind::kHostSync ||
+                        f.kind == FixKind::kPageableCopy || f.kind == FixKind::kBlockingCall || f.kind == FixKind::kMallocMidRun))
     place = texts.Get("verdict.place_unknown");
-  TimeNs step = v.compute + v.copy_only + v.idle;
   std::string kind = ToString(f.kind);
+  std::string rank = f.call;  // kOtherDevice: the process's name
   std::string text = texts.Fill("verdict.fix." + kind, {{"cost", FormatDuration(f.per_step)},
-                                                        {"per", texts.Get(v.steps.found() ? "verdict.per_step" : "verdict.per_run")},
-                                                        {"share", Percent(f.per_step, step)},
+                                                        {"per", Per(texts, v)},
+                                                        {"share", Percent(f.per_step, v.step)},
                                                         {"count", Count(f.count)},
                                                         {"call", f.call},
                                                         {"place", place},
                                                         {"each", FormatDuration(f.each)},
-                                                        {"launches", Count(v.launches)},
+                                                        {"launches", Count(f.count)},
+                                                        {"rank", rank},
+                                                        {"kind", KindName(texts, f.time_kind)},
+                                                        {"connections", std::to_string(v.connections)},
                                                         {"bytes", Size(static_cast<double>(f.bytes))},
                                                         // bytes per ns is GB/s
                                                         {"rate", f.each > 0 ? Count(static_cast<double>(f.bytes) / static_cast<double>(f.each)) : "?"}});
-  // Under 1 % a step: the step then waits on something else, which is worth saying as such.
+  if (f.exposes > 0)
+    text += " " + texts.Fill("verdict.exposes", {{"own", FormatDuration(f.per_step - f.exposes)}, {"exposed", FormatDuration(f.exposes)}});
+  if (f.exposed_by >= 0)
+    text += " " + texts.Fill("verdict.exposed", {{"call", DisplayName(trace.scenario, f.exposed_by)},
+                                                 {"place", f.exposed_site.empty() ? "" : " " + ShortPlace(texts, f.exposed_site)}});
   if (f.simulated_save >= 0) {
     std::string edit = texts.Get("verdict.edit." + f.simulated_edit);
-    std::string what = texts.Get(v.steps.found() ? "verdict.saved.step" : "verdict.saved.run");
+    std::string what = texts.Get(v.found() ? "verdict.saved.step" : "verdict.saved.run");
     if (f.simulated_save * 100 < f.simulated_step)
       text += " " + texts.Fill("verdict.would_save_none", {{"edit", edit}, {"what", what}});
     else
@@ -151,6 +211,7 @@ std::string RenderFix(const FindingTexts& texts, const Trace& /*trace*/, const V
   std::string remedy = std::string("verdict.remedy.") + (v.python ? "py." : "cpp.") + kind;
   if (f.kind == FixKind::kLaunchRate && v.graphs) remedy += "_graphs";
   if (f.kind == FixKind::kHostWork && f.at_step_start) remedy += "_step_start";
+  if (f.kind == FixKind::kBlockingCall && f.time_kind == TimeKind::kBlockingLaunch) remedy += "_launch";
   // A read inside PyTorch with a known remedy says it (GradScaler's overflow check, a shape that
   // depends on the data), rather than "read it less often", which the program cannot.
   if (f.kind == FixKind::kHiddenRead && IsGradScalerOverflowRead(f.site)) return text + " " + texts.Get("advice.grad_scaler");
@@ -158,37 +219,55 @@ std::string RenderFix(const FindingTexts& texts, const Trace& /*trace*/, const V
   return text + " " + texts.Get(remedy);
 }
 
-std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& t, const Verdict& v) {
+std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& t, const ProgramVerdict& pv) {
   std::vector<std::string> lines;
-  if (v.to <= v.from) return lines;
-  lines.push_back(texts.Get("verdict.title") + " " + BoundLine(texts, v));
+  if (!pv.found() && pv.races.empty()) return lines;
+  bool python = pv.found() ? pv.lead().python : IsPythonProgram(t);
+  // Wrong results come before any speed advice.
+  for (size_t i = 0; i < pv.races.size() && i < 2; ++i)
+    lines.push_back((i == 0 ? texts.Get("verdict.title") + " " : std::string("  ")) + RaceLine_(texts, t, pv.races[i], python));
+  if (!pv.found()) return lines;
+  const Verdict& v = pv.lead();
+  lines.push_back((lines.empty() ? texts.Get("verdict.title") + " " : std::string("  ")) + BoundLine(texts, v));
+  if (pv.processes.size() > 1) lines.push_back("  " + RanksLine(texts, pv));
   lines.push_back("  " + StepsLine(texts, v));
-  lines.push_back("  " + SplitLine(texts, v));
-  if (!v.fixes.empty()) lines.push_back("  " + texts.Get(v.steps.found() ? "verdict.fixes" : "verdict.fixes.run"));
-  for (size_t i = 0; i < v.fixes.size() && i < kVerdictFixes; ++i)
+  lines.push_back("  " + RenderAccount(texts, v));
+  std::string startup = StartupLine(texts, t, v);
+  size_t room = kVerdictLines - lines.size() - (startup.empty() ? 0 : 1) - 1;
+  if (!v.fixes.empty()) lines.push_back("  " + texts.Get(v.found() ? "verdict.fixes" : "verdict.fixes.run"));
+  for (size_t i = 0; i < v.fixes.size() && i < kVerdictFixes && i < room; ++i)
     lines.push_back("    " + std::to_string(i + 1) + ". " + RenderFix(texts, t, v, v.fixes[i]));
-  if (std::string startup = StartupLine(texts, t, v); !startup.empty()) lines.push_back("  " + startup);
+  if (!startup.empty()) lines.push_back("  " + startup);
   if (lines.size() > kVerdictLines) lines.resize(kVerdictLines);
   return lines;
 }
 
 const std::vector<std::string>& VerdictTextKeys() {
   static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k{"verdict.title", "verdict.steps.none", "verdict.steps.ranges", "verdict.steps.repeating", "verdict.steps.gpu_paced", "verdict.steps.gpu_paced_held",
-                               "verdict.split", "verdict.split.no_copies", "verdict.split.causes", "verdict.what.step", "verdict.what.run",
-                               "verdict.what.devices", "verdict.unit.step", "verdict.unit.run", "verdict.fixes.run", "verdict.fixes",
-                               "verdict.place", "verdict.place_unknown", "verdict.startup", "verdict.startup.context",
-                               "verdict.startup.context_inferred", "verdict.startup.module_loads", "verdict.startup.before", "verdict.startup.warmup",
-                               "verdict.startup.warmup_simulated", "verdict.startup.warmup_simulated_loads", "verdict.startup.after", "verdict.remedy.py.launch_rate_graphs",
-                               "verdict.remedy.cpp.launch_rate_graphs", "verdict.per_step", "verdict.per_run", "verdict.place_back",
-                               "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start",
+    std::vector<std::string> k{"verdict.title", "verdict.steps.none", "verdict.steps.ranges", "verdict.steps.repeating",
+                               "verdict.steps.gpu_paced", "verdict.account", "verdict.account.item", "verdict.scope.steps",
+                               "verdict.scope.run", "verdict.unit.step", "verdict.unit.run", "verdict.fixes.run", "verdict.fixes",
+                               "verdict.place", "verdict.place_unknown", "verdict.place_unknown_short", "verdict.place_back",
+                               "verdict.startup", "verdict.startup.context", "verdict.startup.context_inferred",
+                               "verdict.startup.module_loads", "verdict.startup.before", "verdict.startup.warmup",
+                               "verdict.startup.warmup_simulated", "verdict.startup.warmup_simulated_loads", "verdict.startup.after",
+                               "verdict.remedy.py.launch_rate_graphs", "verdict.remedy.cpp.launch_rate_graphs", "verdict.per_step",
+                               "verdict.per_run", "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start",
                                "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run",
-                               "verdict.would_save_other.graph_gap", "verdict.would_save_other.loader",
-                               "verdict.kernel", "verdict.kernel.side_by_side", "verdict.kernel.sep"};
+                               "verdict.would_save_other.graph_gap", "verdict.would_save_other.loader", "verdict.kernel",
+                               "verdict.kernel.sep", "verdict.exposes", "verdict.exposed", "verdict.race", "verdict.remedy.py.race",
+                               "verdict.remedy.cpp.race", "verdict.ranks", "verdict.rank.item", "verdict.straggler",
+                               "verdict.straggler.none", "verdict.bound.gpu_compute.small_grid", "verdict.bound.host_work.data_loading",
+                               "verdict.bound.gpu_queued.hardware_queue", "verdict.remedy.py.blocking_call_launch",
+                               "verdict.remedy.cpp.blocking_call_launch"};
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections",
                              "side_stream_copy"})
       k.push_back(std::string("verdict.edit.") + edit);
-    for (int b = 0; b < kStepBoundCount; ++b) k.push_back(std::string("verdict.bound.") + ToString(static_cast<StepBound>(b)));
+    for (int c = 0; c < kTimeCategoryCount; ++c) {
+      k.push_back(std::string("verdict.bound.") + ToString(static_cast<TimeCategory>(c)));
+      k.push_back(std::string("verdict.category.") + ToString(static_cast<TimeCategory>(c)));
+    }
+    for (int kind = 0; kind < kTimeKindCount; ++kind) k.push_back(std::string("verdict.kind.") + ToString(static_cast<TimeKind>(kind)));
     for (int f = 0; f < kFixKindCount; ++f) {
       std::string kind = ToString(static_cast<FixKind>(f));
       k.push_back("verdict.fix." + kind);

@@ -1,71 +1,71 @@
-// The answer first: for a recorded or imported program, what bounds its steady-state step and
-// the fixes that would save the most per step, from the run's own trace. Built on the steps
-// (program_steps.h), the GPU idle gaps with their causes (analyzer_idle.cpp) and the places in
-// the program (program_sites.h). Every cost is measured GPU time in the steady steps, divided by
-// their number; nothing here is predicted (the replay on the simulator is another command).
+// The answer first: for a recorded or imported program, what bounds each process's steady step
+// and the fixes that would save the most per step, read from the account of the step's time
+// (engine/account/account.h) and nothing else: the bound is the account's largest category, the
+// fixes its categories grouped by cause and place, ranked by their time per step. A race whose
+// write side is known comes before any of it. Nothing here is predicted: what a fix would save,
+// replayed on the simulator, is the predictions stage's (engine/whatif/whatif.h).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "engine/account/account.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/program_facts.h"
-#include "engine/analysis/program_steps.h"
-#include "engine/analysis/step_pace.h"
 
 namespace streamlab {
 
-// What the steady-state step is bound by.
-enum class StepBound {
-  kGpuCompute,  // the GPU computes most of the step: the kernels themselves
-  kCopies,      // copies run while no kernel does, most of the step
-  kLaunchRate,  // the host launches op by op slower than the GPU runs them
-  kHostSyncs,   // the host waits for the GPU to drain, then has nothing queued
-  kHostWork,    // the host's own work outside CUDA calls
-  kDataLoading, // the host's own work getting the next batch (DataLoader)
-  kHostCalls,   // blocking calls: allocation, pageable copies
-  kCopyWait,    // kernels wait for their own stream's copies
-  kOtherDevice, // work on another GPU (communication, a straggler)
-  kUnknown,     // idle for reasons the trace does not show
-};
-constexpr int kStepBoundCount = 10;
-
+// What to do about a part of the step's time: the remedy a fix names (and whatif edits).
 enum class FixKind {
-  kHiddenRead,   // a small device-to-host read the host waits for (.item())
-  kHostSync,     // an explicit sync that drains the GPU
-  kLaunchRate,   // launching op by op
-  kDataLoading,  // the DataLoader's next batch
-  kHostWork,     // other host work at a place
-  kMallocMidRun, // device memory allocated in the loop
-  kPageableCopy, // a copy from or to pageable memory
-  kBlockingCall, // another blocking call
-  kCopyWait,     // a kernel waiting for its stream's copy
-  kOtherDevice,  // waiting for another GPU
-  kKernels,      // GPU-bound: the kernels that take the step's time
-  kCopies,       // copy-bound: the copies
-  kGraphLaunch,  // a graph launch that held the host (copy nodes from pageable memory, host nodes)
+  kHiddenRead,     // a small device-to-host read the host waits for (.item())
+  kHostSync,       // an explicit sync: its return, and the host time it leaves exposed
+  kLaunchRate,     // launching op by op
+  kDataLoading,    // the DataLoader's next batch
+  kHostWork,       // other host work at a place
+  kMallocMidRun,   // device memory allocated or freed in the loop
+  kPageableCopy,   // a copy from or to pageable memory
+  kBlockingCall,   // another call that held the host
+  kCopyWait,       // (kept for whatif's side-stream edit) a kernel waiting for its stream's copy
+  kOtherDevice,    // waiting inside a collective for another rank
+  kKernels,        // GPU compute: the kernels that take the step's time
+  kCopies,         // copies on the critical path
+  kGraphLaunch,    // a graph launch that held the host (a copy node to pageable memory, host nodes)
+  kCommunication,  // collectives moving data, every rank there
+  kHardwareQueue,  // work held behind another stream's in a shared hardware queue
+  kGraphBuild,     // capturing, instantiating or updating a CUDA graph in the loop
+  kGpuLatency,     // the GPU's turnaround between many small dependent ops
+  kModuleLoadWait, // GPU work queued behind a lazy module load
 };
-constexpr int kFixKindCount = 13;
+constexpr int kFixKindCount = 18;
+const char* ToString(FixKind kind);
 
 struct VerdictFix {
   FixKind kind = FixKind::kHostWork;
-  TimeNs per_step = 0;   // GPU time per steady step it accounts for
+  TimeKind time_kind = TimeKind::kUnknown;  // the account's kind it counts (its largest)
+  TimeNs per_step = 0;   // time per steady step on the step's critical path
   double count = 0;      // times per step
   int op = -1;           // an example op or call
   ProgramSite site;      // where in the program (empty: not known)
   std::string call;      // the call (or kernels, for kKernels), when named
-  TimeNs each = 0;       // kLaunchRate: time from one launch to the next
+  TimeNs each = 0;       // kLaunchRate: time a launch; kCopies: copy time a step
   uint64_t bytes = 0;    // kCopies: bytes per step
+  int rank = -1;         // kOtherDevice: the rank waited for
   bool came_back = false;      // host work: `site` is where the host came back to CUDA after it
-  bool at_step_start = false;
-  TimeNs at_step_start_time = 0;  // host work: its gaps held a step's start (where a loop gets its next batch)
-  std::vector<int> calls = {};  // every call (or op) behind the gaps it counts, in the window
+  bool at_step_start = false;  // host work: most of it held a step's start (where a loop gets its next batch)
+  bool in_library = false;     // the cause lies inside a library the program calls (site.via says which)
+  // Host time: the call that waited for the GPU before most of it (a sync, a blocking copy):
+  // the GPU had drained there, so this time was exposed rather than hidden under GPU work.
+  int exposed_by = -1;
+  ProgramSite exposed_site;
+  // A sync (kHostSync, kHiddenRead): of `per_step`, the host time after it that the GPU work on
+  // the path before it could have hidden, had the host not waited (the lesser of the two).
+  TimeNs exposes = 0;
+  std::vector<int> calls = {};  // every call (or op) behind it, in the walked steps
   // Replayed on the simulator with the fix made (engine/whatif/whatif.h): the step it would
   // save, and against what replayed step. -1 = not simulated (no edit stands for it, or no replay).
   TimeNs simulated_save = -1;
   TimeNs simulated_step = 0;
-  std::string simulated_edit = {};  // how the fix was made in the replay (whatif_edits.h's ToString)
-  // Where the trace cannot tell which of two cases the fix meets: the saving in the other one.
+  std::string simulated_edit = {};
   enum OtherCase { kNoOtherCase, kFasterGraphGap, kLoaderHandOver } simulated_other_case = kNoOtherCase;
   TimeNs simulated_other_save = -1;
 };
@@ -78,49 +78,66 @@ struct StartupCost {
   int op = -1;  // kContext: the call it was created in
   bool inferred = false;  // kContext: not recorded; the first call that took 10 ms or more before any GPU work
   TimeNs loads = 0;  // kWarmupSteps: the module loads' host time inside those steps
-  // kWarmupSteps: how much shorter those steps are with a warm-up step run before the loop,
-  // replayed on the simulator (engine/whatif WarmUpEdit); 0: not simulated.
-  TimeNs simulated_save = 0;
+  TimeNs simulated_save = 0;  // kWarmupSteps: replayed with a warm-up step before the loop (0: not simulated)
 };
 
-// A kernel (by name) that takes a GPU-bound step's time. `busy` is the time at least one of its
-// launches ran, not their sum: 32 launches side by side on 32 streams take the time of one.
+// A kernel (by name) on the steps' critical path, and how much of the path it took a step.
 struct TopKernel {
   std::string name;
-  TimeNs busy = 0;      // a step
+  TimeNs busy = 0;      // a step, on the path
   double launches = 0;  // a step
   int most_at_once = 1;
 };
 
+// One process's verdict (the program's, when it has one process).
 struct Verdict {
+  int process = 0;
+  std::string name;  // "rank 1" in a recording of several processes; "" for one
   StepSplit steps;
-  StepPace pace;  // the steady steps' pace from call to call and by their ends (step_pace.h)
-  TimeNs from = 0, to = 0;  // the window the figures are over: the steady steps, or the whole run
-  int devices = 0;          // GPUs with work in it
-  double per = 1;           // steady steps in it (1 when no steps were found)
-  // Per step, summed over the devices: some kernel (or memset) ran; only copies ran; nothing ran.
-  TimeNs compute = 0, copy_only = 0, idle = 0;
-  TimeNs copying = 0;       // per step: some copy ran, beside kernels or not
-  TimeNs idle_by_cause[kIdleCauseCount] = {};
-  double launches = 0;      // GPU ops submitted per step
-  StepBound bound = StepBound::kUnknown;
+  StepPace pace;
+  // The account it reads: a step's time by category and kind (they sum to `step`), over the
+  // steady steps walked, or over the whole run's GPU time when no steps were found.
+  std::array<TimeNs, kTimeCategoryCount> by_category{};
+  std::array<TimeNs, kTimeKindCount> by_kind{};
+  TimeNs step = 0;
+  int walked = 0;          // steps walked (1: the whole run)
+  bool gpu_paced = false;  // the host ran ahead: steps timed by the GPU's ends
+  int sm_count = 0;
+  TimeCategory bound = TimeCategory::kUnknown;
+  TimeKind bound_kind = TimeKind::kUnknown;
   std::vector<VerdictFix> fixes;  // largest first
   std::vector<StartupCost> startup;
-  std::vector<TopKernel> top_kernels;  // the 3 kernels that kept the GPU busy longest a step
-  bool python = false;      // the program is Python (its trace holds Python frames or PyTorch ops)
+  std::vector<TopKernel> top_kernels;  // the 3 kernels longest on the path a step
+  double launches = 0;      // GPU ops submitted per step
+  bool python = false;      // the program is Python (its advice speaks PyTorch)
   bool graphs = false;      // it launches CUDA graphs already
-  // The host queued the steady steps much faster than the GPU ran them (nothing held it): the
-  // window is then the GPU's run of those steps, and a step is what the GPU took for one.
-  TimeNs gpu_paced_step = 0;
-  // Or a sync every few steps held the host back: the window stays the steps', and a step is the
-  // GPU's pace (the median spacing of consecutive steps' ends), not the ranges' median.
-  bool gpu_paced_held = false;
+  int connections = 8;      // CUDA_DEVICE_MAX_CONNECTIONS the process ran with
+  bool found() const { return steps.found(); }
+};
+
+// Two streams touched the same memory with nothing ordering them, and one side is known to write
+// (a copy's or memset's destination): wrong results, said before any speed advice.
+struct RaceLine {
+  int first = -1, second = -1;  // the two calls
+  ProgramSite first_site, second_site;
+  int finding = -1;  // the finding it comes from
+};
+
+struct ProgramVerdict {
+  std::vector<Verdict> processes;  // one per process with GPU work
+  std::vector<RaceLine> races;
+  // Several processes: the rank the others waited for inside collectives (-1: none), how long a
+  // step they waited, and what that rank's critical path spent the wait on (its largest kind).
+  int straggler = -1;
+  TimeNs straggler_wait = 0;
+  TimeKind straggler_doing = TimeKind::kUnknown;
+  bool found() const { return !processes.empty(); }
+  // The process the answer leads with: the one with the longest steady step.
+  const Verdict& lead() const;
+  Verdict& lead();
 };
 
 // Only for a recorded or imported program (trace.scenario.recorded); a lab run has its own story.
-Verdict MakeVerdict(const Trace& trace, const Analysis& analysis);
-
-const char* ToString(StepBound bound);
-const char* ToString(FixKind kind);
+ProgramVerdict VerdictOf(const Trace& trace, const Analysis& analysis, const ProgramAccount& account);
 
 }  // namespace streamlab

@@ -5,7 +5,11 @@ each expected cause in the verdict (its first 10 lines), each listed false state
 no more warnings than the program deserves, and, where given, the steps found and the steady
 median within a share of the median the program printed itself (traces/NAME.stdout).
 
-Usage: check_corpus.py CLI [NAME...]   (exit 1 on any failure, listing each)"""
+The structured fields (bound, top, race, processes, steps per process, straggler) are read from
+`explain --json`'s "verdict", in the account's words (tests/corpus/README.md).
+
+Usage: check_corpus.py CLI [--heldout] [NAME...]   (exit 1 on any failure, listing each)
+  --heldout: the held-out half (heldout/), run only at the end of a session"""
 import json
 import lzma
 import os
@@ -37,14 +41,91 @@ def verdict_lines(text):
     return out
 
 
-def printed_median_ms(name):
-    path = os.path.join(HERE, "traces", name + ".stdout")
+def printed_medians_ms(base, name):
+    """The medians the program printed, in order (a torchrun job: one per rank, "rank R: ...")."""
+    path = os.path.join(base, "traces", name + ".stdout")
+    if not os.path.exists(path):
+        return {}
     with open(path, encoding="utf-8") as f:
-        m = re.search(r"median step ([0-9.]+) ms", f.read())
-    return float(m.group(1)) if m else None
+        text = f.read()
+    out = {}
+    for i, m in enumerate(re.finditer(r"^(?:.*?\brank (\d+)\b)?.*?median step ([0-9.]+) ms", text, re.M)):
+        out[int(m.group(1)) if m.group(1) else i] = float(m.group(2))
+    return out
 
 
-def check(cli, name, expect, trace):
+def place_of(site):
+    """A fix's or race side's place as "file.py:LINE" (the line the call was made on, or the frame's first)."""
+    if not site or "file" not in site:
+        return ""
+    line = site.get("line", site.get("first_line", 0))
+    return os.path.basename(site["file"]) + ":" + str(line)
+
+
+KIND_ALIASES = {("gpu_queued", "module_load"): "queued_module_load"}
+
+
+def check_structured(expect, data, verdict, base, name):
+    problems = []
+    v = data.get("verdict") or {}
+    processes = v.get("processes", [])
+    if "processes" in expect and len(processes) != expect["processes"]:
+        problems.append(f"{len(processes)} processes in the verdict (expected {expect['processes']})")
+    if "bound" in expect and v.get("bound") not in expect["bound"]:
+        problems.append(f"bound {v.get('bound')} (expected one of {expect['bound']})")
+    fixes = v.get("fixes", [])
+    shown = [i for i in range(len(fixes)) if any(l.lstrip().startswith(f"{i + 1}. ") for l in verdict)]
+    for want in expect.get("top", []):
+        within = want.get("within", 3)
+        kind = KIND_ALIASES.get((want.get("category"), want.get("kind")), want.get("kind"))
+        ok = False
+        for i, f in enumerate(fixes[:within]):
+            if "category" in want and f.get("category") != want["category"]:
+                continue
+            if kind and f.get("time_kind") != kind and f.get("kind") != kind:
+                continue
+            if "place" in want and not re.search(want["place"], place_of(f.get("site"))):
+                continue
+            ok = i in shown
+            if ok:
+                break
+        if not ok:
+            problems.append(f"no fix {want} among the first {within} shown in the verdict: "
+                            + "; ".join(f"{f.get('category')}/{f.get('time_kind')} {place_of(f.get('site'))}" for f in fixes[:within]))
+    race = expect.get("race")
+    races = v.get("races", [])
+    if race is False and races:
+        problems.append(f"says a race: {races[0].get('first_call')} / {races[0].get('second_call')}")
+    if race:
+        want = race if isinstance(race, dict) else {"expected": True}
+        if not races:
+            problems.append("no race in the verdict")
+        elif not verdict or "wrong results first" not in verdict[0]:
+            problems.append("the race is not the verdict's first line")
+        else:
+            places = [place_of(r.get("first_site")) + " " + place_of(r.get("second_site")) for r in races]
+            for pattern in want.get("places", []):
+                if not any(re.search(pattern, p) for p in places):
+                    problems.append(f"no race at /{pattern}/ (races at {places})")
+    if "straggler" in expect and v.get("straggler") != expect["straggler"]:
+        problems.append(f"straggler {v.get('straggler')} (expected {expect['straggler']})")
+    steps = expect.get("steps")
+    if steps and processes:
+        printed = printed_medians_ms(base, name)
+        for k, p in enumerate(processes):
+            found = p["steps"]["found"]
+            if not steps["min"] <= found <= steps["max"]:
+                problems.append(f"{p.get('name') or 'the process'}: {found} steps found (expected {steps['min']}..{steps['max']})")
+            if "median_within" in steps:
+                m = re.search(r"rank (\d+)", p.get("name", ""))
+                mine = printed.get(int(m.group(1)) if m else k)
+                ns = p["steps"].get("gpu_paced_ns") or p["steps"]["median_ns"]
+                if mine is None or abs(ns / 1e6 - mine) > steps["median_within"] * mine:
+                    problems.append(f"{p.get('name') or 'the process'}: steady step {ns / 1e6:.3f} ms vs the program's own {mine} ms")
+    return problems
+
+
+def check(cli, name, expect, trace, base):
     problems = []
     text = explain(cli, trace)
     data = json.loads(explain(cli, trace, "--json"))
@@ -70,30 +151,25 @@ def check(cli, name, expect, trace):
     for f in data["findings"]:
         if re.search(r"(?<![0-9.])0 ns\b", f["text"]):
             problems.append(f"a finding says 0 ns: {f['text'][:160]}")
-    steps = expect.get("steps")
-    if steps:
-        found = data["verdict"]["steps"]["found"]
-        if not steps["min"] <= found <= steps["max"]:
-            problems.append(f"{found} steps found (expected {steps['min']}..{steps['max']})")
-        if "median_within" in steps:
-            printed = printed_median_ms(name)
-            median = data["verdict"]["steps"]["median_ns"] / 1e6
-            if printed is None or abs(median - printed) > steps["median_within"] * printed:
-                problems.append(f"steady median {median:.3f} ms vs the program's own {printed} ms")
+    problems += check_structured(expect, data, verdict, base, name)
     return problems
 
 
 def main():
     cli, names = sys.argv[1], sys.argv[2:]
+    base = HERE
+    if "--heldout" in names:
+        names.remove("--heldout")
+        base = os.path.join(HERE, "heldout")
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for path in sorted(os.listdir(os.path.join(HERE, "expect"))):
+        for path in sorted(os.listdir(os.path.join(base, "expect"))):
             name = path[:-len(".json")]
             if names and name not in names:
                 continue
-            with open(os.path.join(HERE, "expect", path), encoding="utf-8") as f:
+            with open(os.path.join(base, "expect", path), encoding="utf-8") as f:
                 expect = json.load(f)
-            packed = os.path.join(HERE, "traces", name + ".json.xz")
+            packed = os.path.join(base, "traces", name + ".json.xz")
             if not os.path.exists(packed):
                 if expect.get("trace_committed", True):
                     print(f"FAIL {name}: no trace {packed}")
@@ -104,7 +180,7 @@ def main():
             trace = os.path.join(tmp, name + ".json")
             with lzma.open(packed) as src, open(trace, "wb") as dst:
                 dst.write(src.read())
-            problems = check(cli, name, expect, trace)
+            problems = check(cli, name, expect, trace, base)
             print(("ok   " if not problems else "FAIL ") + name)
             for p in problems:
                 print("     - " + p)

@@ -1,0 +1,21 @@
+// The explain pipeline (explain_program.h).
+#include "engine/explain/explain_program.h"
+
+#include "engine/account/step_account.h"
+#include "engine/analysis/analyzer_context.h"
+#include "engine/whatif/whatif.h"
+
+namespace streamlab {
+
+Explanation ExplainProgram(const Trace& trace, const ExplainOptions& options) {
+  Explanation e;
+  AnalysisContext context(trace);  // one happens-before graph and index for the analysis and the account
+  e.analysis = Analyze(context);
+  if (!trace.scenario.recorded) return e;
+  e.account = AccountOf(context);
+  e.verdict = VerdictOf(trace, e.analysis, e.account);
+  if (options.simulate_fixes > 0 && e.verdict.found()) SimulateFixes(trace, e.verdict.lead(), options.simulate_fixes);
+  return e;
+}
+
+}  // namespace streamlab

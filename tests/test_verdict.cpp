@@ -1,0 +1,66 @@
+// The verdict (engine/verdict) reads only the account: its bound is the account's largest
+// category, its fixes' times never exceed the step, a race with a known writer comes first, and
+// every sentence it says exists in English and Chinese with the same values.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "engine/ingest/open_trace.h"
+#include "engine/report/verdict_text.h"
+#include "engine/util/assets.h"
+#include "engine/util/json_reader.h"
+#include "tests/test_util.h"
+#include "tests/verdict_util.h"
+
+namespace streamlab {
+namespace {
+
+std::set<std::string> VarsOf(const std::string& tpl) {
+  std::set<std::string> vars;
+  for (size_t open = tpl.find('{'); open != std::string::npos; open = tpl.find('{', open + 1))
+    if (size_t close = tpl.find('}', open); close != std::string::npos) vars.insert(tpl.substr(open + 1, close - open - 1));
+  return vars;
+}
+
+TEST(Verdict, EverySentenceIsInBothLanguagesWithTheSameValues) {
+  Json texts = ParseJson(ReadTextFile(AssetsDir() + "/analyzer.json"), "analyzer.json");
+  for (const std::string& key : VerdictTextKeys()) {
+    ASSERT_TRUE(texts["en"].contains(key)) << key;
+    ASSERT_TRUE(texts["zh"].contains(key)) << key;
+    EXPECT_EQ(VarsOf(texts["zh"][key].get<std::string>()), VarsOf(texts["en"][key].get<std::string>())) << key;
+  }
+}
+
+// On every recorded fixture: the bound is the largest category, no fix costs more than a step,
+// and a race with a known writer is the verdict's first line.
+TEST(Verdict, TheBoundIsTheAccountsLargestCategoryAndRacesComeFirst) {
+  FindingTexts en = FindingTexts::Load("en");
+  int races = 0;
+  for (const auto& e : std::filesystem::directory_iterator(testing::SourcePath("tests/fixtures/recorded"))) {
+    std::string path = e.path().string();
+    if (!(e.is_directory() || e.path().extension() == ".json")) continue;
+    Trace t = LoadTraceFile(path);
+    ProgramVerdict pv = ProgramVerdictOf(t);
+    for (const Verdict& v : pv.processes) {
+      TimeNs largest = *std::max_element(v.by_category.begin(), v.by_category.end());
+      EXPECT_EQ(v.by_category[static_cast<int>(v.bound)], largest) << path;
+      EXPECT_EQ(CategoryOf(v.bound_kind), v.bound) << path;
+      for (const VerdictFix& f : v.fixes) EXPECT_LE(f.per_step, v.step) << path << " " << ToString(f.kind);
+    }
+    std::vector<std::string> lines = RenderVerdict(en, t, pv);
+    EXPECT_LE(lines.size(), kVerdictLines) << path;
+    for (const std::string& l : lines) EXPECT_EQ(l.find('{'), std::string::npos) << path << ": " << l;
+    if (!pv.races.empty()) {
+      ++races;
+      ASSERT_FALSE(lines.empty());
+      EXPECT_NE(lines.front().find("wrong results first"), std::string::npos) << path;
+    }
+  }
+  EXPECT_GE(races, 1);
+}
+
+}  // namespace
+}  // namespace streamlab
