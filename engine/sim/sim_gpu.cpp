@@ -198,19 +198,28 @@ bool SimGpu::DispatchBlocks(Device& d) {
     return x.priority != y.priority ? x.priority < y.priority : x.launch_seq < y.launch_seq;
   });
   bool progress = false;
+  // The SMs by free threads, most first (the lowest index among equals): the least-loaded SM
+  // with room is the first one the kernel fits. An SM it does not fit stays so while its blocks
+  // are placed (placing blocks only takes room), so it leaves the heap: O(blocks log SMs) a kernel.
+  auto less_room = [&](int a, int b) {
+    int fa = profile_.max_threads_per_sm - d.sms[a].threads, fb = profile_.max_threads_per_sm - d.sms[b].threads;
+    return fa != fb ? fa < fb : a > b;
+  };
+  std::vector<int> heap;
   for (int index : d.pending) {
     SimItem& k = items_[index];
+    if (k.next_block >= k.grid) continue;
+    heap.resize(d.sms.size());
+    for (size_t s = 0; s < heap.size(); ++s) heap[s] = static_cast<int>(s);
+    std::make_heap(heap.begin(), heap.end(), less_room);
     while (k.next_block < k.grid) {
-      int best = -1, best_free = -1;
-      for (int s = 0; s < static_cast<int>(d.sms.size()); ++s) {
+      int best = -1;
+      while (!heap.empty() && best < 0) {
+        std::pop_heap(heap.begin(), heap.end(), less_room);
+        int s = heap.back();
+        heap.pop_back();
         const Sm& sm = d.sms[s];
-        if (sm.blocks >= profile_.max_blocks_per_sm) continue;
-        int free_threads = profile_.max_threads_per_sm - sm.threads;
-        if (free_threads < k.threads) continue;
-        if (free_threads > best_free) {
-          best = s;
-          best_free = free_threads;
-        }
+        if (sm.blocks < profile_.max_blocks_per_sm && profile_.max_threads_per_sm - sm.threads >= k.threads) best = s;
       }
       if (best < 0) break;
       d.sms[best].threads += k.threads;
@@ -221,6 +230,8 @@ bool SimGpu::DispatchBlocks(Device& d) {
         k.next_block++;
         if (k.next_block == k.grid) TryStartCollective(k.group);
         progress = true;
+        heap.push_back(best);
+        std::push_heap(heap.begin(), heap.end(), less_room);
         continue;
       }
       if (block_records_ < max_block_records_) {
@@ -230,6 +241,8 @@ bool SimGpu::DispatchBlocks(Device& d) {
       Push(now_ + k.block_time, EventKind::kBlockEnd, index, best);
       k.next_block++;
       progress = true;
+      heap.push_back(best);  // with less room now, it may still take another block
+      std::push_heap(heap.begin(), heap.end(), less_room);
     }
   }
   std::erase_if(d.pending, [&](int i) { return items_[i].next_block == items_[i].grid; });

@@ -6,6 +6,7 @@
 
 #include "engine/sim/sim_executor.h"
 #include "engine/whatif/replay_steps.h"
+#include "engine/whatif/replay_window.h"
 #include "engine/util/median.h"
 
 namespace streamlab {
@@ -41,17 +42,17 @@ std::vector<StartupCost>::iterator WarmUpSteps(Verdict& v) {
 
 // How much of the warm-up steps' slowness a warm-up step before the loop takes out: those steps
 // replayed as recorded against replayed with WarmUpEdit made.
-void SimulateWarmUp(const Trace& measured, Verdict& v, const DeviceProfile& profile, const std::vector<int>& anchors,
-                    const CallPlaces& places, const LeadIn& as_recorded) {
+void SimulateWarmUp(const Trace& measured, const StepSplit& steps, Verdict& v, const DeviceProfile& profile,
+                    const std::vector<int>& anchors, const CallPlaces& places, const LeadIn& as_recorded) {
   auto warmup = WarmUpSteps(v);
   if (warmup == v.startup.end() || as_recorded.steps != warmup->count) return;
-  std::optional<WhatIfEdit> edit = WarmUpEdit(measured, v.steps, places);
+  std::optional<WhatIfEdit> edit = WarmUpEdit(measured, steps, places);
   if (!edit) return;
   try {
     Replay edited = LeanReplay(measured, profile);
     ApplyEdit(measured, anchors, *edit, edited);
-    LeadIn after = ReplayedLeadIn(v.steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
-    warmup->simulated_save = std::max<TimeNs>(0, as_recorded.first_steps - after.first_steps) + WorkBeforeFirstCalls(measured, v.steps, anchors);
+    LeadIn after = ReplayedLeadIn(steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
+    warmup->simulated_save = std::max<TimeNs>(0, as_recorded.first_steps - after.first_steps) + WorkBeforeFirstCalls(measured, steps, anchors);
   } catch (const std::exception&) {
     return;  // nothing before the loop to hold the warm-up, or a replay the simulator cannot finish
   }
@@ -77,29 +78,43 @@ TimeNs OtherCaseStep(const Trace& measured, const StepSplit& steps, const std::v
   return ReplayedStep(measured, steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
 }
 
-void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
+// A fix's calls (and example op) as the window numbers them; those outside it are left out.
+VerdictFix InWindow(const VerdictFix& fix, const StepWindow& w) {
+  VerdictFix out = fix;
+  out.op = w.Map(fix.op);
+  out.calls.clear();
+  for (int c : fix.calls)
+    if (int m = w.Map(c); m >= 0) out.calls.push_back(m);
+  return out;
+}
+
+void SimulateEach(const Trace& recorded, Verdict& v, size_t count) {
   bool warmup = WarmUpSteps(v) != v.startup.end();
   if (v.fixes.empty() && !warmup) return;  // nothing to simulate: no replay
+  // A long loop's steady steps are alike: its first ones say what a fix saves a step.
+  StepWindow window = WindowOfSteps(recorded, v.steps);
+  const Trace& measured = window.trace;
+  const StepSplit& steps = window.steps;
   DeviceProfile profile = ProfileForRecording(measured);
-  std::vector<int> anchors = StepAnchors(measured, v.steps);
+  std::vector<int> anchors = StepAnchors(measured, steps);
   CallPlaces places(measured, anchors);
   TimeNs before = 0;
   {
     Replay replay = LeanReplay(measured, profile);
     Trace as_recorded = SimulateRecorded(replay.profile, replay.scenario, false);
-    before = ReplayedStep(measured, v.steps, anchors, replay, as_recorded);
-    if (warmup) SimulateWarmUp(measured, v, profile, anchors, places, ReplayedLeadIn(v.steps, anchors, replay, as_recorded));
+    before = ReplayedStep(measured, steps, anchors, replay, as_recorded);
+    if (warmup) SimulateWarmUp(measured, steps, v, profile, anchors, places, ReplayedLeadIn(steps, anchors, replay, as_recorded));
   }
   if (before <= 0) return;
   for (size_t i = 0; i < v.fixes.size() && i < count; ++i) {
-    std::optional<WhatIfEdit> edit = EditForFix(measured, places, v.fixes[i]);
+    std::optional<WhatIfEdit> edit = EditForFix(measured, places, InWindow(v.fixes[i], window));
     if (!edit) continue;
     TimeNs after = 0;
     Replay edited;
     try {
       edited = LeanReplay(measured, profile);
       ApplyEdit(measured, anchors, *edit, edited);
-      after = ReplayedStep(measured, v.steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
+      after = ReplayedStep(measured, steps, anchors, edited, SimulateRecorded(edited.profile, edited.scenario, false));
     } catch (const std::exception&) {
       continue;  // this edit cannot be replayed (the simulator says why in `whatif`): no figure for it
     }
@@ -110,7 +125,7 @@ void SimulateEach(const Trace& measured, Verdict& v, size_t count) {
     if (!HasOtherCase(*edit)) continue;
     try {
       VerdictFix::OtherCase which = VerdictFix::kNoOtherCase;
-      TimeNs other = OtherCaseStep(measured, v.steps, anchors, *edit, std::move(edited), which);
+      TimeNs other = OtherCaseStep(measured, steps, anchors, *edit, std::move(edited), which);
       if (which != VerdictFix::kNoOtherCase) fix.simulated_other_case = which, fix.simulated_other_save = std::max<TimeNs>(0, before - other);
     } catch (const std::exception&) {
       continue;  // the main figure stands alone
