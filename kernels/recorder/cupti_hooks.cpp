@@ -320,7 +320,7 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   if (g_python_stacks) {
     uint32_t on_entry = pending.python_stack ? pending.python_stack : t_resume_stack;
     t_resume_stack = 0;
-    r.python_stack = StackOnExit(runtime, id, d, r.role, end - pending.begin, on_entry);
+    r.python_stack = StackOnExit(runtime, id, d, r.role, end - pending.begin, on_entry, r.stream);
   }
   if (r.role == Role::kLaunch && g_addresses_supported) {
     LaunchAddresses direct;

@@ -30,6 +30,13 @@ bool HoldsHostByNature(Role role) {
   }
 }
 
+// Work put on a stream: a stream switch on a thread is where two streams' work meets.
+bool PutsWork(Role role) {
+  return role == Role::kLaunch || role == Role::kMemcpyAsync || role == Role::kMemsetAsync || role == Role::kGraphLaunch ||
+         role == Role::kPeerCopy;
+}
+thread_local uint64_t t_last_stream = ~uint64_t{0};
+
 std::atomic<bool>* StackAtEntry(bool runtime, CUpti_CallbackId id) {
   return id < kMaxCallbackId ? &g_stack_at_entry[runtime ? 0 : 1][id] : nullptr;
 }
@@ -44,11 +51,16 @@ bool StackOnEntry(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d
 }
 
 uint32_t StackOnExit(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d, Role role, uint64_t took_ns,
-                     uint32_t read_on_entry) {
+                     uint32_t read_on_entry, uint64_t stream) {
   bool by_nature = HoldsHostByNature(role) && !CopiesOnDevice(runtime, id, d);
   if (by_nature)
     if (std::atomic<bool>* marked = StackAtEntry(runtime, id)) marked->store(true, std::memory_order_relaxed);
-  if (read_on_entry || !(by_nature || took_ns >= kLongCallNs)) return read_on_entry;
+  bool switched = false;
+  if (PutsWork(role)) {
+    switched = t_last_stream != ~uint64_t{0} && stream != t_last_stream;
+    t_last_stream = stream;
+  }
+  if (read_on_entry || !(by_nature || switched || took_ns >= kLongCallNs)) return read_on_entry;
   return CapturePythonStack();
 }
 
