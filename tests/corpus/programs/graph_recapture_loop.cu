@@ -29,9 +29,9 @@ int main() {
   const int max_n = 1 << 20, iterations = 400, kernels = 12;
   float* x = nullptr;
   CHECK(cudaMalloc(&x, max_n * sizeof(float)));
-  CHECK(cudaMemset(x, 0, max_n * sizeof(float)));
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CHECK(cudaMemsetAsync(x, 0, max_n * sizeof(float), stream));  // on the loop's stream: ordered before it
   cudaGraphExec_t exec = nullptr;
   std::vector<double> times;
   for (int it = 0; it < iterations; ++it) {

@@ -32,10 +32,10 @@ int main() {
   double* sum = nullptr;
   CHECK(cudaMalloc(&data, n * sizeof(float)));
   CHECK(cudaMalloc(&sum, sizeof(double)));
-  CHECK(cudaMemset(data, 0, n * sizeof(float)));
   double* result = static_cast<double*>(std::malloc(sizeof(double)));  // pageable on purpose
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CHECK(cudaMemsetAsync(data, 0, n * sizeof(float), stream));  // on the loop's stream: ordered before it
 
   // The graph: zero the sum, accumulate, copy the sum back (into pageable memory).
   cudaGraph_t graph;

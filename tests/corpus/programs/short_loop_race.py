@@ -27,8 +27,8 @@ for k in range(8):
     timer.tick()
     # Make the buffer stale first, so that a read before the copy lands shows.
     device_batch.zero_()
+    copy_stream.wait_stream(torch.cuda.current_stream())        # the zeroing before the copy
     with torch.cuda.stream(copy_stream):
-        copy_stream.wait_stream(torch.cuda.current_stream())   # the zeroing first
         device_batch.copy_(host_batches[k], non_blocking=True)  # line 32: the copy (writes device_batch)
     if not race:
         torch.cuda.current_stream().wait_stream(copy_stream)
