@@ -201,10 +201,10 @@ struct Figures {
 struct Analysis {
   std::vector<Finding> findings;
   Figures figures;
-  // Runs larger than this are summarised (figures only), so a huge trace cannot stall a
-  // view. Traces read from files are cut to this size already (kMaxScenarioOps); runs built
-  // in code (bench/analyze_scale) are not.
-  static constexpr size_t kMaxExplainedOps = kMaxScenarioOps;
+  // Runs larger than this get figures, not a finding per op (each op's why in a few hundred
+  // thousand findings would fill memory and no view), so a huge trace cannot stall a view. The
+  // explain pipeline's account and verdict still read the whole run (engine/account).
+  static constexpr size_t kMaxExplainedOps = 250000;
   bool summarised_only = false;
 };
 

@@ -248,10 +248,12 @@ std::vector<int> CollectiveParts(const Scenario& scenario, int part);
 double CollectiveBusFactor(CollectiveKind kind, int ranks);
 int CollectiveSteps(CollectiveKind kind, int ranks);
 
-// The most ops a scenario may hold. The analyzer explains that many one by one in about half
-// a second and the GUI draws them at about 8 ms a frame (bench/README.md); a longer recording
-// or torch.profiler trace is converted up to this many ops, and its notes say where it was cut.
-inline constexpr size_t kMaxScenarioOps = 250000;
+// The most ops a scenario may hold: a few minutes of a training loop. A longer recording or
+// torch.profiler trace is converted up to this many ops, and its notes say where it was cut.
+// Above Analysis::kMaxExplainedOps the analyzer gives figures, not a finding per op; explain's
+// account walks a sample of the steady steps and its predictions replay a window of them
+// (bench/README.md: a 1 M-op recording explained whole).
+inline constexpr size_t kMaxScenarioOps = 5000000;
 
 // Throws InputError naming the first problem ("ops[3].stream: no stream 7").
 void ValidateScenario(const Scenario& scenario);

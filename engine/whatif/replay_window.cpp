@@ -18,6 +18,22 @@ void Renumber(Op& op, const std::vector<int>& op_of) {
   std::erase(op.graph_after, -1);
 }
 
+// The trace without its ops and ranges: copying a long recording's ops only to drop most of
+// them would hold it twice.
+Trace ShellOf(const Trace& t) {
+  Trace out;
+  out.backend = t.backend, out.device_name = t.device_name, out.driver = t.driver, out.captured_at = t.captured_at;
+  out.profile = t.profile, out.clock_error = t.clock_error, out.sm_count = t.sm_count, out.lab = t.lab;
+  out.variant = t.variant, out.params = t.params, out.checks = t.checks, out.notes = t.notes;
+  out.recorded_from = t.recorded_from;
+  const Scenario& s = t.scenario;
+  Scenario& o = out.scenario;
+  o.name = s.name, o.recorded = s.recorded, o.device_count = s.device_count, o.settings = s.settings;
+  o.streams = s.streams, o.events = s.events, o.buffers = s.buffers, o.processes = s.processes;
+  o.thread_process = s.thread_process, o.torch_source = s.torch_source;
+  return out;
+}
+
 }  // namespace
 
 StepWindow WindowOfSteps(const Trace& t, const StepSplit& s, int steady) {
@@ -38,9 +54,7 @@ StepWindow WindowOfSteps(const Trace& t, const StepSplit& s, int steady) {
   // the first step's first op on, up to the step after the window's first op.
   TimeNs begin = std::min(from, s.steps.front().first_op >= 0 ? t.ops[s.steps.front().first_op].submit : from);
   TimeNs end = std::min(to, s.steps[last + 1].first_op >= 0 ? t.ops[s.steps[last + 1].first_op].submit : to);
-  w.trace = t;
-  w.trace.scenario.ops.clear();
-  w.trace.ops.clear();
+  w.trace = ShellOf(t);
   int n = 0;
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const Op& op = sc.ops[i];
@@ -58,7 +72,8 @@ StepWindow WindowOfSteps(const Trace& t, const StepSplit& s, int steady) {
     r.op = w.op_of[i];
     w.trace.ops.push_back(std::move(r));
   }
-  std::erase_if(w.trace.ranges, [&](const HostRange& r) { return r.end < begin || r.begin >= end; });
+  for (const HostRange& r : t.ranges)
+    if (r.end >= begin && r.begin < end) w.trace.ranges.push_back(r);
   w.steps = s;
   w.steps.steps.assign(s.steps.begin(), s.steps.begin() + last + 1);
   for (ProgramStep& step : w.steps.steps) step.first_op = step.first_op >= 0 ? w.op_of[step.first_op] : -1;

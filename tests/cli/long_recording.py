@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""A recording longer than one trace holds (kMaxScenarioOps, 250 000 ops) is explained up to
-the cut, not refused: writes a recorder log of LAUNCHES kernel launches on one stream (a
-stream sync every 100), runs `streamlab-cli explain` on it, and checks that the first note
-says only the first ops are in the trace and how to record a later part; then `import` saves
-the cut trace and `explain` loads the saved file again (a trace at the limit round-trips).
-Usage: long_recording.py CLI WORK_DIR [LAUNCHES]"""
+"""A long recording is explained whole, not cut: writes a recorder log of LAUNCHES kernel launches
+on one stream (a stream sync every 100: a loop of steps), runs `streamlab-cli explain` on it and
+checks that no note says the trace was cut and that the steps were found; then `import` saves a
+shorter one (SAVED launches, more than the 250 000 ops a trace once held) and `explain` loads the
+saved file again (it round-trips whole).
+Usage: long_recording.py CLI WORK_DIR [LAUNCHES [SAVED]]"""
 import os
 import re
 import subprocess
@@ -42,26 +42,25 @@ def run(args):
 
 def main():
     cli, work = sys.argv[1], sys.argv[2]
-    launches = int(sys.argv[3]) if len(sys.argv) > 3 else 260000
+    launches = int(sys.argv[3]) if len(sys.argv) > 3 else 1050000
+    saved_launches = int(sys.argv[4]) if len(sys.argv) > 4 else 300000
     os.makedirs(work, exist_ok=True)
     log = os.path.join(work, "raw.4242.jsonl")
     write_log(log, launches)
     out = run([cli, "explain", log])
-    note = re.search(r"only the first (\d+) ops are in this trace.*?; its (\d+) later calls", out)
-    if not note:
-        print("explain gave no note on the cut:\n" + out[:1200])
+    if "only the first" in out or not re.search(r"Steps: \d+ steady", out):
+        print("explain cut the recording or found no steps:\n" + out[:1200])
         return 1
-    kept, left = int(note.group(1)), int(note.group(2))
-    print(f"{launches} launches: explained the first {kept} ops, {left} later calls left out")
-    if not 240000 <= kept <= 250000 or "record --capture-range cudaProfilerApi" not in out:
-        print(out[:1200])
-        return 1
-    saved = os.path.join(work, "cut.json")
+    print(f"{launches} launches: explained whole, steps found")
+    write_log(log, saved_launches)
+    saved = os.path.join(work, "whole.json")
     run([cli, "import", log, "--out", saved])
     again = run([cli, "explain", saved])
-    if f"only the first {kept} ops" not in again:
-        print("the saved trace lost its note:\n" + again[:800])
+    if "only the first" in again or not re.search(r"Steps: \d+ steady", again):
+        print("the saved trace was cut or lost its steps:\n" + again[:800])
         return 1
+    os.remove(log)
+    os.remove(saved)
     return 0
 
 
