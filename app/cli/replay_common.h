@@ -16,6 +16,7 @@ struct ReplaySession {
   StepSplit steps;
   std::vector<int> anchors;  // per step: the call it is timed from
   Replay replay;
+  std::string window_note;  // a long recording: which of its steps are replayed ("": all of it)
 };
 
 // Throws InputError for a file that is not a program's trace, or a profile that does not exist.
