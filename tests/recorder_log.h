@@ -245,6 +245,11 @@ class Log {
     Call(fn, "other", "", ns);
     return *this;
   }
+  // Any call as the recorder logs it: `more` holds its other fields (",\"stream\":77").
+  Log& AnyCall(const std::string& fn, const std::string& role, const std::string& more, int ns) {
+    Call(fn, role, more, ns);
+    return *this;
+  }
   Trace Convert() const { return TraceFromRecording(ParseRecording(text_, "races.jsonl")); }
   const std::string& text() const { return text_; }
 

@@ -78,7 +78,10 @@ TEST(Recording, RacesShowWhereTheExamplesHaveThem) {
   std::vector<Finding> from_raw = races(raw);
   ASSERT_EQ(from_raw.size(), 1u);
   EXPECT_EQ(from_raw[0].address, r[0].address);
-  EXPECT_EQ(from_raw[0].op, r[0].op);
+  // The same op (by when it was submitted: the trace was written by an older conversion, which
+  // left out short calls the conversion now keeps, so op numbers differ).
+  EXPECT_EQ(raw.ops[from_raw[0].op].submit, without.ops[r[0].op].submit);
+  EXPECT_EQ(raw.scenario.ops[from_raw[0].op].name, without.scenario.ops[r[0].op].name);
   // The same under PyTorch's other allocators. Expandable segments map memory with cuMemMap
   // (no cudaMalloc), which the recorder follows too. The cudaMallocAsync backend frees x on
   // a stream of its own that waited for the side stream (record_stream) and hands x's memory
@@ -541,7 +544,7 @@ TEST(Recording, GraphCapturesRunNothingAndReplaysNameTheirCaptureRange) {
     waits += op.kind == OpKind::kWaitEvent;
     if (t.ops[i].graph_replay) replayed.push_back(static_cast<int>(i));
   }
-  EXPECT_EQ(captured_calls, 1);  // the 8 us launch; the short captured calls are dropped
+  EXPECT_EQ(captured_calls, 6);  // every captured call, however short: its time built the graph
   EXPECT_EQ(records, 1);         // only the record and wait after the capture ran
   EXPECT_EQ(waits, 1);
   ASSERT_EQ(replayed.size(), 2u);

@@ -40,6 +40,7 @@ struct RecordedCall {
   uint64_t exec = 0;  // an instantiated graph: the one a graph_launch ran, or an edit changed
   int64_t stream_id = -1;  // CUPTI's id of `stream`, -1 = not resolved
   int flags = 0, priority = 0, value = 0, status = 0;
+  int device = -1;          // the device of the context the call was made in; -1 = not logged
   bool per_thread = false;  // a _ptsz call
   bool more_args = false;   // a launch had more addresses among its arguments than were logged
   uint32_t python_stack = 0;  // the Python stack the recorder read at the call (Recording::python_stacks), 0 = none

@@ -9,24 +9,25 @@
 #include <set>
 
 #include "engine/trace/graph_markers.h"
+#include "engine/ingest/host_call_of_op.h"
 #include "engine/ingest/recording.h"
 #include "engine/ingest/recording_graphs.h"
 #include "engine/ingest/recording_ranges.h"
+#include "engine/ingest/recording_streams.h"
 #include "engine/util/errors.h"
 #include "engine/util/format.h"
 
 namespace streamlab {
 namespace {
 
-constexpr uint64_t kLegacyHandle = 0x1;     // cudaStreamLegacy
-constexpr uint64_t kPerThreadHandle = 0x2;  // cudaStreamPerThread
-// Stands for a stream a CUDA graph replay runs a node on that the program never named.
-constexpr uint64_t kGraphStreamHandle = ~uint64_t{0};
 constexpr uint64_t kMaxBytes = uint64_t{8} << 30;
 // CUPTI's memory kinds (CUpti_ActivityMemoryKind) and memcpy kinds.
 constexpr int kCuptiPageable = 1, kCuptiPinned = 2, kCuptiHtoH = 9;
-// Other calls shorter than this are bookkeeping (the recorder keeps those >= 2 us).
+// Calls of no role and no kind (host_call_kinds.h) shorter than this are bookkeeping (the
+// recorder keeps those >= 2 us); every call with a role or a kind is kept, however short.
 constexpr uint64_t kMinApiCallNs = 2000;
+// Most host threads a scenario holds (ValidateScenario): later ones share the last lane.
+constexpr int kMaxHostThreads = 64;
 
 MemoryKind KindOfCuptiMemory(int kind) {
   if (kind == kCuptiPageable) return MemoryKind::kPageableHost;
@@ -103,7 +104,6 @@ class Converter {
       if (c.role == CallRole::kCorrelationAlias) alias_[c.correlation] = c.parent;
       if (c.role == CallRole::kModuleLoad && c.correlation) module_loaded_in_.insert(c.correlation);
       if (c.role == CallRole::kContextCreated && c.correlation) context_created_in_.insert(c.correlation);
-      if (c.role == CallRole::kStreamCreate && c.stream_id >= 0) created_[c.stream_id] = &c;
       if (c.role == CallRole::kNvtxPush || c.role == CallRole::kNvtxPop) ranges_.Add(c.thread, c.begin, c.role == CallRole::kNvtxPush, &c.text, false);
     }
     for (const RecordedMark& m : r_.marks) {
@@ -118,8 +118,9 @@ class Converter {
       if (auto it = alias_.find(corr); it != alias_.end()) corr = it->second;
       activity_[corr].push_back(&a);
       device_count_ = std::max(device_count_, a.device + 1);
-      if (!sid_device_.count(a.stream_id)) sid_device_[a.stream_id] = a.device;
     }
+    // A device only calls were made on (its legacy stream used for events, but ran nothing).
+    for (const RecordedCall& c : r_.calls) device_count_ = std::max(device_count_, c.device + 1);
     for (const RecordedDevice& d : r_.devices) device_count_ = std::max(device_count_, d.id + 1);
     device_count_ = std::min(device_count_, 16);
     std::map<int, size_t> work_on;
@@ -128,6 +129,7 @@ class Converter {
     for (const auto& [device, n] : work_on)
       if (n > most && device < device_count_) main_device_ = device, most = n;
     s_.device_count = device_count_;
+    streams_.Index(device_count_, main_device_);
     s_.recorded = true;
     s_.settings.warmup = true;  // module loads appear as the program's own calls
     ApplyRecordedSettings(r_, s_.settings);
@@ -145,64 +147,12 @@ class Converter {
     return t;
   }
 
+  // A program with more host threads than a scenario holds keeps them all: the later ones share
+  // the last lane (a note says so).
   int Thread(int recorder_thread) {
-    auto [it, fresh] = threads_.emplace(recorder_thread, static_cast<int>(threads_.size()));
-    if (it->second >= 64) throw InputError("the recording has more than 64 host threads that called CUDA");
+    auto [it, fresh] = threads_.emplace(recorder_thread, std::min(static_cast<int>(threads_.size()), kMaxHostThreads - 1));
+    if (fresh && threads_.size() > kMaxHostThreads) ++folded_threads_;
     return it->second;
-  }
-
-  // The scenario stream of CUPTI stream id `sid`, used through `handle` by a call.
-  int Stream(int64_t sid, uint64_t handle, bool per_thread, int thread) {
-    if (auto it = stream_of_sid_.find(sid); it != stream_of_sid_.end()) return it->second;
-    StreamDesc d;
-    // A stream that ran nothing has no device in the log: take the one the process used most
-    // (a torchrun rank's streams are all on its own GPU).
-    d.device = sid_device_.count(sid) ? std::min(sid_device_[sid], device_count_ - 1) : main_device_;
-    if ((handle == 0 && !per_thread) || handle == kLegacyHandle) {
-      d.kind = StreamKind::kLegacyDefault;
-      // Each device has one legacy stream. One that ran no GPU work of its own (a PyTorch
-      // copy between GPUs records on the other GPU's) has no device in the log: it is the
-      // legacy stream of a device that has none yet.
-      if (!sid_device_.count(sid))
-        for (int dev = 0; dev < device_count_; ++dev) {
-          bool taken = false;
-          for (const StreamDesc& other : s_.streams) taken |= other.kind == StreamKind::kLegacyDefault && other.device == dev;
-          if (!taken) {
-            d.device = dev;
-            break;
-          }
-        }
-      d.name = device_count_ > 1 ? "legacy default (GPU " + std::to_string(d.device) + ")" : "legacy default";
-    } else if (handle == kPerThreadHandle || handle == 0) {
-      d.kind = StreamKind::kPerThreadDefault;
-      d.thread = thread;
-      d.name = "per-thread default (thread " + std::to_string(thread) + ")";
-    } else {
-      auto named = r_.stream_names.find(sid);
-      // A stream CUDA picked to run a graph's nodes on: the program never made it.
-      bool graphs_own = handle == kGraphStreamHandle && !created_.count(sid);
-      d.name = named != r_.stream_names.end() ? named->second
-                                               : (graphs_own ? "graph stream " : "stream ") + std::to_string(sid);
-      d.non_blocking = r_.default_non_blocking;
-      if (auto c = created_.find(sid); c != created_.end()) {
-        d.non_blocking = (c->second->flags & 1) != 0;
-        d.priority = std::clamp(c->second->priority, -5, 0);
-        d.library = StreamMadeInsideLibrary(r_, *c->second, python_threads_);
-      }
-    }
-    s_.streams.push_back(d);
-    return stream_of_sid_[sid] = static_cast<int>(s_.streams.size()) - 1;
-  }
-
-  int StreamOfCall(const RecordedCall& c, int thread) {
-    int64_t sid = c.stream_id;
-    if (sid < 0) {
-      auto it = sid_of_handle_.find(c.stream);
-      if (it == sid_of_handle_.end()) return -1;
-      sid = it->second;
-    }
-    sid_of_handle_[c.stream] = sid;
-    return Stream(sid, c.stream, c.per_thread, thread);
   }
 
   int Event(uint64_t handle, int stream) {
@@ -271,7 +221,8 @@ class Converter {
   }
 
   void AddApiCall(const RecordedCall& c, int thread, const std::string& suffix = "") {
-    if (c.end - c.begin < kMinApiCallNs && suffix.empty()) return;
+    bool bookkeeping = c.role == CallRole::kOther && HostCallKindOfName(c.function) == HostCallKind::kOther;
+    if (c.end - c.begin < kMinApiCallNs && suffix.empty() && bookkeeping) return;
     Op op;
     op.kind = OpKind::kApiCall;
     op.name = c.function + suffix;
@@ -288,16 +239,16 @@ class Converter {
   // `acts`: the call's GPU records (ActivityOf), looked up once by Run.
   void Convert(const RecordedCall& c, const std::vector<const RecordedActivity*>* acts) {
     CallRole role = c.role;
+    // What the recorder logged inside a call (graph nodes, edges, loads): not calls themselves.
     if (role == CallRole::kGraphNode || role == CallRole::kGraphNodeClone || role == CallRole::kGraphNodeParams || role == CallRole::kGraphEdge ||
-        role == CallRole::kGraphNodeUpdate || role == CallRole::kModuleLoad || role == CallRole::kContextCreated)
+        role == CallRole::kGraphNodeUpdate || role == CallRole::kGraphExecEdit || role == CallRole::kModuleLoad ||
+        role == CallRole::kContextCreated)
       return;
     int thread = Thread(c.thread);
-    if (graphs_.Captured(c)) {
-      // Built a graph node (or an edge) and ran nothing: the replay runs it.
-      if (c.end - c.begin >= kMinApiCallNs)
-        AddApiCall(c, thread, " (captured into a CUDA graph: it runs when the graph is launched)");
-      return;
-    }
+    streams_.Follow(c, thread);
+    // Built a graph node (or an edge) and ran nothing: the replay runs it; its time is the graph's
+    // building, kept however short (a re-captured graph's launches are most of its building).
+    if (graphs_.Captured(c)) return AddApiCall(c, thread, std::string(kCapturedIntoGraph));
     if (role == CallRole::kLaunch || role == CallRole::kGraphLaunch || role == CallRole::kMemcpy || role == CallRole::kMemcpyAsync ||
         role == CallRole::kPeerCopy || role == CallRole::kMemset || role == CallRole::kMemsetAsync) {
       if (!acts) return AddApiCall(c, thread, role == CallRole::kGraphLaunch ? "" : " (no GPU record: not delivered before the program ended)");
@@ -316,7 +267,7 @@ class Converter {
     op.thread = thread;
     if (role == CallRole::kRecord || role == CallRole::kWaitEvent) {
       op.kind = role == CallRole::kRecord ? OpKind::kRecord : OpKind::kWaitEvent;
-      op.stream = StreamOfCall(c, thread);
+      op.stream = streams_.OfCall(c, thread);
       if (op.stream < 0) return AddApiCall(c, thread, " (stream not identified)");
       op.event = Event(c.event, op.stream);
       if (role == CallRole::kRecord) recorded_in_window_.insert(c.event);
@@ -339,7 +290,7 @@ class Converter {
       op.kind = OpKind::kSyncDevice;
     } else if (role == CallRole::kSyncStream) {
       op.kind = OpKind::kSyncStream;
-      op.stream = StreamOfCall(c, thread);
+      op.stream = streams_.OfCall(c, thread);
       if (op.stream < 0) return AddApiCall(c, thread);
     } else if (role == CallRole::kSyncEvent || role == CallRole::kQueryEvent) {
       op.kind = role == CallRole::kSyncEvent ? OpKind::kSyncEvent : OpKind::kQuery;
@@ -351,13 +302,13 @@ class Converter {
       op.kind = OpKind::kApiCall;
       op.name = c.function;
       op.duration = T(c.end) - T(c.begin);
-      op.other_stream = StreamOfCall(c, thread);
+      op.other_stream = streams_.OfCall(c, thread);
       op.bytes = c.size;
       if (c.status == 0 && c.out && op.other_stream >= 0)
         op.addresses = {{c.out, role == CallRole::kMallocAsync ? AddressUse::kAllocate : AddressUse::kFree}};
     } else if (role == CallRole::kMalloc) {
       op.kind = OpKind::kMalloc;
-      op.buffer = Allocation(MemoryKind::kDevice, c.out, c.size, device_);
+      op.buffer = Allocation(MemoryKind::kDevice, c.out, c.size, streams_.DeviceOf(thread, main_device_));
     } else if (role == CallRole::kMallocHost) {
       op.kind = OpKind::kMallocHost;
       op.buffer = Allocation(MemoryKind::kPinnedHost, c.out, c.size, 0);
@@ -367,7 +318,7 @@ class Converter {
       buffer_of_pointer_.erase(c.out);
     } else if (role == CallRole::kSetDevice && c.value >= 0 && c.value < device_count_) {
       op.kind = OpKind::kSetDevice;
-      op.device = device_ = c.value;
+      op.device = c.value;
     } else {
       if (role == CallRole::kEventDestroy) event_of_handle_.erase(c.event);
       return AddApiCall(c, thread);
@@ -384,7 +335,7 @@ class Converter {
     launch.name = c.function;
     launch.thread = thread;
     launch.duration = T(c.end) - T(c.begin);
-    launch.other_stream = StreamOfCall(c, thread);
+    launch.other_stream = streams_.OfCall(c, thread);
     bool linked = launch.other_stream >= 0;
     ReplayedLaunch replay(graphs_, Add(std::move(launch), c), c, tally_);
     std::vector<const RecordedActivity*> by_start = acts;
@@ -411,14 +362,9 @@ class Converter {
     op.thread = thread;
     // A node of a graph launch; a Kineto trace names no node, but its launch placed it.
     bool replayed = c.role == CallRole::kGraphLaunch && (a.graph_node != 0 || replay);
-    if (replayed && c.stream_id >= 0 && c.stream_id != a.stream_id) {
-      // CUDA ran this node on a stream of the graph's own, not the one it was launched into.
-      op.stream = Stream(a.stream_id, kGraphStreamHandle, false, thread);
-      s_.streams[op.stream].non_blocking = true;  // the graph orders its nodes itself
-    } else {
-      op.stream = Stream(a.stream_id, c.stream, c.per_thread, thread);
-      if (c.stream && !replayed) sid_of_handle_[c.stream] = a.stream_id;
-    }
+    // CUDA may run a replay's node on a stream of the graph's own, not the one it was launched into.
+    if (replayed && c.stream_id >= 0 && c.stream_id != a.stream_id) op.stream = streams_.OfGraphStream(a, thread);
+    else op.stream = streams_.OfWork(a, c, thread);
     int device = s_.streams[op.stream].device;
     if (a.type == "kernel") {
       op.kind = OpKind::kKernel;
@@ -539,6 +485,13 @@ class Converter {
     if (r_.dropped) t_.notes.push_back(Note("cupti_dropped", {{"n", std::to_string(r_.dropped)}}));
     if (r_.untimed) t_.notes.push_back(Note("cupti_untimed", {{"n", std::to_string(r_.untimed)}}));
     if (threads_.size() > 1) t_.notes.push_back(Note("host_threads", {{"n", std::to_string(threads_.size())}}));
+    if (folded_threads_)
+      t_.notes.push_back(std::to_string(folded_threads_) + " host threads beyond the " + std::to_string(kMaxHostThreads) +
+                         "th share its lane (a trace holds " + std::to_string(kMaxHostThreads) + ")");
+    if (streams_.joined_legacy())
+      t_.notes.push_back(std::to_string(streams_.joined_legacy()) + " more CUPTI stream ids than one per device were "
+                         "used as a legacy default stream (a log that does not say each call's device): each device has "
+                         "one, so they are shown as their device's legacy default stream");
     size_t in_window = 0;
     for (const RecordedActivity& a : r_.activity) in_window += Counted(a) ? 1 : 0;
     if (in_window > placed_)
@@ -552,14 +505,15 @@ class Converter {
   size_t calls_left_out_ = 0;
   Scenario s_;
   Trace t_;
+  RecordedStreams streams_{r_, s_};  // after s_: it appends to its streams
   uint64_t t0_ = 0;
   uint64_t windowed_ = 0, window_begin_ = 0, window_end_ = UINT64_MAX;  // the capture range
   bool timed_window_ = false;  // chosen by time (record --delay/--duration)
   SlowLaunches range_start_;  // each thread's first launch of the capture range, when slow
   std::set<uint64_t> recorded_in_window_;                              // event handles
   int device_count_ = 1;
-  int device_ = 0;
   int main_device_ = 0;  // the device with the most GPU work
+  size_t folded_threads_ = 0;  // host threads past the most a scenario holds
   int kernels_ = 0, copies_ = 0;
   size_t submitted_ = 0;  // GPU ops submitted by a call of their own (not replayed from a graph)
   std::set<const RecordedCall*> graph_launches_;  // the graph launches whose nodes ran
@@ -568,12 +522,7 @@ class Converter {
   std::map<uint64_t, uint64_t> alias_;
   std::set<uint64_t> module_loaded_in_;  // correlations of calls CUDA loaded a module in
   std::set<uint64_t> context_created_in_;  // ... and created a context in
-  std::set<int> python_threads_ = ThreadsWithPythonFrames(r_);
   std::map<uint64_t, std::vector<const RecordedActivity*>> activity_;
-  std::map<int64_t, const RecordedCall*> created_;
-  std::map<int64_t, int> sid_device_;
-  std::map<int64_t, int> stream_of_sid_;
-  std::map<uint64_t, int64_t> sid_of_handle_;
   std::map<uint64_t, int> event_of_handle_;
   std::map<int, int> pooled_;
   std::map<uint64_t, int> buffer_of_pointer_;

@@ -101,6 +101,13 @@ std::string LanePrefix(const Recording& r, size_t index, std::set<std::string>& 
   return prefix;
 }
 
+// The host threads a process's trace has lanes for (its ops' and its ranges').
+int ThreadsOf(const Trace& t) {
+  int threads = ThreadCount(t.scenario);
+  for (const HostRange& r : t.ranges) threads = std::max(threads, r.thread + 1);
+  return threads;
+}
+
 // [SECTION] interleaving the processes' ops ---------------------------------------------
 struct Part {
   const Trace* trace = nullptr;
@@ -161,10 +168,7 @@ class Merger {
         if (b.alias_of >= 0) b.alias_of += p.buffer0;
         s.buffers.push_back(b);
       }
-      int threads = ThreadCount(in);
-      for (const HostRange& r : p.trace->ranges) threads = std::max(threads, r.thread + 1);
-      if (s.thread_process.size() + threads > 64)
-        throw InputError("the recording has more than 64 host threads that called CUDA");
+      int threads = ThreadsOf(*p.trace);
       s.thread_process.insert(s.thread_process.end(), threads, p.process);
       for (const HostRange& r : p.trace->ranges)
         out_.ranges.push_back({r.thread + p.thread0, r.name, r.begin + p.shift, r.end + p.shift});
@@ -330,7 +334,6 @@ Trace TraceFromRecordings(std::vector<Recording> recordings) {
     ValidateScenario(t.scenario);
     return t;
   }
-  if (recordings.size() > 64) throw InputError("more than 64 processes used CUDA");
   std::vector<ClockMap> maps;
   for (Recording& r : recordings) {
     maps.push_back(MapOf(r, ProcessName(r)));
@@ -341,11 +344,17 @@ Trace TraceFromRecordings(std::vector<Recording> recordings) {
   std::vector<uint64_t> zeros;
   std::vector<std::pair<std::string, std::string>> failed;  // process, why
   std::vector<size_t> kept;
+  int threads = 0;  // a scenario holds 64 host threads: processes past them are left out, said
   for (size_t i = 0; i < recordings.size(); ++i) {
     uint64_t zero = 0;
     try {
       // Each process gets an equal share of what one trace holds.
-      traces.push_back(TraceFromRecording(recordings[i], &zero, kMaxScenarioOps / recordings.size()));
+      Trace t = TraceFromRecording(recordings[i], &zero, kMaxScenarioOps / recordings.size());
+      if (threads + ThreadsOf(t) > 64)
+        throw InputError("its " + std::to_string(ThreadsOf(t)) + " host threads do not fit: a trace holds 64, and the "
+                         "processes before it have " + std::to_string(threads));
+      threads += ThreadsOf(t);
+      traces.push_back(std::move(t));
     } catch (const InputError& e) {
       failed.emplace_back(ProcessName(recordings[i]), e.what());
       continue;

@@ -102,6 +102,7 @@ void ParseLine(const Json& json, const std::string& where, Recording& out, NameP
     c.value = Small(r, "value", INT32_MIN, INT32_MAX);
     c.status = Small(r, "status", INT32_MIN, INT32_MAX);
     c.per_thread = Small(r, "ptsz", 0, 1) == 1;
+    c.device = Small(r, "dev", -1, 63, -1);
     c.text = r.String("text", "");
     c.python_stack = static_cast<uint32_t>(Small(r, "py", 0, INT32_MAX));
     ReadAddresses(r, c);
