@@ -4,6 +4,7 @@
 #include "kernels/recorder/api_roles.h"
 
 #include "kernels/recorder/graph_build.h"
+#include "engine/ingest/host_call_kinds.h"
 
 #include <algorithm>
 #include <cstring>
@@ -197,7 +198,8 @@ bool IsPerThreadVariant(const char* name) {
 // stream-ordered allocation). PyTorch makes thousands of cheap calls per step besides
 // (cudaGetDevice, cudaStreamIsCapturing, cudaPeekAtLastError); a callback on each of them
 // cost a ResNet-50 step measurably (bench/README.md). STREAMLAB_RECORD_RUNTIME=all
-// subscribes every call and keeps those that took at least 2 us.
+// subscribes every call and keeps those that took at least 2 us. RuntimeCalls() adds, by name,
+// every call of a kind the account names (HostCalls below), which are kept however short.
 constexpr CUpti_CallbackId kRuntimeCalls[] = {
     SL_RT(cudaLaunchKernel_v7000), SL_RT(cudaLaunchKernel_ptsz_v7000), SL_RT(cudaLaunchKernelExC_v11060),
     SL_RT(cudaLaunchKernelExC_ptsz_v11060), SL_RT(cudaLaunchCooperativeKernel_v9000),
@@ -251,6 +253,13 @@ Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r)
       SL_P(cuStreamSynchronize); r.stream = H(p->hStream); return Role::kSyncStream; }
     case SL_DRV(cuEventSynchronize): { SL_P(cuEventSynchronize); r.event = H(p->hEvent); return Role::kSyncEvent; }
     case SL_DRV(cuCtxSynchronize): return Role::kSyncDevice;
+    // Stream capture made with the driver API (CuPy, JAX, Numba): its launches build nodes.
+    case SL_DRV(cuStreamBeginCapture): case SL_DRV(cuStreamBeginCapture_ptsz): {
+      SL_P(cuStreamBeginCapture); r.stream = H(p->hStream); return Role::kBeginCapture; }
+    case SL_DRV(cuStreamBeginCapture_v2): case SL_DRV(cuStreamBeginCapture_v2_ptsz): {
+      SL_P(cuStreamBeginCapture_v2); r.stream = H(p->hStream); return Role::kBeginCapture; }
+    case SL_DRV(cuStreamEndCapture): case SL_DRV(cuStreamEndCapture_ptsz): {
+      SL_P(cuStreamEndCapture); r.stream = H(p->hStream); return Role::kEndCapture; }
     case SL_DRV(cuStreamCreate): {
       SL_P(cuStreamCreate); r.flags = static_cast<int32_t>(p->Flags); return Role::kStreamCreate; }
     case SL_DRV(cuStreamCreateWithPriority): {
@@ -334,7 +343,9 @@ constexpr CUpti_CallbackId kDriverCalls[] = {
     SL_DRV(cuCtxSynchronize), SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority), SL_DRV(cuEventCreate),
     SL_DRV(cuMemAlloc_v2), SL_DRV(cuMemFree_v2), SL_DRV(cuMemcpyHtoDAsync_v2), SL_DRV(cuMemcpyDtoHAsync_v2),
     SL_DRV(cuMemcpyDtoDAsync_v2), SL_DRV(cuMemcpyAsync), SL_DRV(cuMemcpyHtoD_v2), SL_DRV(cuMemcpyDtoH_v2),
-    SL_DRV(cuMemcpyDtoD_v2), SL_KNOWN_MEMORY_DRIVER_CALLS};
+    SL_DRV(cuMemcpyDtoD_v2), SL_DRV(cuStreamBeginCapture), SL_DRV(cuStreamBeginCapture_ptsz),
+    SL_DRV(cuStreamBeginCapture_v2), SL_DRV(cuStreamBeginCapture_v2_ptsz), SL_DRV(cuStreamEndCapture),
+    SL_DRV(cuStreamEndCapture_ptsz), SL_KNOWN_MEMORY_DRIVER_CALLS};
 
 // [SECTION] capture range: subscribed while waiting for it, what names a stream's kind, and the range's own controls.
 constexpr CUpti_CallbackId kWaitingRuntimeCalls[] = {
@@ -349,10 +360,11 @@ constexpr CUpti_CallbackId kWaitingRuntimeCalls[] = {
     // is logged (cupti_hooks.cpp), so that its replays have their captured addresses and edges.
     SL_RT(cudaStreamBeginCapture_v10000), SL_RT(cudaStreamBeginCapture_ptsz_v10000),
     SL_RT(cudaStreamEndCapture_v10000), SL_RT(cudaStreamEndCapture_ptsz_v10000)};
-constexpr CUpti_CallbackId kWaitingDriverCalls[] = {SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority),
-                                                    SL_DRV(cuProfilerStart), SL_DRV(cuProfilerStop),
-                                                    SL_DRV(cuMemAlloc_v2), SL_DRV(cuMemFree_v2),
-                                                    SL_KNOWN_MEMORY_DRIVER_CALLS};
+constexpr CUpti_CallbackId kWaitingDriverCalls[] = {
+    SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority), SL_DRV(cuProfilerStart), SL_DRV(cuProfilerStop),
+    SL_DRV(cuMemAlloc_v2), SL_DRV(cuMemFree_v2), SL_DRV(cuStreamBeginCapture), SL_DRV(cuStreamBeginCapture_ptsz),
+    SL_DRV(cuStreamBeginCapture_v2), SL_DRV(cuStreamBeginCapture_v2_ptsz), SL_DRV(cuStreamEndCapture),
+    SL_DRV(cuStreamEndCapture_ptsz), SL_KNOWN_MEMORY_DRIVER_CALLS};
 
 // +1 for a profiler start call, -1 for a stop, 0 for any other.
 int ProfilerControl(bool runtime, CUpti_CallbackId id) {
@@ -378,6 +390,19 @@ void ReadOutputs(const CUpti_CallbackData* d, CallRecord& r) {
       default: break;
     }
   }
+}
+
+// A thread makes call after call in one context: the lookup is paid when it changes.
+int8_t ContextDevice(CUcontext context) {
+  thread_local CUcontext last = nullptr;
+  thread_local int8_t device = -1;
+  if (!context) return -1;
+  if (context != last) {
+    uint32_t id = 0;
+    device = cuptiGetDeviceId(context, &id) == CUPTI_SUCCESS && id < 64 ? static_cast<int8_t>(id) : -1;
+    last = context;
+  }
+  return device;
 }
 
 // Calls whose stream has no activity record to name it (kernels, copies and memsets get
@@ -463,32 +488,75 @@ bool CopiesOnDevice(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData*
   }
 }
 
+// [SECTION] calls that hold the host, found by name (host_call_kinds.h) --------------------
+
 namespace {
-// A table's calls and the graph-editing calls (rare: subscribing them costs nothing per step).
+
+// Per domain, by callback id: the call's kind is one the account names (not "other"), so it is
+// kept however short it was, and subscribed. Read by name, so that every version and _ptsz
+// variant counts: capture, instantiate (cudaGraphInstantiate_v12000, the one CUDA 12 programs
+// call), upload, destroy, update, peer access, IPC, pools, host registration, modules.
+std::vector<bool> HostCallsOf(CUpti_CallbackDomain domain, CUpti_CallbackId end) {
+  std::vector<bool> named(end, false);
+  for (CUpti_CallbackId id = 1; id < end; ++id) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, id, &name) == CUPTI_SUCCESS && name)
+      named[id] = HostCallKindOfName(name) != HostCallKind::kOther;
+  }
+  return named;
+}
+
+const std::vector<bool>& HostCalls(bool runtime) {
+  static const std::vector<bool> runtime_calls = HostCallsOf(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+  static const std::vector<bool> driver_calls = HostCallsOf(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
+  return runtime ? runtime_calls : driver_calls;
+}
+
+// A table's calls, the graph-editing calls, and (`host_calls`) the calls HostCalls names (all
+// rare: subscribing them costs nothing per step). Of the driver's, not the launch kind: the
+// runtime makes cuMemsetD8Async and the like inside every cudaMemsetAsync, and the runtime call
+// is the one logged.
 template <size_t N>
-std::vector<CUpti_CallbackId> WithGraphEdits(const CUpti_CallbackId (&calls)[N], bool runtime) {
+std::vector<CUpti_CallbackId> WithGraphEdits(const CUpti_CallbackId (&calls)[N], bool runtime, bool host_calls) {
   std::vector<CUpti_CallbackId> all(calls, calls + N);
   const std::vector<CUpti_CallbackId>& edits = GraphEditCalls(runtime);
   all.insert(all.end(), edits.begin(), edits.end());
+  if (host_calls) {
+    CUpti_CallbackDomain domain = runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+    const std::vector<bool>& named = HostCalls(runtime);
+    for (CUpti_CallbackId id = 1; id < named.size(); ++id) {
+      const char* name = nullptr;
+      if (!named[id] || cuptiGetCallbackName(domain, id, &name) != CUPTI_SUCCESS || !name) continue;
+      if (runtime || HostCallKindOfName(name) != HostCallKind::kLaunch) all.push_back(id);
+    }
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
   return all;
 }
+
 }  // namespace
 
+bool KeptHoweverShort(bool runtime, CUpti_CallbackId id) {
+  const std::vector<bool>& named = HostCalls(runtime);
+  return id < named.size() && named[id];
+}
+
 std::span<const CUpti_CallbackId> RuntimeCalls() {
-  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kRuntimeCalls, true);
+  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kRuntimeCalls, true, true);
   return calls;
 }
 std::span<const CUpti_CallbackId> DriverCalls() {
-  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kDriverCalls, false);
+  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kDriverCalls, false, true);
   return calls;
 }
 // Graph edits are logged before the range too: they decide whether any replay is trusted.
 std::span<const CUpti_CallbackId> WaitingRuntimeCalls() {
-  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kWaitingRuntimeCalls, true);
+  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kWaitingRuntimeCalls, true, false);
   return calls;
 }
 std::span<const CUpti_CallbackId> WaitingDriverCalls() {
-  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kWaitingDriverCalls, false);
+  static const std::vector<CUpti_CallbackId> calls = WithGraphEdits(kWaitingDriverCalls, false, false);
   return calls;
 }
 

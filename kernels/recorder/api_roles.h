@@ -17,6 +17,8 @@ Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r
 Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r);
 // What a call created (stream, event, pointer), read on its exit.
 void ReadOutputs(const CUpti_CallbackData* d, CallRecord& r);
+// The device of the context a call was made in (-1: none yet), remembered per thread.
+int8_t ContextDevice(CUcontext context);
 // Calls whose stream no activity record names: only these pay for cuptiGetStreamIdEx.
 bool NeedsStreamId(Role role);
 // A _ptsz / _ptds variant: stream 0 there means cudaStreamPerThread.
@@ -31,6 +33,9 @@ bool IsGraphEdit(bool runtime, CUpti_CallbackId id);
 // A copy from device memory to device memory (cudaMemcpy*(..., cudaMemcpyDeviceToDevice),
 // cuMemcpyDtoD*): read from the arguments at the call's entry.
 bool CopiesOnDevice(bool runtime, CUpti_CallbackId id, const CUpti_CallbackData* d);
+// A call whose kind (engine/ingest/host_call_kinds.h, by its name) is not "other": logged however
+// short it took (cudaStreamBeginCapture, cudaGraphExecUpdate, cudaGraphDestroy take 0.4-2 us).
+bool KeptHoweverShort(bool runtime, CUpti_CallbackId id);
 // +1 for a profiler start call, -1 for a stop, 0 for any other.
 int ProfilerControl(bool runtime, CUpti_CallbackId id);
 

@@ -37,6 +37,7 @@ struct CallRecord {
   uint8_t per_thread = 0;    // a _ptsz call: stream 0 means the per-thread default stream
   uint8_t nargs = 0;         // how many of `args` hold addresses
   uint8_t more_args = 0;     // a launch had more addresses than `args` holds
+  int8_t device = -1;        // the device of the context the call was made in, -1 = none yet
   union {
     char text[64] = {};      // NVTX range name
     // Addresses the call was handed: a launch's arguments that point into device memory; a

@@ -312,11 +312,12 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
       ((r.role == Role::kBeginCapture && r.status == 0) || r.role == Role::kEndCapture))
     FollowGraphCapture(r.role == Role::kBeginCapture);
   if (waiting && !LoggedWhileWaiting(r.role)) return;
-  if (r.role == Role::kOther && end - pending.begin < g_other_min_ns) {
+  if (r.role == Role::kOther && end - pending.begin < g_other_min_ns && !KeptHoweverShort(runtime, id)) {
     if (pending.python_stack) t_resume_stack = pending.python_stack;
     return;
   }
   r.per_thread = IsPerThreadVariant(d->functionName) ? 1 : 0;
+  r.device = ContextDevice(d->context);  // which device's legacy stream a stream-0 call used
   if (g_python_stacks) {
     uint32_t on_entry = pending.python_stack ? pending.python_stack : t_resume_stack;
     t_resume_stack = 0;
@@ -333,7 +334,8 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   if (r.role == Role::kQueryEvent || r.role == Role::kQueryStream) r.value = r.status == 0 ? 1 : 0;
   if (NeedsStreamId(r.role) && d->context) {
     uint32_t sid = 0;
-    if (cuptiGetStreamIdEx(d->context, reinterpret_cast<CUstream>(r.stream), r.per_thread, &sid) == CUPTI_SUCCESS)
+    CUcontext owner = r.stream > 2 ? nullptr : d->context;  // another GPU's stream: not checked against this one
+    if (cuptiGetStreamIdEx(owner, reinterpret_cast<CUstream>(r.stream), r.per_thread, &sid) == CUPTI_SUCCESS)
       r.stream_id = sid;
   }
   Append(CurrentThreadLog(), r);
