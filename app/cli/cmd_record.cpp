@@ -1,8 +1,8 @@
 // `streamlab-cli record [--out t.json] -- CMD ARGS...`: runs any CUDA program with the
 // recording library injected (CUDA_INJECTION64_PATH), waits for it, and converts what it
 // logged into a trace that `explain`, `show` and the GUI read. The program's own output and
-// behaviour are untouched; its exit status is reported, and a recording is written even
-// when it crashed.
+// behaviour are untouched; record exits with its exit status, a recording is written even when
+// it crashed, and logs that cannot be converted are kept (OUT.raw) with how to convert them.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -106,6 +107,56 @@ int RunRecorded(const RecordCommand& cmd, const std::string& library, const std:
   return status;
 }
 
+// record's exit status once the program ran: the program's own, or 128 + the signal that
+// killed it (as a shell reports it).
+int ProgramExitCode(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return kExitRunError;
+}
+
+// Why a run left no trace, in the user's terms.
+std::string WhyNoTrace(const RecordCommand& cmd, size_t logs, const std::string& problem) {
+  if (logs == 0) return "the program never initialised CUDA, so there is nothing to record";
+  bool no_work = problem.find("no GPU work") != std::string::npos;
+  if (no_work && cmd.delay_s >= 0)
+    return "with --delay only work after that time is recorded, and there was none (the program's CUDA work "
+           "ended sooner, counted from when it initialised CUDA)";
+  if (no_work && cmd.capture_range == "cudaProfilerApi")
+    return "with --capture-range cudaProfilerApi only work between cudaProfilerStart and cudaProfilerStop is "
+           "recorded, and there was none (does the program call torch.cuda.profiler.start() and stop()?)";
+  return problem.empty() ? "its logs could not be read" : problem;
+}
+
+// Keeps the recorder's logs of a run that left no trace: a temporary folder is moved next to
+// `out` (OUT.raw). Returns what to tell the user: where they are and how to convert them later.
+std::string KeepLogs(const std::string& dir, bool temporary, const std::string& out) {
+  std::string kept = dir;
+  if (temporary) {
+    std::error_code error;
+    std::string target = out + ".raw";
+    for (int n = 2; fs::exists(target, error); ++n) target = out + ".raw." + std::to_string(n);
+    fs::rename(dir, target, error);
+    if (error) {  // another file system: copy, then remove
+      error.clear();
+      fs::copy(dir, target, fs::copy_options::recursive, error);
+      if (!error) fs::remove_all(dir, error);
+    }
+    if (!error || fs::exists(target)) kept = target;
+  }
+  return "the recorder's logs are kept in " + kept + "; convert them later with `streamlab-cli explain " + kept +
+         "` or `streamlab-cli import " + kept + " --out " + out + "`";
+}
+
+// The notes that say what a trace left out of the run or could not follow (the conversion's
+// free sentences among them: threads sharing a lane, legacy streams joined, collectives unmatched).
+bool SaysWhatWasDropped(const TraceNote& note) {
+  static const char* const kKeys[] = {"process_failed", "process_idle", "cupti_dropped", "unplaced_activity"};
+  for (const char* key : kKeys)
+    if (note.key == key) return true;
+  return IsCutNote(note) || note.key.empty();
+}
+
 }  // namespace
 
 int CmdRecord(const RecordCommand& cmd) {
@@ -135,51 +186,56 @@ int CmdRecord(const RecordCommand& cmd) {
     fs::create_directories(dir);
   }
   int status = RunRecorded(cmd, library, fs::absolute(dir).string());
-  bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && fs::is_empty(dir))
     throw InputError("record: could not run " + cmd.argv.front());
+  // From here on the program has run: whatever happens to its recording, record exits with the
+  // program's own status, and a log that cannot be converted is kept, not lost.
+  const int exit_code = ProgramExitCode(status);
+  std::string program = cmd.argv.front();
 
   // One log per process that initialised CUDA; all that ran GPU work make one trace (a
   // torchrun job: a lane group per rank, on one clock).
   size_t logs = 0;
   std::string problem;
-  std::vector<Recording> recordings = ReadRecordingFolder(dir, &logs, &problem);
   Trace best;
   bool converted = false;
-  if (!recordings.empty()) {
-    try {
+  try {
+    std::vector<Recording> recordings = ReadRecordingFolder(dir, &logs, &problem);
+    if (!recordings.empty()) {
       best = TraceFromRecordings(std::move(recordings));
       converted = true;
-    } catch (const InputError& e) {
-      problem = e.what();
     }
+  } catch (const std::exception& e) {  // any failure of the conversion, not only bad input
+    problem = e.what();
   }
-  if (temporary) fs::remove_all(dir);
-  std::string program = cmd.argv.front();
   if (!converted) {
-    std::string why = logs == 0 ? "the program never initialised CUDA, so there is nothing to record" : problem;
-    if (logs > 0 && cmd.delay_s >= 0)
-      why = "with --delay only work after that time is recorded, and there was none (the program's CUDA work "
-            "ended sooner, counted from when it initialised CUDA)";
-    else if (logs > 0 && cmd.capture_range == "cudaProfilerApi")
-      why = "with --capture-range cudaProfilerApi only work between cudaProfilerStart and cudaProfilerStop is "
-            "recorded, and there was none (does the program call torch.cuda.profiler.start() and stop()?)";
-    throw BackendError(program + " " + Describe(status) + "; " + why);
+    std::cerr << "streamlab-cli record: " << program << " " << Describe(status) << "; no trace was written: "
+              << WhyNoTrace(cmd, logs, problem) << "\n";
+    if (logs > 0) std::cerr << "streamlab-cli record: " << KeepLogs(dir, temporary, cmd.out) << "\n";
+    else if (temporary) fs::remove_all(dir);
+    return exit_code;
   }
   best.captured_at = Now();
   best.driver = DriverVersion();
   std::string command;
   for (const std::string& a : cmd.argv) command += (command.empty() ? "" : " ") + a;
   best.notes.insert(best.notes.begin(), ProgramNote(command, status));
-  std::ofstream out(cmd.out);
-  out << DumpJson(TraceToJson(best)) << "\n";
-  if (!out) throw RunError("cannot write " + cmd.out);
+  {
+    std::ofstream out(cmd.out);
+    out << DumpJson(TraceToJson(best)) << "\n";
+    if (!out) {
+      std::cerr << "streamlab-cli record: cannot write " << cmd.out << "; " << KeepLogs(dir, temporary, cmd.out) << "\n";
+      return exit_code;
+    }
+  }
+  if (temporary) fs::remove_all(dir);
   std::cerr << "streamlab-cli record: " << program << " " << Describe(status) << "; " << best.ops.size()
             << " ops recorded to " << cmd.out << " (streamlab-cli explain " << cmd.out << ")\n";
-  // A run too long for one trace: say so here too, not only in the trace.
+  // What the trace leaves out (a cut, a process or thread it could not hold, records CUPTI
+  // dropped): said here too, not only in the trace.
   for (const TraceNote& note : best.notes)
-    if (IsCutNote(note)) std::cerr << "streamlab-cli record: " << note.text << "\n";
-  return ok ? kExitOk : kExitRunError;
+    if (SaysWhatWasDropped(note)) std::cerr << "streamlab-cli record: " << note.text << "\n";
+  return exit_code;
 }
 
 }  // namespace streamlab
