@@ -252,7 +252,7 @@ Role DriverRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r)
     case SL_DRV(cuStreamSynchronize): case SL_DRV(cuStreamSynchronize_ptsz): {
       SL_P(cuStreamSynchronize); r.stream = H(p->hStream); return Role::kSyncStream; }
     case SL_DRV(cuEventSynchronize): { SL_P(cuEventSynchronize); r.event = H(p->hEvent); return Role::kSyncEvent; }
-    case SL_DRV(cuCtxSynchronize): return Role::kSyncDevice;
+    case SL_DRV(cuCtxSynchronize): case SL_DRV(cuCtxSynchronize_v2): return Role::kSyncDevice;
     // Stream capture made with the driver API (CuPy, JAX, Numba): its launches build nodes.
     case SL_DRV(cuStreamBeginCapture): case SL_DRV(cuStreamBeginCapture_ptsz): {
       SL_P(cuStreamBeginCapture); r.stream = H(p->hStream); return Role::kBeginCapture; }
@@ -340,7 +340,7 @@ constexpr CUpti_CallbackId kDriverCalls[] = {
     SL_DRV(cuGraphLaunch), SL_DRV(cuGraphLaunch_ptsz), SL_DRV(cuEventRecord), SL_DRV(cuEventRecord_ptsz),
     SL_DRV(cuEventRecordWithFlags), SL_DRV(cuStreamWaitEvent), SL_DRV(cuStreamWaitEvent_ptsz),
     SL_DRV(cuStreamSynchronize), SL_DRV(cuStreamSynchronize_ptsz), SL_DRV(cuEventSynchronize),
-    SL_DRV(cuCtxSynchronize), SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority), SL_DRV(cuEventCreate),
+    SL_DRV(cuCtxSynchronize), SL_DRV(cuCtxSynchronize_v2), SL_DRV(cuStreamCreate), SL_DRV(cuStreamCreateWithPriority), SL_DRV(cuEventCreate),
     SL_DRV(cuMemAlloc_v2), SL_DRV(cuMemFree_v2), SL_DRV(cuMemcpyHtoDAsync_v2), SL_DRV(cuMemcpyDtoHAsync_v2),
     SL_DRV(cuMemcpyDtoDAsync_v2), SL_DRV(cuMemcpyAsync), SL_DRV(cuMemcpyHtoD_v2), SL_DRV(cuMemcpyDtoH_v2),
     SL_DRV(cuMemcpyDtoD_v2), SL_DRV(cuStreamBeginCapture), SL_DRV(cuStreamBeginCapture_ptsz),
