@@ -29,7 +29,7 @@ bool IsLoopSync(const Op& op) {
 }
 
 struct WorkSequence {
-  std::vector<int> ops;      // GPU ops in submission order
+  std::vector<int> ops;      // GPU ops (and the loop's syncs) in submission order
   std::vector<int> symbols;  // their symbols
   int distinct = 0;
 };
@@ -73,9 +73,9 @@ double Periodicity(const std::vector<int>& seq, size_t p) {
   return static_cast<double>(same) / static_cast<double>(n);
 }
 
-// The smallest period with which the second half repeats, tried from the spacings of the
-// rarest symbols that come at least three times; 0 if none holds.
-size_t FindPeriod(const WorkSequence& w) {
+// The periods with which the second half repeats (op i is op i+P for at least 80 % of it),
+// smallest first, tried from the spacings of the rarest symbols that come at least three times.
+std::vector<size_t> CandidatePeriods(const WorkSequence& w) {
   std::vector<std::vector<size_t>> at(w.distinct);
   for (size_t i = 0; i < w.symbols.size(); ++i) at[w.symbols[i]].push_back(i);
   std::vector<int> rare;
@@ -97,16 +97,8 @@ size_t FindPeriod(const WorkSequence& w) {
   }
   std::sort(tried.begin(), tried.end());
   tried.erase(std::unique(tried.begin(), tried.end()), tried.end());
-  // The smallest period that repeats as well as the best one does: a period one kernel long can
-  // repeat 98 % of a loop that launches one kernel 64 times and then syncs, but only 65 ops
-  // repeat all of it.
-  std::vector<double> share(tried.size(), 0);
-  double best = 0;
-  for (size_t i = 0; i < tried.size(); ++i)
-    if (tried[i] * 3 <= w.symbols.size()) best = std::max(best, share[i] = Periodicity(w.symbols, tried[i]));
-  for (size_t i = 0; i < tried.size(); ++i)
-    if (share[i] >= 0.8 && share[i] >= best - 0.01) return tried[i];
-  return 0;
+  std::erase_if(tried, [&](size_t p) { return p * 3 > w.symbols.size() || Periodicity(w.symbols, p) < 0.8; });
+  return tried;
 }
 
 // How much of one steady step's ops the stretch [from, to) of the sequence holds.
@@ -168,22 +160,33 @@ std::vector<ProgramStep> StepsFromRepeats(const Trace& t, const WorkSequence& w,
     steps[k].end = steps[k + 1].begin;
   }
   // A program that only fans work out (32 streams given a kernel pair each, all running at once)
-  // repeats without stepping: its repeats' GPU work runs side by side. A loop's steps run one
-  // after another on the GPU, however far ahead the host queued them (a loop of graph replays).
+  // repeats without stepping: its repeats' GPU work runs side by side, and their spans, summed,
+  // cover the time they run in many times over. A loop's steps run one after another on the GPU,
+  // however far ahead the host queued them (a loop of graph replays); a pipelined loop's next
+  // step may start beside the end of the last: at most twice over, and few neighbours at once.
   std::vector<std::pair<TimeNs, TimeNs>> gpu;  // each step's first start and last end
+  TimeNs summed = 0;
   for (const auto& [from, to] : spans) {
     TimeNs first = INT64_MAX, last = 0;
     for (size_t i = from; i < to; ++i)
       if (t.ops[w.ops[i]].gpu) first = std::min(first, t.ops[w.ops[i]].start), last = std::max(last, t.ops[w.ops[i]].end);
-    gpu.push_back({first, last});
+    if (last > first) gpu.push_back({first, last}), summed += last - first;
   }
-  size_t side_by_side = 0;
+  size_t side_by_side = 0;  // neighbours (in submission order) that ran mostly at once
   for (size_t k = 0; k + 1 < gpu.size(); ++k) {
     TimeNs overlap = std::min(gpu[k].second, gpu[k + 1].second) - std::max(gpu[k].first, gpu[k + 1].first);
     TimeNs shorter = std::min(gpu[k].second - gpu[k].first, gpu[k + 1].second - gpu[k + 1].first);
     side_by_side += shorter > 0 && 2 * overlap > shorter;
   }
-  if (gpu.size() > 1 && 2 * side_by_side > gpu.size() - 1) return {};
+  if (gpu.size() > 1 && 4 * side_by_side > gpu.size() - 1) return {};
+  std::sort(gpu.begin(), gpu.end());
+  TimeNs covered = 0, open = 0, close = -1;
+  for (const auto& [first, last] : gpu) {
+    if (first > close) covered += std::max<TimeNs>(0, close - open), open = first, close = last;
+    else close = std::max(close, last);
+  }
+  covered += std::max<TimeNs>(0, close - open);
+  if (covered > 0 && summed > 2 * covered) return {};
   return steps;
 }
 
@@ -261,9 +264,18 @@ StepSplit FindSteps(const Trace& trace, int process) {
   } else {
     split.steps.clear();
     WorkSequence w = SequenceOf(trace, process);
-    size_t period = w.symbols.size() >= 6 ? FindPeriod(w) : 0;
-    if (period > 0) split.steps = StepsFromRepeats(trace, w, period);
-    if (split.steps.size() < 3) return StepSplit{StepSource::kNone, "", 0, {}, 0, 0, 0, 0, 0, split.run_begin, split.run_end};
+    // The smallest period whose repeats make a loop of steps: a period one kernel long repeats
+    // 98 % of 64 launches of one kernel on 32 streams and a sync, but those repeats run side by
+    // side; the 65 ops a round takes run one round after another.
+    size_t period = 0;
+    for (size_t p : w.symbols.size() >= 6 ? CandidatePeriods(w) : std::vector<size_t>{}) {
+      split.steps = StepsFromRepeats(trace, w, p);
+      if (split.steps.size() >= 3) {
+        period = p;
+        break;
+      }
+    }
+    if (period == 0) return StepSplit{StepSource::kNone, "", 0, {}, 0, 0, 0, 0, 0, split.run_begin, split.run_end};
     split.source = StepSource::kRepeating;
     split.period = static_cast<int>(period);
   }
