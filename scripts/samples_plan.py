@@ -68,9 +68,9 @@ def plan(tree, category, name, arch):
         flags.append("-rdc=true")
     for words in calls(text, "target_include_directories"):
         for w in words:
-            m = re.match(r"\$\{CMAKE_CURRENT_SOURCE_DIR\}/(\S+)", w)
+            m = re.match(r"\$\{CMAKE_CURRENT_SOURCE_DIR\}(?:/(\S+))?$", w)
             if m:
-                flags.append("-I" + m.group(1))
+                flags.append("-I" + (m.group(1) or "."))
     for words in calls(text, "target_compile_definitions"):
         flags += ["-D" + w for w in words[1:] if w not in ("PRIVATE", "PUBLIC", "INTERFACE") and not w.startswith("$")]
     libs = ["-lpthread"]

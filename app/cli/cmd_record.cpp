@@ -140,9 +140,10 @@ std::string KeepLogs(const std::string& dir, bool temporary, const std::string& 
     if (error) {  // another file system: copy, then remove
       error.clear();
       fs::copy(dir, target, fs::copy_options::recursive, error);
-      if (!error) fs::remove_all(dir, error);
+      std::error_code ignored;
+      if (!error) fs::remove_all(dir, ignored);
     }
-    if (!error || fs::exists(target)) kept = target;
+    if (!error) kept = target;  // else they stay where they were written
   }
   return "the recorder's logs are kept in " + kept + "; convert them later with `streamlab-cli explain " + kept +
          "` or `streamlab-cli import " + kept + " --out " + out + "`";
@@ -186,8 +187,10 @@ int CmdRecord(const RecordCommand& cmd) {
     fs::create_directories(dir);
   }
   int status = RunRecorded(cmd, library, fs::absolute(dir).string());
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && fs::is_empty(dir))
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && fs::is_empty(dir)) {
+    if (temporary) fs::remove_all(dir);
     throw InputError("record: could not run " + cmd.argv.front());
+  }
   // From here on the program has run: whatever happens to its recording, record exits with the
   // program's own status, and a log that cannot be converted is kept, not lost.
   const int exit_code = ProgramExitCode(status);
@@ -228,9 +231,15 @@ int CmdRecord(const RecordCommand& cmd) {
       return exit_code;
     }
   }
-  if (temporary) fs::remove_all(dir);
   std::cerr << "streamlab-cli record: " << program << " " << Describe(status) << "; " << best.ops.size()
             << " ops recorded to " << cmd.out << " (streamlab-cli explain " << cmd.out << ")\n";
+  // A log that could not be read (a process killed while writing it) is not in the trace: said,
+  // and the logs are kept.
+  if (!problem.empty())
+    std::cerr << "streamlab-cli record: a log was left out: " << problem << "; " << KeepLogs(dir, temporary, cmd.out)
+              << "\n";
+  else if (temporary)
+    fs::remove_all(dir);
   // What the trace leaves out (a cut, a process or thread it could not hold, records CUPTI
   // dropped): said here too, not only in the trace.
   for (const TraceNote& note : best.notes)
