@@ -90,8 +90,10 @@ ChildRunResult SpawnForTrace(std::vector<std::string> args, const std::string& t
   if (!WIFEXITED(status))
     result.error += (result.error.empty() ? "" : "; ") + std::string("the run crashed (signal ") +
                     std::to_string(WTERMSIG(status)) + ")";
-  if (!trace_path.empty() && std::find(trace_codes.begin(), trace_codes.end(), result.exit_code) != trace_codes.end())
-    result.trace = LoadTraceFile(trace_path);
+  // (An empty list: any exit that wrote the trace. `record` exits with the recorded program's own
+  // status once it ran, and writes what it recorded whatever that status is.)
+  bool wanted = trace_codes.size() == 0 || std::find(trace_codes.begin(), trace_codes.end(), result.exit_code) != trace_codes.end();
+  if (!trace_path.empty() && wanted && std::ifstream(trace_path).good()) result.trace = LoadTraceFile(trace_path);
   std::remove(trace_path.c_str());
   std::remove(err_path.c_str());
   return result;
@@ -118,8 +120,9 @@ ChildRunResult RecordInChild(const std::string& self, const std::vector<std::str
   args.insert(args.end(), options.begin(), options.end());
   args.push_back("--");
   args.insert(args.end(), program.begin(), program.end());
-  // Exit 4: the program failed or crashed, and what ran before is in the trace.
-  return SpawnForTrace(std::move(args), trace_path, timeout_s, cancel, {0, 4});
+  // `record` exits with the program's status (128 + a signal), and keeps what ran before a
+  // failure or crash in the trace: the trace is read whenever it was written.
+  return SpawnForTrace(std::move(args), trace_path, timeout_s, cancel, {});
 }
 
 GpuProbeResult ProbeGpuInChild(const std::string& self) {

@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "engine/analysis/explain_thresholds.h"
+#include "engine/ingest/host_call_of_op.h"
 #include "engine/trace/trace_query.h"
 
 namespace streamlab {
@@ -23,39 +24,9 @@ namespace {
 
 constexpr TimeNs kNever = std::numeric_limits<TimeNs>::min();
 
-bool IsPageableCopy(const Scenario& s, const Op& op) {
-  if (op.kind != OpKind::kMemcpy) return false;
-  auto pageable = [&](int b) { return b >= 0 && s.buffers[b].kind == MemoryKind::kPageableHost; };
-  return pageable(op.src) || pageable(op.dst);
-}
-
-bool StartsWith(const std::string& name, const char* prefix) { return name.rfind(prefix, 0) == 0; }
-
 bool IsGraphLaunchCall(const Op& op) {
   return op.kind == OpKind::kGraphLaunch ||
-         (op.kind == OpKind::kApiCall && (StartsWith(op.name, "cudaGraphLaunch") || StartsWith(op.name, "cuGraphLaunch")));
-}
-
-// Calls that build, change or free a CUDA graph (capture, instantiate, update, set a node's
-// parameters), by name: every variant and later version counts.
-bool IsGraphBuildCall(const Op& op) {
-  if (op.kind != OpKind::kApiCall || IsGraphLaunchCall(op)) return false;
-  const std::string& n = op.name;
-  if (StartsWith(n, "cudaGraphics") || StartsWith(n, "cuGraphics")) return false;
-  return StartsWith(n, "cudaGraph") || StartsWith(n, "cuGraph") || StartsWith(n, "cudaStreamBeginCapture") ||
-         StartsWith(n, "cudaStreamEndCapture") || StartsWith(n, "cuStreamBeginCapture") ||
-         StartsWith(n, "cuStreamEndCapture") || n.find("CaptureDependencies") != std::string::npos;
-}
-
-bool IsAllocationName(const std::string& n) {
-  return StartsWith(n, "cudaMalloc") || StartsWith(n, "cudaHostAlloc") || StartsWith(n, "cudaHostRegister") ||
-         StartsWith(n, "cuMemAlloc") || StartsWith(n, "cuMemCreate") || StartsWith(n, "cuMemMap") ||
-         StartsWith(n, "cuMemHostAlloc") || StartsWith(n, "cudaMemPool") || StartsWith(n, "cuMemPool");
-}
-
-bool IsFreeName(const std::string& n) {
-  return StartsWith(n, "cudaFree") || StartsWith(n, "cuMemFree") || StartsWith(n, "cudaHostUnregister") ||
-         StartsWith(n, "cuMemRelease") || StartsWith(n, "cuMemUnmap");
+         (op.kind == OpKind::kApiCall && (op.name.rfind("cudaGraphLaunch", 0) == 0 || op.name.rfind("cuGraphLaunch", 0) == 0));
 }
 
 }  // namespace
@@ -289,30 +260,28 @@ TimeKind PathWalker::GpuKind(int g, TimeNs from, TimeNs to) const {
   return static_cast<double>(blocks) < kSmallGridShare * sms ? TimeKind::kSmallGrid : TimeKind::kKernels;
 }
 
+// The account's kind of a host call's stretch, from the call's kind (the recorder's shared table,
+// engine/ingest/host_call_kinds.h) and whether it waited for the GPU or held the host longer than
+// a launch: a launch that held the host is a blocking launch; a cheap call of any kind is launching.
 TimeKind PathWalker::CallKind(int call, bool waited) const {
   const Op& op = t_.scenario.ops[call];
   const OpRecord& r = t_.ops[call];
   const bool held = waited || HostCallTime(r) > kLaunchCallMax;
   if (r.created_context) return TimeKind::kContext;
   if (r.loaded_module && held) return TimeKind::kModuleLoad;
-  switch (op.kind) {
-    case OpKind::kSyncDevice: case OpKind::kSyncStream: case OpKind::kSyncEvent: return TimeKind::kSync;
-    case OpKind::kMalloc: case OpKind::kMallocHost: return TimeKind::kAllocation;
-    case OpKind::kFree: return TimeKind::kFree;
-    case OpKind::kHostWork: return TimeKind::kHostWork;
-    case OpKind::kMemcpy:
-      if (IsPageableCopy(t_.scenario, op)) return TimeKind::kPageableCopy;
-      if (!op.async) return waited ? TimeKind::kSync : held ? TimeKind::kBlockingLaunch : TimeKind::kLaunch;
-      break;
-    case OpKind::kApiCall:
-      if (IsGraphBuildCall(op)) return TimeKind::kGraphBuild;
-      if (IsAllocationName(op.name)) return TimeKind::kAllocation;
-      if (IsFreeName(op.name)) return TimeKind::kFree;
-      if (!IsGraphLaunchCall(op)) return held ? TimeKind::kOtherCall : TimeKind::kLaunch;
-      break;
-    default: break;
+  if (op.kind == OpKind::kHostWork) return TimeKind::kHostWork;
+  switch (HostCallKindOf(t_.scenario, op)) {
+    case HostCallKind::kSync: return TimeKind::kSync;
+    case HostCallKind::kPageableCopy: return TimeKind::kPageableCopy;
+    case HostCallKind::kAllocation: return TimeKind::kAllocation;
+    case HostCallKind::kFree: return TimeKind::kFree;
+    case HostCallKind::kGraphBuild: return TimeKind::kGraphBuild;
+    case HostCallKind::kModuleLoad: return held ? TimeKind::kModuleLoad : TimeKind::kLaunch;
+    case HostCallKind::kBlockingLaunch: return waited ? TimeKind::kSync : held ? TimeKind::kBlockingLaunch : TimeKind::kLaunch;
+    case HostCallKind::kLaunch: return held ? TimeKind::kBlockingLaunch : TimeKind::kLaunch;
+    case HostCallKind::kContext: return held ? TimeKind::kContext : TimeKind::kLaunch;
+    default: return held ? TimeKind::kOtherCall : TimeKind::kLaunch;
   }
-  return held ? TimeKind::kBlockingLaunch : TimeKind::kLaunch;
 }
 
 }  // namespace streamlab
