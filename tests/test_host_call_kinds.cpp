@@ -6,6 +6,8 @@
 // a host call with its duration.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 #include <set>
 #include <string>
@@ -205,6 +207,24 @@ TEST(HostCallKinds, OnlyShortCallsOfNoKindAreLeftOut) {
   for (const Op& op : t.scenario.ops) names.insert(op.name);
   EXPECT_FALSE(names.count("cudaGetDevice"));
   EXPECT_TRUE(names.count("cudaIpcGetMemHandle"));
+}
+
+}  // namespace
+}  // namespace streamlab
+
+namespace streamlab {
+namespace {
+
+// simpleAssert: its one kernel hits a device-side assert, and CUPTI could not time it (start and
+// end 0). The run still converts: its calls are the trace, and a note says what was left out.
+TEST(RecordingDevices, ARunWhoseOnlyKernelCuptiCouldNotTimeStillConverts) {
+  testing::Log log;
+  log.AnyCall("cudaLaunchKernel", "launch", ",\"stream\":77,\"sid\":13", 26000);
+  log.Line(R"({"t":"kernel","corr":4,"dev":0,"sid":13,"b":0,"e":0,"grid":[2,1,1],"block":[32,1,1],"regs":32,"ssmem":0,"dsmem":0,"graph":0,"node":0,"name":"_Z10testKerneli"})");
+  log.AnyCall("cudaDeviceSynchronize", "sync_device", ",\"status\":710", 5000);
+  Trace t = log.Convert();
+  EXPECT_FALSE(t.ops.empty());
+  EXPECT_TRUE(std::any_of(t.notes.begin(), t.notes.end(), [](const TraceNote& n) { return n.key == "cupti_untimed"; }));
 }
 
 }  // namespace

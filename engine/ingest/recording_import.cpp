@@ -76,7 +76,10 @@ class Converter {
       }
       Convert(*calls[k], acts);
     }
-    if (kernels_ + copies_ == 0)
+    // GPU work CUPTI could not time (a kernel that hit a device-side assert) is still a run: its
+    // calls are the trace, and its note says what was left out. With no GPU work at all, there
+    // is nothing to explain.
+    if (kernels_ + copies_ == 0 && r_.untimed == 0)
       throw InputError("the recording holds no GPU work: the program made no kernel launch, copy or memset "
                        "(did it use CUDA at all?)");
     Finish();
