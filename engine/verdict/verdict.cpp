@@ -155,6 +155,7 @@ class FixBuilder {
     std::set<int> ops;
     std::map<int, TimeNs> after_wait;
     std::array<TimeNs, kTimeKindCount> by_kind{};
+    std::map<std::string, TimeNs> by_call;  // the time of each call (name) it holds
   };
   struct KernelTime {
     TimeNs time = 0;
@@ -170,8 +171,14 @@ class FixBuilder {
     return WithoutStepRanges(SiteOf(index_, t_.scenario.ops[call].thread, t_.ops[call].submit));
   }
 
+  // Calls of one cause at one place: building a CUDA graph (a capture's calls, its update) and
+  // allocating (a malloc and its free) are one fix, named by its costliest call; other calls are
+  // told apart by their name where no place is known.
+  static bool OneCauseWhateverTheCall(FixKind kind) { return kind == FixKind::kGraphBuild || kind == FixKind::kMallocMidRun; }
+
   VerdictFix& Group(FixKind kind, const std::string& key, const PathSegment& seg, const ProgramSite& site) {
-    std::string id = std::string(ToString(kind)) + "|" + (site.empty() ? key : PlaceKey(site));
+    std::string by = OneCauseWhateverTheCall(kind) ? "" : key;
+    std::string id = std::string(ToString(kind)) + "|" + (site.empty() ? by : PlaceKey(site));
     auto [it, fresh] = groups_.emplace(id, Group_{});
     Group_& g = it->second;
     if (fresh) {
@@ -181,6 +188,9 @@ class FixBuilder {
       g.fix.call = key;
       g.fix.in_library = !site.via_file.empty();
     }
+    TimeNs& by_call = g.by_call[key];
+    by_call += seg.length();
+    if (by_call > g.by_call[g.fix.call]) g.fix.call = key, g.fix.op = seg.op;
     g.time += seg.length();
     g.by_kind[static_cast<int>(seg.kind)] += seg.length();
     if (seg.op >= 0) g.ops.insert(seg.op);

@@ -46,6 +46,7 @@ with torch.no_grad():
     with torch.cuda.graph(graph):
         static_out = forward(static_in)
     graph.replay()  # the first launch uploads the graph: out of the timed window
+    static_out.float().sum().item()  # and the read after the loop loads its kernels once, here
     torch.cuda.synchronize()
     steps = 40
     t0 = time.perf_counter()
