@@ -20,6 +20,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = os.path.join(ROOT, ".corpus", "cuda-samples")
+if not os.path.isdir(SAMPLES):  # the whole set the sweep uses (scripts/corpus_samples_all.sh)
+    SAMPLES = os.path.join(ROOT, ".corpus", "cuda-samples-all")
 HALVES = {"dev": os.path.join(ROOT, "tests", "corpus"), "heldout": os.path.join(ROOT, "tests", "corpus", "heldout")}
 
 
