@@ -233,12 +233,13 @@ std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& t
   if (pv.processes.size() > 1) lines.push_back("  " + RanksLine(texts, pv));
   lines.push_back("  " + StepsLine(texts, v));
   lines.push_back("  " + RenderAccount(texts, v));
+  // The fixes before the one-off costs: a step's causes matter more than start-up's.
   std::string startup = StartupLine(texts, t, v);
-  size_t room = kVerdictLines - lines.size() - (startup.empty() ? 0 : 1) - 1;
+  size_t room = kVerdictLines - lines.size() - 1;
   if (!v.fixes.empty()) lines.push_back("  " + texts.Get(v.found() ? "verdict.fixes" : "verdict.fixes.run"));
   for (size_t i = 0; i < v.fixes.size() && i < kVerdictFixes && i < room; ++i)
     lines.push_back("    " + std::to_string(i + 1) + ". " + RenderFix(texts, t, v, v.fixes[i]));
-  if (!startup.empty()) lines.push_back("  " + startup);
+  if (!startup.empty() && lines.size() < kVerdictLines) lines.push_back("  " + startup);
   if (lines.size() > kVerdictLines) lines.resize(kVerdictLines);
   return lines;
 }
