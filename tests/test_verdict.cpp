@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "engine/analysis/analyzer.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/report/verdict_text.h"
 #include "engine/util/assets.h"
@@ -60,6 +61,29 @@ TEST(Verdict, TheBoundIsTheAccountsLargestCategoryAndRacesComeFirst) {
     }
   }
   EXPECT_GE(races, 1);
+}
+
+// Every figure explain and the app show about a program says its scope: the verdict's are a
+// steady step's (or, without steps, the whole run's, said so), and the figures and idle findings
+// below it are the whole run's, said so; no two figures of one scope disagree without saying why.
+TEST(Verdict, EveryFigureSaysItsScope) {
+  FindingTexts en = FindingTexts::Load("en");
+  for (const auto& e : std::filesystem::directory_iterator(testing::SourcePath("tests/fixtures/recorded"))) {
+    std::string path = e.path().string();
+    if (!(e.is_directory() || e.path().extension() == ".json")) continue;
+    Trace t = LoadTraceFile(path);
+    Analysis a = Analyze(t);
+    ProgramVerdict pv = VerdictOf(t, a, AccountOf(t));
+    if (!pv.found()) continue;
+    const Verdict& v = pv.lead();
+    std::string account = RenderAccount(en, v);
+    EXPECT_NE(account.find(v.found() ? "steady steps walked" : "the whole run's GPU time"), std::string::npos) << path << ": " << account;
+    EXPECT_EQ(en.RenderFigures(t, a.figures).rfind("Whole run: ", 0), 0u) << path;
+    for (const Finding& f : a.findings)
+      if (f.kind == FindingKind::kGpuIdle) {
+        EXPECT_NE(en.Render(t, f).find("whole run"), std::string::npos) << path << ": " << en.Render(t, f);
+      }
+  }
 }
 
 }  // namespace
