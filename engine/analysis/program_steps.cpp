@@ -124,15 +124,21 @@ std::vector<ProgramStep> StepsFromRepeats(const Trace& t, const WorkSequence& w,
   // Symbols that come once per period in the second half, by the median host gap before them.
   std::map<int, std::vector<size_t>> at;
   for (size_t i = n / 2; i < n; ++i) at[w.symbols[i]].push_back(i);
+  // (A step begins with GPU work where some once-a-step work can begin it; a loop whose work is
+  // one kernel over and over begins its steps at its sync.)
   int anchor = -1;
   TimeNs widest = -1;
+  bool anchor_is_sync = true;
   for (const auto& [sym, list] : at) {
     if (steady[sym] != 1 || list.size() < 2) continue;
+    bool sync = IsLoopSync(t.scenario.ops[w.ops[list.front()]]);
+    if (sync && !anchor_is_sync) continue;
     std::vector<TimeNs> gaps;
     for (size_t i : list)
       if (i > 0) gaps.push_back(t.ops[w.ops[i]].submit - t.ops[w.ops[i - 1]].submit);
     std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
-    if (gaps[gaps.size() / 2] > widest) widest = gaps[gaps.size() / 2], anchor = sym;
+    TimeNs gap = gaps[gaps.size() / 2];
+    if ((anchor_is_sync && !sync) || gap > widest) widest = gap, anchor = sym, anchor_is_sync = sync;
   }
   if (anchor < 0) return {};
   std::vector<size_t> starts;
