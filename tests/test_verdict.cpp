@@ -86,5 +86,27 @@ TEST(Verdict, EveryFigureSaysItsScope) {
   }
 }
 
+// One process (the app) explains many traces: each verdict is worded for its own trace (the
+// one-off line once kept the first trace's wording, in a function-local table made once).
+TEST(Verdict, EachTracesWordingIsItsOwnInOneProcess) {
+  Trace inferred = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/launch_bound.json"));
+  bool guessed = false;
+  int call = ContextCreationCall(inferred, &guessed);
+  ASSERT_GE(call, 0);
+  ASSERT_TRUE(guessed);
+  Trace recorded = inferred;
+  recorded.ops[call].created_context = true;
+  FindingTexts en = FindingTexts::Load("en");
+  auto startup = [&](const Trace& t) {
+    for (const std::string& line : RenderVerdict(en, t, ProgramVerdictOf(t)))
+      if (line.find("One-off:") != std::string::npos) return line;
+    return std::string();
+  };
+  EXPECT_NE(startup(inferred).find("most likely CUDA context creation"), std::string::npos);
+  EXPECT_EQ(startup(recorded).find("most likely"), std::string::npos) << startup(recorded);
+  EXPECT_NE(startup(recorded).find("CUDA context creation"), std::string::npos);
+  EXPECT_NE(startup(inferred).find("most likely CUDA context creation"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace streamlab
