@@ -10,6 +10,7 @@
 
 #include "engine/account/step_account.h"
 #include "engine/ingest/open_trace.h"
+#include "engine/ingest/recording.h"
 #include "engine/scenario/scenario_builder.h"
 #include "engine/sim/sim_executor.h"
 #include "tests/test_util.h"
@@ -174,6 +175,41 @@ TEST(Account, APageableCopyIsTheCallAndTheCopyNotHostWork) {
   const ProcessAccount& a = account.processes[0];
   EXPECT_GT(ShareOf(a, TimeCategory::kGpuCopy) + KindShare(a, TimeKind::kPageableCopy), 0.8);
   EXPECT_LT(ShareOf(a, TimeCategory::kHostWork), 0.05);
+}
+
+}  // namespace
+}  // namespace streamlab
+
+namespace streamlab {
+namespace {
+
+// A recorded loop (launch, a 100 us kernel, a sync, 300 us outside CUDA) whose recorder spent
+// 50 us of each gap on its own work (the log's "own"): that time is the recorder's, not the
+// program's own work, and the verdict's step unrecorded leaves it out.
+TEST(Account, TheRecordersOwnWorkIsItsOwnCategory) {
+  std::string log = R"({"t":"meta","format":"streamlab-record","version":1,"pid":7,"start":0})" "\n"
+                    R"({"t":"call","tid":0,"fn":"cudaStreamCreateWithFlags","role":"stream_create","dom":0,"b":1000,"e":2000,"corr":1,"stream":77,"sid":13,"flags":1})" "\n";
+  uint64_t t = 10000;
+  int corr = 2;
+  for (int k = 0; k < 8; ++k) {
+    std::string own = k > 0 ? R"(,"own":50000)" : "";
+    log += R"({"t":"call","tid":0,"fn":"cudaLaunchKernel","role":"launch","dom":0,"b":)" + std::to_string(t) + R"(,"e":)" +
+           std::to_string(t + 5000) + R"(,"corr":)" + std::to_string(corr) + R"(,"stream":77,"sid":13)" + own + "}\n";
+    log += R"({"t":"kernel","corr":)" + std::to_string(corr) + R"(,"dev":0,"sid":13,"b":)" + std::to_string(t + 8000) +
+           R"(,"e":)" + std::to_string(t + 108000) + R"(,"grid":[132,1,1],"block":[256,1,1],"regs":32,"ssmem":0,"dsmem":0,"name":"_Z1kv"})" "\n";
+    log += R"({"t":"call","tid":0,"fn":"cudaStreamSynchronize","role":"sync_stream","dom":0,"b":)" + std::to_string(t + 6000) +
+           R"(,"e":)" + std::to_string(t + 112000) + R"(,"corr":)" + std::to_string(corr + 1) + R"(,"stream":77,"sid":13})" "\n";
+    t += 112000 + 300000;
+    corr += 2;
+  }
+  Trace trace = TraceFromRecording(ParseRecording(log, "own.jsonl"));
+  ProgramAccount account = AccountOf(trace);
+  ExpectTiled(account, "own");
+  ASSERT_EQ(account.processes.size(), 1u);
+  const ProcessAccount& a = account.processes[0];
+  ASSERT_TRUE(a.steps.found());
+  EXPECT_NEAR(static_cast<double>(a.by_category[static_cast<int>(TimeCategory::kRecording)]), Us(50), Us(1));
+  EXPECT_NEAR(static_cast<double>(a.by_category[static_cast<int>(TimeCategory::kHostWork)]), Us(250), Us(2));
 }
 
 }  // namespace

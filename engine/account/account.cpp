@@ -7,7 +7,7 @@ namespace {
 
 constexpr const char* kCategoryNames[kTimeCategoryCount] = {
     "gpu_compute", "gpu_copy", "communication", "rank_wait", "gpu_queued",
-    "gpu_latency", "launch", "cuda_call", "host_work", "unknown"};
+    "gpu_latency", "launch", "cuda_call", "host_work", "unknown", "recording"};
 
 struct KindRow {
   const char* name;
@@ -27,6 +27,7 @@ constexpr KindRow kKinds[kTimeKindCount] = {
     {"module_load", TimeCategory::kCudaCall},    {"context", TimeCategory::kCudaCall},
     {"other", TimeCategory::kCudaCall},          {"host_work", TimeCategory::kHostWork},
     {"data_loading", TimeCategory::kHostWork},   {"unknown", TimeCategory::kUnknown},
+    {"recorder", TimeCategory::kRecording},
 };
 
 }  // namespace

@@ -27,8 +27,9 @@ enum class TimeCategory : uint8_t {
   kCudaCall,       // the host inside a CUDA call that held it longer than a launch
   kHostWork,       // the host outside CUDA for longer than launching takes: the program's own work
   kUnknown,        // the trace does not say
+  kRecording,      // the recorder's own work between the program's calls (not there unrecorded)
 };
-constexpr int kTimeCategoryCount = 10;
+constexpr int kTimeCategoryCount = 11;
 
 // What within a category: the copy's direction, the call's kind, why work queued.
 enum class TimeKind : uint8_t {
@@ -43,8 +44,9 @@ enum class TimeKind : uint8_t {
   kOtherCall,                                // cuda_call
   kHostWork, kDataLoading,                   // host_work
   kUnknown,                                  // unknown
+  kRecorder,                                 // recording
 };
-constexpr int kTimeKindCount = 26;
+constexpr int kTimeKindCount = 27;
 
 const char* ToString(TimeCategory c);
 const char* ToString(TimeKind k);

@@ -174,7 +174,12 @@ void PathWalker::StepHost(State& s) {
       s.at = {false, -1, t_.scenario.ops[waker].thread, t_.ops[waker].ret};
       return;
     }
-    s.Emit(rc.ret, t, t - rc.ret <= kDispatchGapMax ? TimeKind::kLaunch : TimeKind::kHostWork, next, h);
+    // The recorder's own time in the gap (its record of the last call, its stack read): not the
+    // program's; without it the gap is that much shorter, and launching or host work by that.
+    TimeNs own = next >= 0 && t_.ops[next].submit == t ? std::min(t_.ops[next].recorder_before, t - rc.ret) : 0;
+    s.Emit(t - own, t, TimeKind::kRecorder, next, h);
+    TimeNs gap = t - own - rc.ret;
+    s.Emit(rc.ret, t - own, gap <= kDispatchGapMax ? TimeKind::kLaunch : TimeKind::kHostWork, next, h);
     s.at.at = rc.ret;
     return;
   }

@@ -212,6 +212,7 @@ class Converter {
     }
     rec.loaded_module = module_loaded_in_.count(c.correlation) > 0;
     rec.created_context = context_created_in_.count(c.correlation) > 0;
+    rec.recorder_before = c.own_ns;
     if (gpu) {
       rec.gpu = true;
       rec.ready = rec.start = T(gpu->begin);

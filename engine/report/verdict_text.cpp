@@ -164,7 +164,11 @@ std::string RenderAccount(const FindingTexts& texts, const Verdict& v) {
                                                                             {"share", Percent(v.by_category[c], v.step)}});
   std::string scope = v.found() ? texts.Fill("verdict.scope.steps", {{"n", std::to_string(v.walked)}, {"step", FormatDuration(v.step)}})
                                 : texts.Fill("verdict.scope.run", {{"span", FormatDuration(v.step)}});
-  return texts.Fill("verdict.account", {{"unit", Unit(texts, v)}, {"scope", scope}, {"list", list}});
+  std::string line = texts.Fill("verdict.account", {{"unit", Unit(texts, v)}, {"scope", scope}, {"list", list}});
+  if (v.recorder * 100 >= v.step && v.recorder > 0)
+    line += " " + texts.Fill("verdict.unrecorded", {{"unit", Unit(texts, v)}, {"estimate", FormatDuration(v.step - v.recorder)},
+                                                    {"own", FormatDuration(v.recorder)}});
+  return line;
 }
 
 std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdict& v, const VerdictFix& f) {
@@ -267,9 +271,12 @@ const std::vector<std::string>& VerdictTextKeys() {
                              "side_stream_copy"})
       k.push_back(std::string("verdict.edit.") + edit);
     for (int c = 0; c < kTimeCategoryCount; ++c) {
-      k.push_back(std::string("verdict.bound.") + ToString(static_cast<TimeCategory>(c)));
+      // (The recorder's own work is never the bound: it is not the program's.)
+      if (static_cast<TimeCategory>(c) != TimeCategory::kRecording)
+        k.push_back(std::string("verdict.bound.") + ToString(static_cast<TimeCategory>(c)));
       k.push_back(std::string("verdict.category.") + ToString(static_cast<TimeCategory>(c)));
     }
+    k.push_back("verdict.unrecorded");
     for (int kind = 0; kind < kTimeKindCount; ++kind) k.push_back(std::string("verdict.kind.") + ToString(static_cast<TimeKind>(kind)));
     for (int f = 0; f < kFixKindCount; ++f) {
       std::string kind = ToString(static_cast<FixKind>(f));

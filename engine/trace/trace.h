@@ -56,6 +56,10 @@ struct OpRecord {
   bool loaded_module = false;
   // Recorded: CUDA created a context inside this op's call (CUPTI's CONTEXT_CREATED).
   bool created_context = false;
+  // Recorded: the recorder's own time on the call's thread just before it (outside any call):
+  // the previous call's record, addresses and stack, this call's stack read. Unrecorded, the
+  // host's gap before this call would be that much shorter.
+  TimeNs recorder_before = 0;
 };
 
 // A range a program marked on a host thread (NVTX push ... pop). A PyTorch program StreamLab

@@ -74,6 +74,7 @@ Json TraceToJson(const Trace& t) {
     if (r.slow_range_start) j["slow_range_start"] = true;
     if (r.loaded_module) j["loaded_module"] = true;
     if (r.created_context) j["created_context"] = true;
+    if (r.recorder_before > 0) j["recorder_before_ns"] = r.recorder_before;
     if (!r.captured_in.empty()) j["captured_in"] = r.captured_in;
     if (!r.blocks.empty()) {
       // Compact: [block, sm, start, end] rows.
@@ -200,6 +201,8 @@ OpRecord OpRecordFromJson(const JsonReader& r, size_t& blocks_total) {
   rec.slow_range_start = r.Bool("slow_range_start", false);
   rec.loaded_module = r.Bool("loaded_module", false);
   rec.created_context = r.Bool("created_context", false);
+  rec.recorder_before = r.Int("recorder_before_ns", 0);
+  if (rec.recorder_before < 0 || !WithinTraceSpan(rec.recorder_before)) r.FailAt("recorder_before_ns", "out of range");
   rec.captured_in = r.String("captured_in", "");
   if (r.Has("blocks")) {
     const Json& rows = r.value()["blocks"];

@@ -83,7 +83,8 @@ class FixBuilder {
       }
       case TimeCategory::kCudaCall: return AddCall(seg);
       case TimeCategory::kHostWork: return AddHostWork(seg);
-      case TimeCategory::kUnknown: break;  // said in the account, not a fix
+      case TimeCategory::kUnknown: break;    // said in the account, not a fix
+      case TimeCategory::kRecording: break;  // the recorder's, not the program's
     }
   }
 
@@ -303,8 +304,12 @@ Verdict VerdictOfProcess(const Trace& t, const Analysis& a, const RangeIndex& in
   v.python = IsPythonProgram(t);
   v.connections = t.scenario.settings.max_connections;
   for (const Op& op : t.scenario.ops) v.graphs |= IsGraphLaunch(op);
-  // The bound: the largest category, and its largest kind.
-  v.bound = static_cast<TimeCategory>(std::max_element(v.by_category.begin(), v.by_category.end()) - v.by_category.begin());
+  // The bound: the largest category of the program's own time (the recorder's left out), and
+  // its largest kind.
+  v.recorder = v.by_category[static_cast<int>(TimeCategory::kRecording)];
+  std::array<TimeNs, kTimeCategoryCount> program = v.by_category;
+  program[static_cast<int>(TimeCategory::kRecording)] = -1;
+  v.bound = static_cast<TimeCategory>(std::max_element(program.begin(), program.end()) - program.begin());
   TimeNs best = -1;
   for (int k = 0; k < kTimeKindCount; ++k)
     if (CategoryOf(static_cast<TimeKind>(k)) == v.bound && v.by_kind[k] > best) best = v.by_kind[k], v.bound_kind = static_cast<TimeKind>(k);

@@ -101,6 +101,9 @@ struct Verdict {
   std::array<TimeNs, kTimeKindCount> by_kind{};
   TimeNs step = 0;
   int walked = 0;          // steps walked (1: the whole run)
+  // Of `step`, the recorder's own work between the program's calls (category recording): not
+  // there unrecorded. Its cost inside CUDA's own calls is not measured.
+  TimeNs recorder = 0;
   bool gpu_paced = false;  // the host ran ahead: steps timed by the GPU's ends
   int sm_count = 0;
   TimeCategory bound = TimeCategory::kUnknown;

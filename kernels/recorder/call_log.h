@@ -28,6 +28,10 @@ struct CallRecord {
   const char* function = nullptr;  // CUPTI's static name of the API function
   uint32_t stream_id = UINT32_MAX; // CUPTI's id of `stream` (the id activity records use)
   uint32_t python_stack = 0;       // the Python stack at the call (python_stack.h), 0 = none
+  // The recorder's own time on this thread since its previous logged call, outside any call's
+  // begin..end: the previous call's exit work (its record, addresses, stack) and this call's
+  // stack read at entry. Unrecorded, the gap before this call is that much shorter.
+  uint32_t own_ns = 0;
   int32_t flags = 0;
   int32_t priority = 0;
   int32_t value = 0;         // device for set_device, memcpy kind, query result

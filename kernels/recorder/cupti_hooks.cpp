@@ -72,6 +72,18 @@ struct NestedLaunch {
   LaunchAddresses addresses;
 };
 thread_local NestedLaunch t_nested_launch;
+// The recorder's own time on this thread since its last logged call (CallRecord::own_ns): the
+// work of each exit after its call's end, and of each entry before its call's begin.
+thread_local uint64_t t_own_ns = 0;
+// Adds the exit's work after `end` to the thread's own time, however the exit returns.
+struct ExitTail {
+  uint64_t end;
+  ~ExitTail() {
+    uint64_t now = 0;
+    cuptiGetTimestamp(&now);
+    if (end && now > end) t_own_ns += now - end;
+  }
+};
 // Launches whose addresses were read, and runtime launches that made no driver launch the
 // recorder saw (their addresses are unknown): written at exit, so the conversion can say so.
 std::atomic<uint64_t> g_launches_read{0}, g_launches_unread{0};
@@ -263,7 +275,9 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
     uint32_t stack = 0;
     if (g_python_stacks && !nested && !waiting && StackOnEntry(runtime, id, d, begin, t_last_exit, g_resume_ns)) {
       stack = CapturePythonStack();
+      uint64_t read = begin;
       begin = Now();  // the stack's time is the recorder's, not the call's
+      t_own_ns += begin - read;
     }
     if (t_depth < 16) t_stack[t_depth] = {begin, d->correlationId, runtime, id, stack};
     ++t_depth;
@@ -299,6 +313,7 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
     return;
   }
   uint64_t end = Now();
+  ExitTail tail{end};
   t_last_exit = end;
   r.begin = pending.begin;
   r.end = end;
@@ -338,6 +353,8 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
     if (cuptiGetStreamIdEx(owner, reinterpret_cast<CUstream>(r.stream), r.per_thread, &sid) == CUPTI_SUCCESS)
       r.stream_id = sid;
   }
+  r.own_ns = static_cast<uint32_t>(std::min<uint64_t>(t_own_ns, UINT32_MAX));
+  t_own_ns = 0;  // (this exit's own work, from here, goes to the thread's next logged call)
   Append(CurrentThreadLog(), r);
 }
 
