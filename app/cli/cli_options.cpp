@@ -173,6 +173,7 @@ Subcommand AddReplay(CLI::App& app, CliCommands& c) {
   cmd->add_option("trace", c.replay.trace, "A recording or torch.profiler trace (or a trace saved from one)")->required();
   cmd->add_option("--profile", c.replay.profile, "The GPU's profile: h100, h200 or a JSON file (default: the recorded GPU's)");
   cmd->add_option("--out", c.replay.out, "Write the replayed run as a trace here");
+  cmd->add_option("--lang", c.replay.lang, "en or zh (default: from the locale)");
   cmd->add_flag("--json", c.replay.json, "The comparison as JSON");
   cmd->footer("Example: streamlab-cli replay recording.json");
   return {cmd, [&c] { return CmdReplay(c.replay); }};

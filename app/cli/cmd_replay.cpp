@@ -7,6 +7,8 @@
 #include "app/cli/replay_common.h"
 #include "engine/sim/sim_executor.h"
 #include "engine/trace/trace_json.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/util/assets.h"
 #include "engine/util/errors.h"
 #include "engine/util/format.h"
 #include "engine/util/json_reader.h"
@@ -57,24 +59,25 @@ int CmdReplay(const ReplayCommand& cmd) {
     std::cout << DumpJson(ReportJson(report, session.replay, measured, replayed_lead), 1) << "\n";
     return kExitOk;
   }
-  std::cout << "Replayed on the simulator (" << session.replay.profile.name << ")\n";
+  FindingTexts texts = FindingTexts::Load(cmd.lang.empty() ? DefaultLanguage() : cmd.lang);
+  std::cout << texts.Fill("replay.title", {{"profile", session.replay.profile.name}}) << "\n";
   if (report.by_steps()) {
-    std::cout << "  " << report.steps.steady << " steady steps: measured " << FormatDuration(report.measured)
-              << " a step (median), replayed " << FormatDuration(report.replayed) << " ("
-              << FormatPercent(report.error) << " off)\n";
-    std::cout << "  A GPU op's start within its step: " << FormatDuration(report.median_edge)
-              << " off (median), worst " << FormatDuration(report.worst_edge);
-    if (report.worst_edge_op >= 0) std::cout << " (" << DisplayName(session.trace.scenario, report.worst_edge_op) << ")";
-    std::cout << "\n";
+    std::cout << "  " << texts.Fill("replay.steps", {{"steady", std::to_string(report.steps.steady)},
+                                                      {"measured", FormatDuration(report.measured)},
+                                                      {"replayed", FormatDuration(report.replayed)},
+                                                      {"error", FormatPercent(report.error)}}) << "\n";
+    std::string op = report.worst_edge_op >= 0 ? " (" + DisplayName(session.trace.scenario, report.worst_edge_op) + ")" : "";
+    std::cout << "  " << texts.Fill("replay.edges", {{"median", FormatDuration(report.median_edge)},
+                                                      {"worst", FormatDuration(report.worst_edge)}, {"op", op}}) << "\n";
   } else {
-    std::cout << "  No steps found: the GPU's first op to its last, measured " << FormatDuration(report.measured)
-              << ", replayed " << FormatDuration(report.replayed) << " (" << FormatPercent(report.error) << " off)\n";
+    std::cout << "  " << texts.Fill("replay.no_steps", {{"measured", FormatDuration(report.measured)},
+                                                         {"replayed", FormatDuration(report.replayed)},
+                                                         {"error", FormatPercent(report.error)}}) << "\n";
   }
-  std::cout << "  Latencies from the recording: a call to its op on an idle GPU "
-            << FormatDuration(session.replay.profile.submit_latency) << ", op to op on a stream "
-            << FormatDuration(session.replay.profile.same_stream_gap) << ", a finished sync to its return "
-            << FormatDuration(session.replay.profile.sync_wake) << "\n";
-  if (!cmd.out.empty()) std::cout << "  Wrote the replayed run to " << cmd.out << "\n";
+  std::cout << "  " << texts.Fill("replay.latencies", {{"submit", FormatDuration(session.replay.profile.submit_latency)},
+                                                        {"gap", FormatDuration(session.replay.profile.same_stream_gap)},
+                                                        {"wake", FormatDuration(session.replay.profile.sync_wake)}}) << "\n";
+  if (!cmd.out.empty()) std::cout << "  " << texts.Fill("replay.wrote", {{"path", cmd.out}}) << "\n";
   return kExitOk;
 }
 

@@ -12,6 +12,8 @@
 #include "engine/analysis/analyzer.h"
 #include "engine/explain/explain_program.h"
 #include "engine/trace/trace_note.h"
+#include "engine/analysis/findings_text.h"
+#include "engine/util/assets.h"
 #include "engine/util/errors.h"
 #include "engine/util/format.h"
 #include "engine/util/json_reader.h"
@@ -89,11 +91,11 @@ ChosenEdit ParseFix(const std::string& id, const Trace& t, const Analysis& a, co
 }
 
 // A warm-up moves time out of the first steps, not out of the run: both said, replayed.
-void PrintLeadIn(const LeadIn& before, const LeadIn& after) {
-  std::cout << "  The first " << before.steps << " step(s): " << FormatDuration(before.first_steps) << " replayed as recorded, "
-            << FormatDuration(after.first_steps) << " with the fixes made, simulated\n";
-  std::cout << "  From the program's first CUDA call to its first steady step: " << FormatDuration(before.to_steady) << ", then "
-            << FormatDuration(after.to_steady) << " (what the first steps cost is still spent, before the loop)\n";
+void PrintLeadIn(const FindingTexts& texts, const LeadIn& before, const LeadIn& after) {
+  std::cout << "  " << texts.Fill("whatif.lead_in", {{"n", std::to_string(before.steps)}, {"before", FormatDuration(before.first_steps)},
+                                                      {"after", FormatDuration(after.first_steps)}}) << "\n";
+  std::cout << "  " << texts.Fill("whatif.to_steady", {{"before", FormatDuration(before.to_steady)},
+                                                        {"after", FormatDuration(after.to_steady)}}) << "\n";
 }
 
 }  // namespace
@@ -142,35 +144,29 @@ int CmdWhatIf(const ReplayCommand& cmd) {
               << "\n";
     return kExitOk;
   }
-  const char* unit = session.steps.found() ? "a step (steady median)" : "GPU first op to last";
-  std::cout << "What if, replayed on the simulator (" << session.replay.profile.name << "):\n";
-  for (const ChosenEdit& c : chosen) std::cout << "  - " << c.label << ", at " << c.edit.calls.size() << " calls\n";
-  std::cout << "  Replayed as recorded: " << FormatDuration(run.before) << " " << unit << "\n";
+  FindingTexts texts = FindingTexts::Load(cmd.lang.empty() ? DefaultLanguage() : cmd.lang);
+  std::string unit = texts.Get(session.steps.found() ? "whatif.unit.step" : "whatif.unit.run");
+  std::cout << texts.Fill("whatif.title", {{"profile", session.replay.profile.name}}) << "\n";
+  for (const ChosenEdit& c : chosen)
+    std::cout << "  " << texts.Fill("whatif.edit", {{"label", c.label}, {"n", std::to_string(c.edit.calls.size())}}) << "\n";
+  std::cout << "  " << texts.Fill("whatif.before", {{"time", FormatDuration(run.before)}, {"unit", unit}}) << "\n";
   // A fix that adds waits (ordering a race) can cost time instead of saving it.
-  std::cout << "  With the fixes made:  " << FormatDuration(run.after) << " (" << (saved >= 0 ? "saves " : "costs ")
-            << FormatDuration(saved >= 0 ? saved : -saved) << ", " << FormatPercent(saved >= 0 ? share : -share) << "), simulated\n";
+  std::cout << "  " << texts.Fill(saved >= 0 ? "whatif.after.saves" : "whatif.after.costs",
+                                  {{"time", FormatDuration(run.after)}, {"delta", FormatDuration(saved >= 0 ? saved : -saved)},
+                                   {"share", FormatPercent(saved >= 0 ? share : -share)}}) << "\n";
   if (run.after_fast_graph > 0)
-    std::cout << "  Or " << FormatDuration(run.after_fast_graph) << " if the new graph runs its nodes "
-              << FormatDuration(session.replay.profile.replay_graph_node_gap_fast) << " apart rather than "
-              << FormatDuration(session.replay.profile.graph_node_gap)
-              << ": the same graph got either on this GPU, by what the process had run before, in a way "
-                 "not pinned down (docs/whatif.md)\n";
-  if (run.after_loader > 0)
-    std::cout << "  Or " << FormatDuration(run.after_loader)
-              << " if the batch comes from a DataLoader with workers: pin_memory=True pins it on the loader's own "
-                 "thread, which then also takes the batch from the workers, as the loop's thread did before each step "
-                 "(inferred: the trace does not say where the batch came from; docs/whatif.md)\n";
+    std::cout << "  " << texts.Fill("whatif.fast_graph", {{"time", FormatDuration(run.after_fast_graph)},
+                                                           {"fast", FormatDuration(session.replay.profile.replay_graph_node_gap_fast)},
+                                                           {"gap", FormatDuration(session.replay.profile.graph_node_gap)}}) << "\n";
+  if (run.after_loader > 0) std::cout << "  " << texts.Fill("whatif.loader", {{"time", FormatDuration(run.after_loader)}}) << "\n";
   // The calls after shortened host work keep the cost measured right after it; in the pairs
   // they ran 12-34 % faster with the work gone on three H100 starts and 14 % slower on an H200.
   bool shortened = std::any_of(chosen.begin(), chosen.end(),
                                [](const ChosenEdit& c) { return c.edit.kind == EditKind::kShortenHostWork; });
-  if (shortened)
-    std::cout << "  The calls after the shortened work keep the cost measured right after it; with that work gone they "
-                 "may run faster or slower (the host's caches, its speed from one process to the next), which the "
-                 "trace cannot tell (docs/whatif.md)\n";
+  if (shortened) std::cout << "  " << texts.Get("whatif.shortened") << "\n";
   bool warm_up = std::any_of(chosen.begin(), chosen.end(), [](const ChosenEdit& c) { return c.edit.kind == EditKind::kWarmUp; });
-  if (warm_up && run.lead_before.steps > 0) PrintLeadIn(run.lead_before, run.lead_after);
-  if (!cmd.out.empty()) std::cout << "  Wrote the predicted run to " << cmd.out << "\n";
+  if (warm_up && run.lead_before.steps > 0) PrintLeadIn(texts, run.lead_before, run.lead_after);
+  if (!cmd.out.empty()) std::cout << "  " << texts.Fill("whatif.wrote", {{"path", cmd.out}}) << "\n";
   return kExitOk;
 }
 
