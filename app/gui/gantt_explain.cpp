@@ -2,6 +2,7 @@
 // each delayed op whose start is in view, its cause written in the gap before it and an arrow
 // from the op that released it.
 #include <string>
+#include <vector>
 
 #include "app/gui/gantt_frame.h"
 #include "engine/analysis/analyzer_context.h"
@@ -12,18 +13,27 @@ namespace streamlab {
 namespace {
 
 int LaneOf(const GanttFrame& fr, int op) {
-  return fr.s.ops[op].stream >= 0 && fr.t.ops[op].gpu ? GpuLaneOf(fr.lanes, fr.s.ops[op]) : HostLaneOf(fr.s.ops[op]);
+  const Op& o = fr.s.ops[static_cast<size_t>(op)];
+  return o.stream >= 0 && fr.t.ops[static_cast<size_t>(op)].gpu ? fr.index.stream_lane[static_cast<size_t>(o.stream)] : HostLaneOf(o);
 }
 
 // Every event record (or wait_stream source) to the wait it released: a thin line from the
-// record's marker down to the wait's marker, whether or not the wait held anything.
+// record's marker down to the wait's marker, whether or not the wait held anything. More than
+// one a 6 px in view would only grey the chart over: then none until the view is zoomed in.
 void DrawRecordToWaitLines(GanttFrame& fr) {
   const Trace& t = fr.t;
+  std::vector<std::pair<ImVec2, ImVec2>> lines;
   for (const auto& [from, to] : fr.index.record_to_wait) {
     if (!t.ops[from].gpu || !t.ops[to].gpu || t.ops[to].end > fr.cutoff) continue;
-    ImVec2 a(fr.g.X(t.ops[from].end), fr.g.LaneY(LaneOf(fr, from)) + 6);
-    ImVec2 b(fr.g.X(t.ops[to].end), fr.g.LaneY(LaneOf(fr, to)) + fr.g.lane_h - 6);
+    int lane_from = LaneOf(fr, from), lane_to = LaneOf(fr, to);
+    if (!fr.g.Shown(lane_from) || !fr.g.Shown(lane_to)) continue;
+    ImVec2 a(fr.g.X(t.ops[from].end), fr.g.LaneY(lane_from) + 6);
+    ImVec2 b(fr.g.X(t.ops[to].end), fr.g.LaneY(lane_to) + fr.g.lane_h - 6);
     if (std::max(a.x, b.x) < fr.g.ChartX0() || std::min(a.x, b.x) > fr.br.x) continue;
+    lines.push_back({a, b});
+    if (static_cast<float>(lines.size()) * 6.0f > fr.g.ChartW()) return;
+  }
+  for (const auto& [a, b] : lines) {
     fr.dl->AddLine(a, b, kMarker, 1.0f);
     fr.dl->AddCircleFilled(b, 2.5f, kMarker);
   }
@@ -37,6 +47,7 @@ void DrawDelay(GanttFrame& fr, const Finding& f) {
   const OpRecord& r = t.ops[f.op];
   if (r.start > fr.cutoff) return;
   int lane = LaneOf(fr, f.op);
+  if (!fr.g.Shown(lane)) return;
   float y = g.LaneY(lane) + g.lane_h * 0.5f;
   float gx0 = g.X(fr.index.gap_from[f.op]), gx1 = g.X(r.start - QueuedTime(t, r));
   std::string label = fr.in.texts->Get(std::string("cause.") + ToString(f.cause));
@@ -47,7 +58,7 @@ void DrawDelay(GanttFrame& fr, const Finding& f) {
   }
   if (!fr.view.show_arrows || f.because.empty()) return;
   int from = f.because.front();
-  if (from < 0 || !t.ops[from].gpu || LaneOf(fr, from) == lane) return;
+  if (from < 0 || !t.ops[from].gpu || LaneOf(fr, from) == lane || !fr.g.Shown(LaneOf(fr, from))) return;
   ImVec2 a(g.X(t.ops[from].end), g.LaneY(LaneOf(fr, from)) + g.lane_h * 0.5f);
   ImVec2 b(g.X(r.start), y);
   fr.dl->AddBezierCubic(a, ImVec2(a.x + 30, a.y), ImVec2(b.x - 30, b.y), b, kArrow, 1.5f);

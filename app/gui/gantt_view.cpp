@@ -26,15 +26,6 @@
 namespace streamlab {
 namespace {
 
-// The height of one row of ranges: room for their names at three quarters of the font.
-float RangeRowHeight(float scale) { return std::max(12.0f * scale, ImGui::GetFontSize() * 0.75f + 2.0f); }
-
-// The height of the rows of ranges under `lane` (0 when none are shown).
-float RangeBlockHeight(const GanttIndex& x, const GanttViewState& view, size_t lane, float row_h) {
-  if (!view.show_ranges || lane >= x.range_rows.size() || x.range_rows[lane].rows.empty()) return 0.0f;
-  return static_cast<float>(x.range_rows[lane].rows.size()) * row_h + 3.0f;
-}
-
 // A tick step of 1, 2 or 5 x 10^k ns giving at least `spacing` px between ticks.
 TimeNs TickStep(TimeNs span, float width, float spacing) {
   double target = static_cast<double>(span) * spacing / width;
@@ -52,15 +43,6 @@ std::string Rel(TimeNs t, TimeNs origin, TimeNs step) { return FormatTick(t - or
 
 }  // namespace
 
-
-float GanttContentHeight(const Trace& t, GanttViewState& view, float scale) {
-  const GanttIndex& x = GanttIndexOf(view, t);
-  float lanes = static_cast<float>(x.lanes.size()) + (view.show_sms ? 6.0f : 0.0f);
-  float sm_rows = view.show_sms ? static_cast<float>(std::max(t.sm_count, 132)) * 3.0f * scale + 24 : 0.0f;
-  float range_rows = 0;
-  for (size_t l = 0; l < x.lanes.size(); ++l) range_rows += RangeBlockHeight(x, view, l, RangeRowHeight(scale));
-  return 24.0f * scale + lanes * 26.0f * scale + range_rows + sm_rows + 8;
-}
 
 ImU32 OpColor(const Scenario& s, int index) {
   const Op& op = s.ops[index];
@@ -119,16 +101,17 @@ const IdleGap* DrawIdleBands(ImDrawList* dl, const Geometry& g, const Figures& f
     if (gap.to < g.begin || gap.from > g.end || gap.from > cutoff) continue;
     float x0 = g.X(gap.from), x1 = g.X(std::min(gap.to, cutoff));
     if (x1 - x0 < 1.0f) continue;
-    int first = -1, last = -1;
-    for (size_t i = 0; i < lanes.size(); ++i)
-      if (lanes[i].kind == LaneKind::kStream && lanes[i].device == gap.device) {
-        if (first < 0) first = static_cast<int>(i);
-        last = static_cast<int>(i);
-      }
-    if (first < 0) continue;
-    ImVec2 a(x0, g.LaneY(first)), b(x1, g.LaneY(last) + g.lane_h);
-    dl->AddRectFilled(a, b, kIdleColor[static_cast<int>(gap.cause)]);
-    if (hovered && mouse.x >= a.x && mouse.x <= b.x && mouse.y >= a.y && mouse.y <= b.y) under = &gap;
+    // Behind each run of the device's stream lanes shown (a rank's streams are its own group's).
+    for (size_t i = 0; i < lanes.size(); ++i) {
+      auto is_device = [&](size_t l) { return lanes[l].kind == LaneKind::kStream && lanes[l].device == gap.device && g.Shown(static_cast<int>(l)); };
+      if (!is_device(i)) continue;
+      size_t last = i;
+      while (last + 1 < lanes.size() && is_device(last + 1) && g.LaneY(static_cast<int>(last + 1)) <= g.LaneY(static_cast<int>(last)) + g.lane_h + 0.5f) ++last;
+      ImVec2 a(x0, g.LaneY(static_cast<int>(i))), b(x1, g.LaneY(static_cast<int>(last)) + g.lane_h);
+      dl->AddRectFilled(a, b, kIdleColor[static_cast<int>(gap.cause)]);
+      if (hovered && mouse.x >= a.x && mouse.x <= b.x && mouse.y >= a.y && mouse.y <= b.y) under = &gap;
+      i = last;
+    }
   }
   return under;
 }
@@ -158,61 +141,6 @@ void ApplyFitRequests(GanttViewState& view, const Trace& t, TimeNs trace_begin, 
   view.zoom_to.clear();
 }
 
-// Rows grow to use the height they are given (a few lanes read better tall), within limits.
-Geometry LayOut(const GanttInputs& in, const GanttViewState& view, const GanttIndex& index, ImVec2 size) {
-  Geometry g;
-  g.origin = ImGui::GetCursorScreenPos();
-  g.size = size;
-  g.label_w = 170.0f * in.scale;
-  g.axis_h = 24.0f * in.scale;
-  float rows = static_cast<float>(index.lanes.size()) + (view.show_sms ? 6.0f : 0.0f);
-  g.range_h = RangeRowHeight(in.scale);
-  float range_rows = 0;
-  for (size_t l = 0; l < index.lanes.size(); ++l) range_rows += RangeBlockHeight(index, view, l, g.range_h);
-  g.lane_h = std::clamp((size.y - g.axis_h - 8 - range_rows) / rows, 26.0f * in.scale, 46.0f * in.scale);
-  g.sm_h = 3.0f * in.scale;
-  g.tops.push_back(g.origin.y + g.axis_h);
-  for (size_t l = 0; l < index.lanes.size(); ++l)
-    g.tops.push_back(g.tops.back() + g.lane_h + RangeBlockHeight(index, view, l, g.range_h));
-  g.begin = view.begin;
-  g.end = view.end;
-  return g;
-}
-
-// Each lane's row: a stripe on every other one, its name and flags, and under a host lane with
-// ranges shown, what its range rows hold; then the SM rows' label.
-void DrawLaneLabels(GanttFrame& fr) {
-  const Geometry& g = fr.g;
-  const UiText& ui = *fr.in.ui;
-  if (fr.view.show_sms) {
-    fr.sm_count = fr.t.sm_count;
-    for (const OpRecord& r : fr.t.ops)
-      for (const BlockRecord& b : r.blocks) fr.sm_count = std::max(fr.sm_count, b.sm + 1);
-  }
-  for (size_t i = 0; i < fr.lanes.size(); ++i) {
-    const Lane& lane = fr.lanes[i];
-    float y = g.LaneY(static_cast<int>(i));
-    if (i % 2) fr.dl->AddRectFilled(ImVec2(g.origin.x, y), ImVec2(fr.br.x, g.LaneY(static_cast<int>(i) + 1)), fr.pal.stripe);
-    std::string label = lane.name;
-    if (lane.kind == LaneKind::kHost) label = std::string(ui("host")) + (lane.thread == 0 ? "" : " " + std::to_string(lane.thread));
-    if (lane.kind == LaneKind::kStream && fr.s.device_count > 1)
-      label = ui.Fill("device", {{"n", std::to_string(lane.device)}}) + " " + label;
-    fr.dl->AddText(ImVec2(g.origin.x + 6, y + 2), fr.pal.text, label.c_str());
-    fr.dl->AddText(ImGui::GetFont(), ImGui::GetFontSize() * 0.75f, ImVec2(g.origin.x + 6, y + g.lane_h * 0.55f),
-                   fr.pal.dim_text, TranslateFlags(ui, lane.flags).c_str());
-    if (RangeBlockHeight(fr.index, fr.view, i, g.range_h) <= 0) continue;
-    const RangeRows& rr = fr.index.range_rows[i];
-    std::string what = rr.deeper ? ui.Fill("ranges.deeper", {{"n", std::to_string(rr.deeper)}}) : std::string(ui("ranges"));
-    // Below the flags line, which reaches past the lane's row when rows are short.
-    float label_y = std::max(y + g.lane_h, y + g.lane_h * 0.55f + ImGui::GetFontSize() * 0.75f + 1);
-    fr.dl->AddText(ImGui::GetFont(), ImGui::GetFontSize() * 0.75f, ImVec2(g.origin.x + 6, label_y), fr.pal.dim_text, what.c_str());
-  }
-  fr.sm_top = g.LaneY(static_cast<int>(fr.lanes.size())) + 4;
-  if (fr.sm_count > 0)
-    fr.dl->AddText(ImVec2(g.origin.x + 6, fr.sm_top), fr.pal.dim_text,
-                   (std::string(ui("sm")) + " 0.." + std::to_string(fr.sm_count - 1)).c_str());
-}
-
 // The axis's ticks: a step of ~6 characters of label, whatever the font size (presentation
 // mode scales it), counted from the trace's start or the origin a comparison aligns on.
 struct AxisTicks {
@@ -237,19 +165,38 @@ AxisTicks DrawAxisGrid(GanttFrame& fr) {
 }
 
 // The axis labels last, on a band pinned to the top of what is visible, so they stay in view
-// when many lanes scroll.
+// when many lanes scroll. A label that would not fit whole between the chart's edges is left out.
 void DrawAxisLabels(GanttFrame& fr, const AxisTicks& ticks, float visible_top) {
   const Geometry& g = fr.g;
   float axis_y = std::max(g.origin.y, visible_top);
-  fr.dl->AddRectFilled(ImVec2(g.ChartX0(), axis_y), ImVec2(fr.br.x, axis_y + g.axis_h - 6), fr.pal.background);
-  for (TimeNs tick = ticks.first; tick <= g.end; tick += ticks.step)
-    fr.dl->AddText(ImVec2(g.X(tick) + 3, axis_y + 3), fr.pal.dim_text, Rel(tick, ticks.origin, ticks.step).c_str());
+  fr.dl->AddRectFilled(ImVec2(g.ChartX0(), axis_y), ImVec2(fr.br.x, axis_y + g.axis_h - 2), fr.pal.background);
+  for (TimeNs tick = ticks.first; tick <= g.end; tick += ticks.step) {
+    std::string label = Rel(tick, ticks.origin, ticks.step);
+    float x = g.X(tick) + 3;
+    if (x < g.ChartX0() || x + ImGui::CalcTextSize(label.c_str()).x > fr.br.x - 2) continue;
+    AddLabel(fr, ImGui::GetFontSize(), ImVec2(x, axis_y + 3), fr.pal.dim_text, label, "axis");
+  }
+}
+
+// Pending scroll: unfold the group (and quiet threads) of the op's lane, so the layout shows it.
+int UnfoldForScroll(GanttViewState& view, const GanttIndex& x, const Trace& t) {
+  int op = view.scroll_to_op;
+  if (op < 0 || static_cast<size_t>(op) >= t.ops.size()) return -1;
+  const Op& o = t.scenario.ops[static_cast<size_t>(op)];
+  int lane = t.ops[static_cast<size_t>(op)].gpu && o.stream >= 0 ? x.stream_lane[static_cast<size_t>(o.stream)] : HostLaneOf(o);
+  auto group = static_cast<size_t>(x.lane_group[static_cast<size_t>(lane)]);
+  if (group < view.folds.size()) {
+    view.folds[group].collapsed = false;
+    const std::vector<int>& quiet = x.groups[group].quiet;
+    if (std::find(quiet.begin(), quiet.end(), lane) != quiet.end()) view.folds[group].show_quiet = true;
+  }
+  return lane;
 }
 
 // The host's ranges (NVTX, PyTorch ops, Python frames) in rows under each host lane.
 void DrawAllRangeRows(GanttFrame& fr) {
   for (size_t lane = 0; lane < fr.lanes.size(); ++lane) {
-    if (RangeBlockHeight(fr.index, fr.view, lane, fr.g.range_h) <= 0) continue;
+    if (!fr.g.Shown(static_cast<int>(lane)) || RangeBlockHeight(fr.index, fr.view, lane, fr.g.range_h) <= 0) continue;
     RangeRowsView rv;
     rv.chart_x0 = fr.g.ChartX0();
     rv.chart_w = fr.g.ChartW();
@@ -262,14 +209,37 @@ void DrawAllRangeRows(GanttFrame& fr) {
     rv.mouse = ImGui::GetIO().MousePos;
     rv.hovered = fr.hovered;
     if (const HostRange* r = DrawRangeRows(fr.dl, fr.index.range_rows[lane], rv)) fr.range_under = r;
-    if (fr.hovered && rv.mouse.y >= rv.top && rv.mouse.y < fr.g.LaneY(static_cast<int>(lane) + 1))
+    if (fr.hovered && rv.mouse.y >= rv.top && rv.mouse.y < rv.top + RangeBlockHeight(fr.index, fr.view, lane, fr.g.range_h))
       fr.range_lane = static_cast<int>(lane);
   }
 }
 
+// What was drawn where, for tests and the screenshots' layout files: only what can be seen
+// (spans scrolled out of view are not on screen to check), and every row.
+void FillLayout(const GanttFrame& fr, ImVec2 visible_min, ImVec2 visible_max, ChartLayout& layout) {
+  layout = ChartLayout{};
+  float left = std::max(visible_min.x, fr.g.ChartX0());
+  for (const SpanRect& r : fr.drawn) {
+    float cx = (r.x0 + r.x1) * 0.5f;
+    if (r.y0 >= visible_min.y && r.y1 <= visible_max.y && cx >= left && cx <= visible_max.x) layout.spans.push_back(r);
+  }
+  for (const ChartRow& row : fr.g.rows) {
+    const char* kind = row.kind == ChartRow::kLane ? "lane" : row.kind == ChartRow::kGroupHeader ? "header" : "quiet";
+    bool stream = row.kind == ChartRow::kLane && fr.lanes[static_cast<size_t>(row.lane)].kind == LaneKind::kStream;
+    layout.rows.push_back({kind, row.lane, row.group, stream, row.y0, row.kind == ChartRow::kLane ? row.y0 + fr.g.lane_h : row.y1});
+  }
+  for (const TextRect& t : fr.texts)
+    if (t.y1 > visible_min.y && t.y0 < visible_max.y) layout.texts.push_back(t);
+  layout.x0 = visible_min.x;
+  layout.y0 = visible_min.y;
+  layout.x1 = visible_max.x;
+  layout.y1 = visible_max.y;
+  layout.label_x1 = fr.g.ChartX0();
+}
+
 }  // namespace
 
-int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vector<SpanRect>* layout) {
+int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, ChartLayout* layout) {
   const Trace& t = *in.trace;
   GanttIndex& index = view.index;
   GanttIndexOf(view, t);
@@ -277,7 +247,13 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   ApplyFitRequests(view, t, index.begin, index.end);
   // Replay: only what had happened by the cursor is drawn, clipped at it.
   const TimeNs cutoff = view.replay_until >= 0 ? view.replay_until : std::numeric_limits<TimeNs>::max();
+  if (view.folds.size() != index.groups.size()) view.folds.assign(index.groups.size(), GroupFold{});
+  int scroll_lane = UnfoldForScroll(view, index, t);
+  view.scroll_to_op = -1;
+  IndexHighlight(view, t);
   GanttFrame fr(in, view, cutoff, ExplainSlack(t), LayOut(in, view, index, size));
+  // In the chart's own scrolled region: the lane just under the pinned axis.
+  if (scroll_lane >= 0 && fr.g.Shown(scroll_lane)) ImGui::SetScrollY(std::max(0.0f, fr.g.LaneY(scroll_lane) - fr.g.origin.y - fr.g.axis_h - 8));
 
   ImGui::InvisibleButton("gantt", size, ImGuiButtonFlags_MouseButtonLeft);
   fr.hovered = in.interactive && ImGui::IsItemHovered();
@@ -287,29 +263,31 @@ int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, std::vec
   // Everything, labels too, stays inside the chart's region (and its scrolled view).
   fr.dl->PushClipRect(fr.g.origin, fr.br, true);
   const ImVec2 visible_min = fr.dl->GetClipRectMin(), visible_max = fr.dl->GetClipRectMax();
-  DrawLaneLabels(fr);
+  fr.visible_top = visible_min.y;
+  fr.visible_bottom = visible_max.y;
+  DrawRowLabels(fr);
   fr.dl->PushClipRect(ImVec2(fr.g.ChartX0(), fr.g.origin.y), fr.br, true);
   AxisTicks ticks = DrawAxisGrid(fr);
   if (view.show_idle) fr.idle_under = DrawIdleBands(fr.dl, fr.g, in.analysis->figures, fr.lanes, cutoff, fr.hovered);
   DrawAllRangeRows(fr);
-  for (size_t lane = 0; lane < fr.lanes.size(); ++lane) DrawLaneSpans(fr, lane);
+  for (size_t lane = 0; lane < fr.lanes.size(); ++lane) {
+    // Lanes folded away or scrolled out of view are laid out but not drawn.
+    if (!fr.g.Shown(static_cast<int>(lane))) continue;
+    float y = fr.g.LaneY(static_cast<int>(lane));
+    if (y + fr.g.lane_h < visible_min.y || y > visible_max.y) continue;
+    DrawLaneSpans(fr, lane);
+  }
   DrawSyncLines(fr);
   DrawExplanations(fr);
   DrawSmRows(fr);
+  bool row_clicked = HandleRowClick(fr);
   int clicked = HandleInteraction(fr);
+  if (row_clicked) clicked = -1;
   DrawAxisLabels(fr, ticks, visible_min.y);
   DrawStepMarks(fr, std::max(fr.g.origin.y, visible_min.y));
   fr.dl->PopClipRect();
   fr.dl->PopClipRect();
-  if (layout) {
-    // Only what can be seen: spans scrolled out of view are not on screen to check.
-    layout->clear();
-    float left = std::max(visible_min.x, fr.g.ChartX0());
-    for (const SpanRect& r : fr.drawn) {
-      float cx = (r.x0 + r.x1) * 0.5f;
-      if (r.y0 >= visible_min.y && r.y1 <= visible_max.y && cx >= left && cx <= visible_max.x) layout->push_back(r);
-    }
-  }
+  if (layout) FillLayout(fr, visible_min, visible_max, *layout);
   return clicked;
 }
 

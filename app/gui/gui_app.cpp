@@ -274,6 +274,12 @@ void GuiApp::ShowTrace(Trace trace, std::optional<Analysis> analysis, std::optio
     view_.fit_requested = false;
   }
   selected_finding_ = -1;
+  // A program's trace takes the window's width; the labs are one click away (the top bar).
+  if (trace_->scenario.recorded && trace_->lab.empty()) sidebar_shown_ = false;
+  if (options_.show_fix > 0 && program_verdict_) {
+    ShowFix(options_.show_fix - 1);
+    options_.show_fix = 0;
+  }
   if (!trace_->lab.empty() && lab_id_ != trace_->lab) {
     try {
       SelectLab(trace_->lab);
@@ -303,13 +309,16 @@ void GuiApp::Frame(ImVec2 display) {
   ApplyStyle();
   AdvanceReplay();
   if (options_.chart_only) return DrawChartOnly(display);
+  welcome_doors_.clear();  // drawn again below while the first screen shows
+  panels_ = PanelLayout{};
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(display);
   ImGui::Begin("StreamLab", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoBringToFrontOnFocus);
   DrawTopBar();
-  if (!presenting_) {  // presentation mode: the chart and the explanation only
+  if (open_picker_.Draw(ui_("open.heading"), ui_)) OpenTrace(open_picker_.chosen());
+  if (!presenting_ && sidebar_shown_) {  // presentation mode: the chart and the explanation only
     float sidebar = 250.0f;
     ImGui::BeginChild("sidebar", ImVec2(sidebar, 0), true);
     DrawSidebar(sidebar);
@@ -355,7 +364,26 @@ void GuiApp::Frame(ImVec2 display) {
 
 void GuiApp::DrawTopBar() {
   ImGui::TextUnformatted(ui_("app_title"));
-  ImGui::SameLine(0, 30);
+  ImGui::SameLine(0, 20);
+  if (!presenting_) {
+    // The three ways in, one click each from anywhere: the labs, a trace, a program to record.
+    if (ImGui::Button(sidebar_shown_ ? ui_("top.labs_hide") : ui_("top.labs"))) sidebar_shown_ = !sidebar_shown_;
+    ImGui::SameLine();
+    bool busy = worker_.Busy();
+    if (busy) ImGui::BeginDisabled();
+    if (ImGui::Button(ui_("top.open"))) open_picker_.Open(options_.open_trace);
+    ImGui::SameLine();
+    if (ImGui::Button(ui_("top.record"))) ImGui::OpenPopup("record_popup");
+    if (busy) ImGui::EndDisabled();
+    ImGui::SetNextWindowSize(ImVec2(36 * ImGui::GetFontSize(), 0));
+    if (ImGui::BeginPopup("record_popup")) {
+      ImGui::TextUnformatted(ui_("record.heading"));
+      DrawRecordForm();
+      if (worker_.Busy()) ImGui::CloseCurrentPopup();
+      ImGui::EndPopup();
+    }
+    ImGui::SameLine(0, 30);
+  }
   ImGui::SetNextItemWidth(120);
   const char* langs[] = {"English", "中文"};
   int current = lang_ == "zh" ? 1 : 0;
@@ -451,9 +479,6 @@ void GuiApp::DrawSidebar(float) {
     if (hovered) ImGui::SetTooltip("%s", lab.id.c_str());
   }
   if (open) ImGui::TreePop();
-  ImGui::Separator();
-  DrawOpenPanel();
-  DrawRecordPanel();
 }
 
 // [SECTION] lab page -----------------------------------------------------------------------
@@ -486,27 +511,26 @@ void GuiApp::DrawLabHeader() {
   if (!banner_.empty()) ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "%s", banner_.c_str());
   if (trace_) {
     bool imported = trace_->backend == "record" || trace_->backend == "kineto";
-    // A trace from elsewhere may name no device or date (older torch.profiler versions).
-    std::string device = trace_->device_name.empty() ? ui_("banner.unknown_device") : trace_->device_name;
-    std::string date = trace_->captured_at.empty() ? ui_("banner.unknown_date") : trace_->captured_at;
-    if (trace_->backend == BackendName(Backend::kSim))
-      ImGui::TextDisabled("%s", ui_.Fill("banner.sim_profile", {{"profile", trace_->profile}}).c_str());
-    else if (imported && !trace_->scenario.processes.empty())
-      ImGui::TextDisabled("%s", ui_.Fill("banner.processes", {{"backend", trace_->backend}, {"device", device},
-                                                              {"n", std::to_string(trace_->scenario.processes.size())},
-                                                              {"error", FormatDuration(trace_->clock_error)}})
-                                    .c_str());
-    else if (imported)
-      ImGui::TextDisabled("%s", ui_.Fill("banner.imported", {{"backend", trace_->backend}, {"device", device},
-                                                             {"date", date}})
-                                    .c_str());
-    else
-      ImGui::TextDisabled("%s", ui_.Fill("banner.trace", {{"backend", trace_->backend}, {"device", device},
-                                                          {"date", date},
-                                                          {"error", FormatDuration(trace_->clock_error)}})
-                                    .c_str());
-    DrawTraceNotes(imported);
+    std::string line = TraceBanner(imported);
+    // A program's answer first; what the trace holds folds into one line under it.
+    if (program_verdict_) DrawVerdictPanel();
+    DrawTraceNotes(imported, line);
   }
+}
+
+// Where the trace comes from, in one line.
+std::string GuiApp::TraceBanner(bool imported) const {
+  // A trace from elsewhere may name no device or date (older torch.profiler versions).
+  std::string device = trace_->device_name.empty() ? ui_("banner.unknown_device") : trace_->device_name;
+  std::string date = trace_->captured_at.empty() ? ui_("banner.unknown_date") : trace_->captured_at;
+  if (trace_->backend == BackendName(Backend::kSim)) return ui_.Fill("banner.sim_profile", {{"profile", ProfileLabel(trace_->profile)}});
+  if (imported && !trace_->scenario.processes.empty())
+    return ui_.Fill("banner.processes", {{"backend", trace_->backend}, {"device", device},
+                                         {"n", std::to_string(trace_->scenario.processes.size())},
+                                         {"error", FormatDuration(trace_->clock_error)}});
+  if (imported) return ui_.Fill("banner.imported", {{"backend", trace_->backend}, {"device", device}, {"date", date}});
+  return ui_.Fill("banner.trace", {{"backend", trace_->backend}, {"device", device}, {"date", date},
+                                   {"error", FormatDuration(trace_->clock_error)}});
 }
 
 void GuiApp::DrawRunControls() {
@@ -572,8 +596,12 @@ void GuiApp::DrawTimeline() {
     ImGui::SameLine();
     DrawExport();
   }
-  float findings_h = std::max(140.0f, ImGui::GetContentRegionAvail().y * 0.32f);
-  ImVec2 visible(ImGui::GetContentRegionAvail().x, std::max(120.0f, ImGui::GetContentRegionAvail().y - findings_h));
+  // A lab's findings take a third under the chart; a program's open from one line there.
+  const bool program = program_verdict_.has_value();
+  const float avail_y = ImGui::GetContentRegionAvail().y;
+  float strip_h = program ? ImGui::GetFrameHeightWithSpacing() : 0.0f;
+  float findings_h = !program ? std::max(140.0f, avail_y * 0.32f) : verdict_panel_.findings_open ? std::max(160.0f, avail_y * 0.35f) : 0.0f;
+  ImVec2 visible(ImGui::GetContentRegionAvail().x, std::max(120.0f, avail_y - findings_h - strip_h));
   // Many lanes scroll vertically inside the chart's own region; the wheel zooms.
   ImVec2 chart(visible.x - ImGui::GetStyle().ScrollbarSize, std::max(visible.y, GanttContentHeight(*trace_, view_, 1.0f)));
   ImGui::BeginChild("chart", visible, false, ImGuiWindowFlags_NoScrollWithMouse);
@@ -588,7 +616,8 @@ void GuiApp::DrawTimeline() {
     view_.highlight = {clicked};
     selected_finding_ = -1;
   }
-  DrawFindings(findings_h);
+  if (program) DrawProgramFindings(findings_h);
+  else DrawFindings(findings_h);
 }
 
 }  // namespace streamlab

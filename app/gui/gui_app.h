@@ -60,6 +60,7 @@ struct GuiOptions {
   std::string compare_per;       // the step range's name for compare_file (empty: ProfilerStep#N if both have it)
   std::string browse;            // show the file picker at this folder (a screenshot of it)
   std::string browse_pick;       // ... then pick this file in it (relative to the folder) and open it
+  int show_fix = 0;              // with --open: click the verdict's fix N once the trace is shown (1-based)
 };
 
 class GuiApp {
@@ -70,7 +71,12 @@ class GuiApp {
   bool Settled() const;
   bool HasError() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
-  const std::vector<SpanRect>& layout() const { return layout_; }
+  const ChartLayout& layout() const { return layout_; }
+  // Where the answer panel went and the height its lines need (-1: none shown).
+  struct PanelLayout {
+    float verdict_y0 = -1, verdict_y1 = -1, verdict_needed = 0;
+  };
+  const PanelLayout& panels() const { return panels_; }
   const std::string& tooltip() const { return view_.tooltip; }
   const Trace* trace() const { return trace_ ? &*trace_ : nullptr; }
   // The verdict on a number or choice prediction and the analyzer's reason ("" if none).
@@ -79,6 +85,8 @@ class GuiApp {
   std::string ExerciseReport() const;
   // The compare view's lines for two traces of one program ("" if none is shown).
   std::string ProgramCompareReport() const;
+  // The verdict's fix last clicked: its number, the ops highlighted, the window shown ("" if none).
+  std::string FixReport() const;
   // The file picker shown: its folder and what it lists ("" when none is shown).
   std::string PickerReport();
   // The doors the first screen drew in the last frame ("labs, open a trace, record a program");
@@ -141,11 +149,10 @@ class GuiApp {
   bool TakeComparePart(Trace trace, Analysis analysis);
   // `verdict`: a program's, worked out (with its simulated savings) off the frame by the worker.
   void ShowTrace(Trace trace, std::optional<Analysis> analysis = std::nullopt, std::optional<ProgramVerdict> verdict = std::nullopt);
-  // "Record a program" (gui_record.cpp): a command line run under `streamlab-cli record`.
-  void DrawRecordPanel();
-  void DrawRecordForm();  // the panel's body, also on the first screen
-  void DrawOpenPanel();  // gui_open.cpp
-  void DrawOpenForm();
+  // "Record a program" (gui_record.cpp): a command line run under `streamlab-cli record`; its
+  // form is in the top bar's popup and on the first screen.
+  void DrawRecordForm();
+  void DrawOpenForm();  // gui_open.cpp
   // gui_welcome.cpp: the first screen, with the labs, "Open a trace" and "Record a program".
   void DrawWelcome();
   void DrawLabDoor();
@@ -155,10 +162,20 @@ class GuiApp {
   void DrawTopBar();
   void DrawSidebar(float width);
   void DrawLabHeader();
-  void DrawTraceNotes(bool imported);  // gui_trace_notes.cpp
+  // gui_trace_notes.cpp: where the trace comes from and its notes, folded into one line.
+  void DrawTraceNotes(bool imported, const std::string& banner);
+  std::string TraceBanner(bool imported) const;
+  // A simulator profile's name in the UI's language ("(simulated, GPU-FACTS profile)").
+  std::string ProfileLabel(const std::string& name) const;
   void DrawRunControls();
   void DrawTimeline();
   void DrawFindings(float height);
+  // gui_verdict.cpp: a program's answer on top; a fix clicked shows its calls in the chart.
+  void DrawVerdictPanel();
+  void ShowFix(int index);
+  void RenderGroupNotes();
+  // Under a program's chart: its findings behind one line (the verdict above says what matters).
+  void DrawProgramFindings(float open_height);
   void ApplyPredictedAnswer(const std::string& answer);
   void CheckPrediction();
   void DrawAnswerForm();
@@ -200,10 +217,23 @@ class GuiApp {
   std::optional<Trace> trace_;
   void PrepareVerdict(std::optional<ProgramVerdict> worked_out);
   std::optional<ProgramVerdict> program_verdict_;  // a recorded or imported program's answer first
+  // The answer panel (gui_verdict.cpp): the verdict's lines in the current language, their height
+  // at a wrap width (measured again only when it changes), the fix last clicked; and whether the
+  // findings under the chart are open.
+  struct VerdictPanel {
+    std::vector<std::string> lines;
+    std::string lang;
+    float wrap = -1, height = 0;
+    int selected_fix = -1;
+    bool findings_open = false;
+  };
+  VerdictPanel verdict_panel_;
+  bool sidebar_shown_ = true;  // the lab list; folded away while a program's trace is shown
   Analysis analysis_;
   std::vector<FindingGroup> finding_groups_;  // of analysis_, prompt starts left out
   GanttViewState view_;
-  std::vector<SpanRect> layout_;
+  ChartLayout layout_;
+  PanelLayout panels_;
   std::vector<std::string> welcome_doors_;  // drawn by DrawWelcome this frame
   // trace_'s notes in the current language, and their height at a wrap width: rendered once per
   // trace and language (reset where either changes), measured again only when the width changes.

@@ -1,12 +1,11 @@
-// The findings panel under the chart: the figures, then the findings about the selected
-// span, then the groups of findings by severity. A long group (more than three alike, as
+// The findings panel under the chart: the whole run's figures, then the findings about the
+// selected span, then the groups of findings by severity (a program's verdict is above the chart,
+// gui_verdict.cpp; its findings open from one line under it). A long group (more than three alike, as
 // in a recorded program of thousands of ops) shows its header and its three largest, and
 // opens into the rest, drawn with a clipper so only the visible lines are rendered.
 #include <imgui.h>
 
 #include "app/gui/gui_app.h"
-#include "engine/account/step_account.h"
-#include "engine/report/verdict_text.h"
 
 namespace streamlab {
 namespace {
@@ -45,30 +44,10 @@ void GuiApp::DrawFinding(int i) {
   ImGui::PopID();
 }
 
-// A recorded or imported program's verdict, and its steps marked on the chart's axis.
-void GuiApp::PrepareVerdict(std::optional<ProgramVerdict> worked_out) {
-  program_verdict_.reset();
-  if (!trace_->scenario.recorded) return;
-  program_verdict_ = worked_out ? std::move(*worked_out) : VerdictOf(*trace_, analysis_, AccountOf(*trace_));
-  if (!program_verdict_->found()) return;
-  for (const ProgramStep& s : program_verdict_->lead().steps.steps) view_.step_marks.push_back(s.begin);
-  view_.first_steady = static_cast<size_t>(program_verdict_->lead().steps.warmup);
-}
-
 void GuiApp::DrawFindings(float height) {
   ImGui::BeginChild("findings", ImVec2(0, height), true);
   ImGui::TextUnformatted(ui_("findings"));
   ImGui::PushTextWrapPos(0);
-  // A program's verdict first, as explain prints it: what bounds its step, the fixes by cost.
-  if (program_verdict_) {
-    std::vector<std::string> lines = RenderVerdict(texts_, *trace_, *program_verdict_);
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (i == 0) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.4f, 1.0f));
-      ImGui::TextUnformatted(lines[i].c_str());
-      if (i == 0) ImGui::PopStyleColor();
-    }
-    ImGui::Separator();
-  }
   if (analysis_.summarised_only) ImGui::TextDisabled("%s", texts_.RenderSummarised(*trace_).c_str());
   ImGui::TextDisabled("%s", texts_.RenderFigures(*trace_, analysis_.figures).c_str());
   // During a replay, only what has happened by the cursor is explained.
@@ -113,6 +92,14 @@ void GuiApp::DrawFindings(float height) {
   }
   ImGui::PopTextWrapPos();
   ImGui::EndChild();
+}
+
+void GuiApp::DrawProgramFindings(float open_height) {
+  VerdictPanel& p = verdict_panel_;
+  std::string heading = ui_.Fill("findings.program", {{"n", std::to_string(analysis_.findings.size())}}) + "###program_findings";
+  ImGui::SetNextItemOpen(p.findings_open);
+  p.findings_open = ImGui::CollapsingHeader(heading.c_str());
+  if (p.findings_open) DrawFindings(open_height);
 }
 
 }  // namespace streamlab

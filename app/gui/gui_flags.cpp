@@ -60,6 +60,7 @@ void AddFlags(CLI::App& app, GuiArgs& a, RawFlags& raw) {
   app.add_option("--exercise", o.exercise, "Open this lab's exercise");
   app.add_option("--sandbox-script", o.sandbox_script, "Open the sandbox and apply these edits");
   app.add_flag("--show-sms", o.show_sms, "Start with the per-SM rows shown");
+  app.add_option("--show-fix", o.show_fix, "With --open: click the verdict's fix N once the trace is shown")->check(CLI::Range(1, 20));
   app.add_flag("--chart-only", o.chart_only, "Draw only the chart (slide export)");
   app.add_option("--screenshot", a.screenshot, "Render headless, write this PNG (and its layout JSON), exit");
   app.add_option("--size", raw.size, "Window size WxH");
@@ -104,6 +105,7 @@ void CheckTogether(const CLI::App& app, const GuiArgs& a) {
   const GuiOptions& o = a.options;
   if (!o.compare.empty() && o.lab.empty()) Fail(app, "--compare needs --lab");
   if (a.bench_frames && o.open_trace.empty()) Fail(app, "--bench-frames needs --open FILE");
+  if (o.show_fix > 0 && o.open_trace.empty()) Fail(app, "--show-fix needs --open FILE");
   if (!o.compare_file.empty() && o.open_trace.empty()) Fail(app, "--compare-file needs --open FILE (the trace before the change)");
   if (!o.browse_pick.empty() && o.browse.empty()) Fail(app, "--browse-pick needs --browse DIR");
   if (o.record_delay >= 0 && o.record_command.empty()) Fail(app, "--record-delay needs --record COMMAND");

@@ -1,4 +1,4 @@
-// "Open a trace": the sidebar panel that opens a trace file picked in the GUI's file picker
+// "Open a trace": the top bar's button and the first screen's form open a trace file picked in the GUI's file picker
 // (app/gui/file_picker.h) - a recording, a raw recorder log, a torch.profiler trace or a saved
 // lab trace - as --open does, and the compare view's "Browse..." for the second trace.
 #include <imgui.h>
@@ -24,12 +24,6 @@ void GuiApp::OpenTrace(const std::string& path) {
   request.open = path;
   opening_ = true;
   Submit(std::move(request));
-}
-
-void GuiApp::DrawOpenPanel() {
-  if (!options_.browse.empty()) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
-  if (ImGui::CollapsingHeader(ui_("open.heading"))) DrawOpenForm();
-  if (open_picker_.Draw(ui_("open.heading"), ui_)) OpenTrace(open_picker_.chosen());
 }
 
 void GuiApp::DrawOpenForm() {

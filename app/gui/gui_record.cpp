@@ -1,4 +1,4 @@
-// "Record a program": the sidebar panel where a student types the command that runs their
+// "Record a program": the form (in the top bar's popup and on the first screen) where a student types the command that runs their
 // own program (python3 train.py ...), and if they want only a window of time of it (record
 // --delay, --duration); it runs under `streamlab-cli record` in a child process on the worker
 // thread, and the recording opens like a lab's trace (chart, findings).
@@ -66,11 +66,6 @@ void GuiApp::StartRecording(const std::string& command) {
   Submit(std::move(request));
 }
 
-void GuiApp::DrawRecordPanel() {
-  if (!options_.record_command.empty()) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
-  if (ImGui::CollapsingHeader(ui_("record.heading"))) DrawRecordForm();
-}
-
 void GuiApp::DrawRecordForm() {
   ImGui::PushID("record_form");  // drawn in the sidebar and on the first screen
   ImGui::TextWrapped("%s", ui_("record.hint"));
@@ -88,10 +83,6 @@ void GuiApp::DrawRecordForm() {
   if (busy) ImGui::BeginDisabled();
   if ((ImGui::Button(ui_("record.button")) || enter) && !busy) StartRecording(record_command_);
   if (busy) ImGui::EndDisabled();
-  if (busy) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", ui_.Fill("record.running", {{"seconds", std::to_string(static_cast<int>(worker_.ElapsedSeconds()))}}).c_str());
-  }
   ImGui::PopID();
 }
 

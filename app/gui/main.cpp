@@ -94,9 +94,12 @@ void PrintScreenshotReports(GuiApp& app, const GuiArgs& args, int w, int h) {
   std::string doors = app.FirstScreenReport();
   if (!doors.empty()) std::printf("first screen: %s\n", doors.c_str());
   if (!app.trace()) return;
-  WriteLayout(args.screenshot + ".layout.json", *app.trace(), app.layout(), w, h);
+  const float verdict[3] = {app.panels().verdict_y0, app.panels().verdict_y1, app.panels().verdict_needed};
+  WriteLayout(args.screenshot + ".layout.json", *app.trace(), app.layout(), verdict, w, h);
   std::printf("run to chart: %.1f ms\n", app.run_seconds() * 1e3);
   if (!app.tooltip().empty()) std::printf("tooltip: %s\n", app.tooltip().c_str());
+  std::string fix = app.FixReport();
+  if (!fix.empty()) std::printf("%s\n", fix.c_str());
   std::string report = app.PredictionReport();
   if (!report.empty()) std::printf("prediction: %s\n", report.c_str());
   report = app.ExerciseReport();

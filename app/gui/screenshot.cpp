@@ -21,10 +21,10 @@ bool WriteScreenshot(const std::string& path, int width, int height) {
   return stbi_write_png(path.c_str(), width, height, 4, flipped.data(), static_cast<int>(row)) != 0;
 }
 
-void WriteLayout(const std::string& path, const Trace& trace, const std::vector<SpanRect>& spans, int width,
+void WriteLayout(const std::string& path, const Trace& trace, const ChartLayout& chart, const float verdict[3], int width,
                  int height) {
   Json list = Json::array();
-  for (const SpanRect& r : spans) {
+  for (const SpanRect& r : chart.spans) {
     list.push_back({{"op", r.op},
                     {"name", DisplayName(trace.scenario, r.op)},
                     {"lane", r.lane},
@@ -34,7 +34,16 @@ void WriteLayout(const std::string& path, const Trace& trace, const std::vector<
                     {"y1", r.y1},
                     {"color", {r.color & 0xff, (r.color >> 8) & 0xff, (r.color >> 16) & 0xff}}});
   }
-  SaveJsonFile(Json{{"width", width}, {"height", height}, {"spans", list}}, path);
+  Json rows = Json::array();
+  for (const RowRect& r : chart.rows)
+    rows.push_back({{"kind", r.kind}, {"lane", r.lane}, {"group", r.group}, {"stream", r.stream}, {"y0", r.y0}, {"y1", r.y1}});
+  Json texts = Json::array();
+  for (const TextRect& t : chart.texts)
+    texts.push_back({{"kind", t.kind}, {"text", t.text}, {"x0", t.x0}, {"y0", t.y0}, {"x1", t.x1}, {"y1", t.y1}});
+  Json out{{"width", width}, {"height", height}, {"spans", list}, {"rows", rows}, {"texts", texts},
+           {"chart", {{"x0", chart.x0}, {"y0", chart.y0}, {"x1", chart.x1}, {"y1", chart.y1}, {"label_x1", chart.label_x1}}}};
+  if (verdict[0] >= 0) out["verdict"] = {{"y0", verdict[0]}, {"y1", verdict[1]}, {"needed", verdict[2]}};
+  SaveJsonFile(out, path);
 }
 
 }  // namespace streamlab

@@ -2,8 +2,11 @@
 // was drawn has its colour at its centre in the PNG, kernel spans are as wide as their
 // durations say (relative to each other), and, for the legacy-stall lab, the three kernels
 // are one after another with nothing of one lane's colour under another lane's kernel.
-//   check_screenshot out.png [--expect-serial k1,k2,k3] [--expect-absent k4,...]
-// (--expect-absent: spans that must not be drawn, e.g. work a replay has not reached yet)
+//   check_screenshot out.png [--expect-serial k1,k2,k3] [--expect-absent k4,...] [--expect-layout program|texts]
+// (--expect-absent: spans that must not be drawn, e.g. work a replay has not reached yet;
+// --expect-layout texts: no label of the chart is cut at its column or drawn over another;
+// program: that, and a program's answer panel above the chart, as tall as its lines, and every
+// GPU stream's lane - each rank's - on screen without scrolling)
 #include <stb_image.h>
 
 #include <cmath>
@@ -11,6 +14,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "engine/util/json_reader.h"
 
@@ -23,6 +27,61 @@ void Check(bool ok, const std::string& what) {
   if (!ok) ++failures;
 }
 
+bool Overlap(const streamlab::Json& a, const streamlab::Json& b) {
+  auto f = [](const streamlab::Json& j, const char* k) { return j[k].get<float>(); };
+  return f(a, "x0") < f(b, "x1") - 0.5f && f(b, "x0") < f(a, "x1") - 0.5f && f(a, "y0") < f(b, "y1") - 0.5f &&
+         f(b, "y0") < f(a, "y1") - 0.5f;
+}
+
+// The chart's labels: each inside its column (lane labels left of the chart, axis and step labels
+// inside it), none drawn over another of the label column or of the axis.
+void CheckTexts(const streamlab::Json& layout) {
+  const streamlab::Json& chart = layout["chart"];
+  float label_x1 = chart["label_x1"], x1 = chart["x1"];
+  std::vector<streamlab::Json> column, axis;
+  int cut = 0;
+  for (const streamlab::Json& t : layout["texts"]) {
+    std::string kind = t["kind"];
+    float tx0 = t["x0"], tx1 = t["x1"];
+    bool in_column = kind == "lane" || kind == "flags" || kind == "quiet";
+    if (in_column) column.push_back(t);
+    if (kind == "axis" || kind == "step") axis.push_back(t);
+    bool fits = in_column ? tx1 <= label_x1 + 1 : kind == "header" ? tx1 <= x1 + 1 : tx0 >= label_x1 - 1 && tx1 <= x1 + 1;
+    if (!fits) {
+      ++cut;
+      std::printf("  cut: %s \"%s\" (%.0f..%.0f)\n", kind.c_str(), t["text"].get<std::string>().c_str(), tx0, tx1);
+    }
+  }
+  Check(cut == 0, "no label runs out of its column (" + std::to_string(layout["texts"].size()) + " labels)");
+  int over = 0;
+  for (const auto* list : {&column, &axis})
+    for (size_t i = 0; i < list->size(); ++i)
+      for (size_t j = i + 1; j < list->size(); ++j)
+        if (Overlap((*list)[i], (*list)[j])) {
+          ++over;
+          std::printf("  overlap: \"%s\" and \"%s\"\n", (*list)[i]["text"].get<std::string>().c_str(),
+                      (*list)[j]["text"].get<std::string>().c_str());
+        }
+  Check(over == 0, "no label is drawn over another");
+}
+
+// A program's answer on top, whole, and every GPU stream's lane on screen.
+void CheckProgram(const streamlab::Json& layout) {
+  Check(layout.contains("verdict"), "the verdict panel is drawn");
+  if (!layout.contains("verdict")) return;
+  const streamlab::Json& v = layout["verdict"];
+  const streamlab::Json& chart = layout["chart"];
+  Check(v["y1"].get<float>() <= chart["y0"].get<float>(), "the verdict is above the chart");
+  Check(v["needed"].get<float>() <= v["y1"].get<float>() - v["y0"].get<float>() + 1, "the verdict panel is as tall as its lines");
+  int streams = 0, off = 0;
+  for (const streamlab::Json& r : layout["rows"]) {
+    if (!r["stream"].get<bool>()) continue;
+    ++streams;
+    if (r["y0"].get<float>() < chart["y0"].get<float>() || r["y1"].get<float>() > chart["y1"].get<float>()) ++off;
+  }
+  Check(streams > 0 && off == 0, std::to_string(streams - off) + " of " + std::to_string(streams) + " GPU stream lanes on screen");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -32,8 +91,10 @@ int main(int argc, char** argv) {
   }
   std::string png = argv[1];
   std::vector<std::string> serial, absent;
+  std::string expect_layout;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
+    if (flag == "--expect-layout") expect_layout = argv[i + 1];
     std::vector<std::string>* list = flag == "--expect-serial" ? &serial : flag == "--expect-absent" ? &absent : nullptr;
     if (!list) continue;
     std::stringstream ss(argv[i + 1]);
@@ -71,7 +132,10 @@ int main(int argc, char** argv) {
     Check(coloured, "span " + s["name"].get<std::string>() + " has its colour where the trace puts it");
     kernels[s["name"]] = s;
   }
-  Check(spans > 0, "at least one GPU span was drawn");
+  // (A whole program's run seen at once may show only density bars.)
+  if (expect_layout != "program") Check(spans > 0, "at least one GPU span was drawn");
+  if (expect_layout == "program" || expect_layout == "texts") CheckTexts(layout);
+  if (expect_layout == "program") CheckProgram(layout);
   for (size_t i = 0; i + 1 < serial.size(); ++i) {
     const streamlab::Json& a = kernels[serial[i]];
     const streamlab::Json& b = kernels[serial[i + 1]];
