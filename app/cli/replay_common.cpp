@@ -24,7 +24,7 @@ ReplaySession OpenReplaySession(const std::string& path, const std::string& prof
   // steady steps) stand for the loop, as explain's predictions do (replay_window.h).
   if (s.trace.ops.size() > Analysis::kMaxExplainedOps && s.steps.found()) {
     size_t ops = s.trace.ops.size();
-    StepWindow window = WindowOfSteps(s.trace, s.steps, 32);
+    StepWindow window = FirstStepsWindow(s.trace, s.steps, 32);
     if (!window.whole) {
       s.window_note = "replaying the first " + std::to_string(window.steps.steps.size()) + " of the recording's " +
                       std::to_string(s.steps.steps.size()) + " steps (" + std::to_string(window.trace.ops.size()) + " of " +

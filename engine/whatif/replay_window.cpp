@@ -1,5 +1,5 @@
-// A recording's first steps as a trace of their own (replay_window.h): the calls made from the
-// first step's begin to the begin of the step after the window, each graph launch with its nodes,
+// A run of a recording's steps as a trace of its own (replay_window.h): the calls made from the
+// window's first step's begin to the begin of the step after the window, each graph launch with its nodes,
 // the ranges around them, and every reference between ops renumbered (references out of the
 // window are dropped: an event recorded before it orders nothing inside it).
 #include "engine/whatif/replay_window.h"
@@ -34,26 +34,27 @@ Trace ShellOf(const Trace& t) {
   return out;
 }
 
-}  // namespace
-
-StepWindow WindowOfSteps(const Trace& t, const StepSplit& s, int steady) {
+StepWindow WholeRecording(const Trace& t, const StepSplit& s) {
   StepWindow w;
-  const int last = s.warmup + steady;  // the step after the window: it times the window's last one
-  if (!s.found() || last + 1 >= static_cast<int>(s.steps.size())) {
-    w.trace = t;
-    w.steps = s;
-    w.op_of.resize(t.ops.size());
-    for (size_t i = 0; i < w.op_of.size(); ++i) w.op_of[i] = static_cast<int>(i);
-    return w;
-  }
+  w.trace = t;
+  w.steps = s;
+  w.op_of.resize(t.ops.size());
+  for (size_t i = 0; i < w.op_of.size(); ++i) w.op_of[i] = static_cast<int>(i);
+  return w;
+}
+
+// Steps [first, last] and the step after them (which times the last one) as a trace; the first
+// `lead` of them are not counted as steady (the window's warm-up).
+StepWindow WindowOfSteps(const Trace& t, const StepSplit& s, int first, int last, int lead) {
+  StepWindow w;
   w.whole = false;
-  const TimeNs from = s.steps.front().begin, to = s.steps[last + 1].begin;
+  const ProgramStep &head = s.steps[first], &after = s.steps[last + 1];
   const Scenario& sc = t.scenario;
   w.op_of.assign(t.ops.size(), -1);
   // A step's first op may be submitted just before its range begins (its anchor): the calls from
   // the first step's first op on, up to the step after the window's first op.
-  TimeNs begin = std::min(from, s.steps.front().first_op >= 0 ? t.ops[s.steps.front().first_op].submit : from);
-  TimeNs end = std::min(to, s.steps[last + 1].first_op >= 0 ? t.ops[s.steps[last + 1].first_op].submit : to);
+  TimeNs begin = std::min(head.begin, head.first_op >= 0 ? t.ops[head.first_op].submit : head.begin);
+  TimeNs end = std::min(after.begin, after.first_op >= 0 ? t.ops[after.first_op].submit : after.begin);
   w.trace = ShellOf(t);
   int n = 0;
   for (size_t i = 0; i < t.ops.size(); ++i) {
@@ -75,13 +76,33 @@ StepWindow WindowOfSteps(const Trace& t, const StepSplit& s, int steady) {
   for (const HostRange& r : t.ranges)
     if (r.end >= begin && r.begin < end) w.trace.ranges.push_back(r);
   w.steps = s;
-  w.steps.steps.assign(s.steps.begin(), s.steps.begin() + last + 1);
+  w.steps.steps.assign(s.steps.begin() + first, s.steps.begin() + last + 2);
   for (ProgramStep& step : w.steps.steps) step.first_op = step.first_op >= 0 ? w.op_of[step.first_op] : -1;
+  for (int k = 0; k < lead; ++k) w.steps.steps[k].steady = false;
   w.steps.steps.back().open_end = true;
-  w.steps.steady = last + 1 - s.warmup;
+  w.steps.warmup = lead;
+  w.steps.steady = last + 1 - first - lead;
   w.steps.run_begin = TraceBegin(w.trace);
   w.steps.run_end = TraceEnd(w.trace);
   return w;
+}
+
+}  // namespace
+
+StepWindow FirstStepsWindow(const Trace& t, const StepSplit& s, int steady) {
+  const int last = s.warmup + steady - 1;
+  if (!s.found() || last + 2 >= static_cast<int>(s.steps.size())) return WholeRecording(t, s);
+  return WindowOfSteps(t, s, 0, last, s.warmup);
+}
+
+StepWindow MiddleStepsWindow(const Trace& t, const StepSplit& s, int steady) {
+  const int count = static_cast<int>(s.steps.size());
+  // The steps from the lead-in to the step that times the last: steady + 2 of the loop's steps,
+  // centred in its steady ones (those after the warm-up, the last one open).
+  const int room = count - s.warmup;
+  if (!s.found() || room < steady + 3) return WholeRecording(t, s);
+  const int first = s.warmup + (room - (steady + 2)) / 2;
+  return WindowOfSteps(t, s, first, first + steady, 1);
 }
 
 }  // namespace streamlab

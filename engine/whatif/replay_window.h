@@ -1,7 +1,9 @@
 // The steps a prediction replays: a long loop's steady steps are alike, so what a fix saves a
-// step is found on a few of them, not on every op of the run again. The window is the loop's
-// first steps (its warm-up, and the steady steps after it) as a trace of its own, with its steps
-// and a map from the recording's ops to the window's; `explain` replays its fixes on it.
+// step is found on a few of them, not on every op of the run again. A window is a run of the
+// loop's steps as a trace of its own, with its steps and a map from the recording's ops to the
+// window's. `explain` replays its fixes on steps from the middle of the loop (its first steady
+// steps are often still slower than the rest: caches, allocator, clocks), and the warm-up on the
+// loop's first steps.
 #pragma once
 
 #include <vector>
@@ -25,6 +27,11 @@ struct StepWindow {
 
 // The recording's steps up to the warm-up and `steady` steady steps (and the step after them, which
 // times the last one), or the whole recording when it has no more steps than that.
-StepWindow WindowOfSteps(const Trace& recorded, const StepSplit& steps, int steady = kReplayedSteadySteps);
+StepWindow FirstStepsWindow(const Trace& recorded, const StepSplit& steps, int steady = kReplayedSteadySteps);
+
+// `steady` steady steps from the middle of the loop's steady ones, after one step that leads them
+// in (a replay begins with idle streams: the step before the window fills them as the recording
+// had them), and the step after them; the whole recording when it has too few steps for that.
+StepWindow MiddleStepsWindow(const Trace& recorded, const StepSplit& steps, int steady = kReplayedSteadySteps);
 
 }  // namespace streamlab

@@ -88,11 +88,29 @@ VerdictFix InWindow(const VerdictFix& fix, const StepWindow& w) {
   return out;
 }
 
+// The warm-up's saving, replayed on the loop's first steps.
+void SimulateWarmUpWindow(const Trace& recorded, Verdict& v) {
+  StepWindow window = FirstStepsWindow(recorded, v.steps);
+  const Trace& measured = window.trace;
+  DeviceProfile profile = ProfileForRecording(measured);
+  std::vector<int> anchors = StepAnchors(measured, window.steps);
+  CallPlaces places(measured, anchors);
+  Replay replay = LeanReplay(measured, profile);
+  Trace as_recorded = SimulateRecorded(replay.profile, replay.scenario, false);
+  SimulateWarmUp(measured, window.steps, v, profile, anchors, places, ReplayedLeadIn(window.steps, anchors, replay, as_recorded));
+}
+
 void SimulateEach(const Trace& recorded, Verdict& v, size_t count) {
-  bool warmup = WarmUpSteps(v) != v.startup.end();
-  if (v.fixes.empty() && !warmup) return;  // nothing to simulate: no replay
-  // A long loop's steady steps are alike: its first ones say what a fix saves a step.
-  StepWindow window = WindowOfSteps(recorded, v.steps);
+  if (WarmUpSteps(v) != v.startup.end()) {
+    try {
+      SimulateWarmUpWindow(recorded, v);
+    } catch (const std::exception&) {
+      // a replay the simulator cannot finish: the warm-up keeps its measured figure alone
+    }
+  }
+  if (v.fixes.empty()) return;
+  // A long loop's steady steps are alike: a few from its middle say what a fix saves a step.
+  StepWindow window = MiddleStepsWindow(recorded, v.steps);
   const Trace& measured = window.trace;
   const StepSplit& steps = window.steps;
   DeviceProfile profile = ProfileForRecording(measured);
@@ -101,9 +119,7 @@ void SimulateEach(const Trace& recorded, Verdict& v, size_t count) {
   TimeNs before = 0;
   {
     Replay replay = LeanReplay(measured, profile);
-    Trace as_recorded = SimulateRecorded(replay.profile, replay.scenario, false);
-    before = ReplayedStep(measured, steps, anchors, replay, as_recorded);
-    if (warmup) SimulateWarmUp(measured, steps, v, profile, anchors, places, ReplayedLeadIn(steps, anchors, replay, as_recorded));
+    before = ReplayedStep(measured, steps, anchors, replay, SimulateRecorded(replay.profile, replay.scenario, false));
   }
   if (before <= 0) return;
   for (size_t i = 0; i < v.fixes.size() && i < count; ++i) {
