@@ -24,10 +24,24 @@ inline constexpr Palette kNormalPalette{IM_COL32(24, 26, 30, 255), IM_COL32(32, 
                                  IM_COL32(225, 228, 232, 255), IM_COL32(150, 155, 165, 255)};
 inline constexpr Palette kHighContrastPalette{IM_COL32(0, 0, 0, 255), IM_COL32(22, 22, 22, 255), IM_COL32(120, 120, 120, 255),
                                        IM_COL32(255, 255, 255, 255), IM_COL32(225, 225, 225, 255)};
+// Span colours by kind (OpColor), and the GPU-idle shading by cause (IdleCause's order).
+inline constexpr ImU32 kKernelColor = IM_COL32(70, 130, 200, 255);
+inline constexpr ImU32 kMemsetColor = IM_COL32(155, 105, 210, 255);
+inline constexpr ImU32 kPeerCopyColor = IM_COL32(40, 180, 180, 255);
+inline constexpr ImU32 kCollectiveColor = IM_COL32(215, 80, 120, 255);
+inline constexpr ImU32 kH2DColor = IM_COL32(70, 175, 95, 255);
+inline constexpr ImU32 kD2HColor = IM_COL32(230, 145, 50, 255);
+inline constexpr ImU32 kD2DColor = IM_COL32(200, 180, 60, 255);
+inline constexpr ImU32 kHostWorkColor = IM_COL32(110, 110, 160, 200);
+inline constexpr ImU32 kStepColor = IM_COL32(170, 140, 255, 170);
+inline constexpr ImU32 kIdleColor[kIdleCauseCount] = {
+    IM_COL32(230, 90, 90, 45),   IM_COL32(230, 150, 60, 45),  IM_COL32(200, 200, 90, 40),
+    IM_COL32(120, 200, 120, 45), IM_COL32(90, 170, 230, 45),  IM_COL32(160, 120, 230, 45),
+    IM_COL32(200, 120, 200, 45), IM_COL32(150, 150, 150, 30), IM_COL32(100, 100, 100, 25),
+    IM_COL32(120, 120, 120, 40)};
 inline constexpr ImU32 kHostCall = IM_COL32(120, 125, 135, 255);
 inline constexpr ImU32 kHostBlocked = IM_COL32(200, 70, 70, 150);
 inline constexpr ImU32 kHostBlockedSolid = IM_COL32(200, 70, 70, 255);  // a density bar's (its alpha is the density)
-inline constexpr ImU32 kMerged = IM_COL32(130, 130, 130, 255);
 inline constexpr ImU32 kMarker = IM_COL32(235, 235, 235, 255);
 inline constexpr ImU32 kHighlight = IM_COL32(255, 215, 0, 255);
 inline constexpr ImU32 kSelected = IM_COL32(255, 255, 255, 255);

@@ -71,7 +71,10 @@ int HandleInteraction(GanttFrame& fr) {
   if (!fr.hovered) return clicked;
   GanttHover hover;
   hover.span = under;
-  hover.idle = under ? nullptr : fr.idle_under;
+  if (fr.hovered && !under)
+    for (const MergedRun& m : fr.merged)
+      if (io.MousePos.x >= m.x0 - 1 && io.MousePos.x <= m.x1 + 1 && io.MousePos.y >= m.y0 && io.MousePos.y <= m.y1) hover.merged = &m;
+  hover.idle = under || hover.merged ? nullptr : fr.idle_under;
   hover.at = fr.g.T(io.MousePos.x);
   hover.range = under ? nullptr : fr.range_under;
   // Over a host lane's own row or its range rows (where no range is, or one too small to

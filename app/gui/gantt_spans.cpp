@@ -66,7 +66,9 @@ size_t DrawMergedRun(GanttFrame& fr, size_t lane, size_t i, float x0, float y0, 
     if (mx1 - x0 > ImGui::CalcTextSize(label.c_str()).x + 4)
       fr.dl->AddText(ImVec2(x0 + 2, y0 + 1), IM_COL32(20, 20, 20, 255), label.c_str());
   }
-  fr.merged.push_back({static_cast<int>(lane), i, j, x0, y0, mx1, y1});
+  // One thin span is itself (its hover gives its times), not a bar.
+  if (count == 1) fr.drawn.push_back({op, host_lane ? 0 : static_cast<int>(lane), x0, y0, mx1, y1, col});
+  else fr.merged.push_back({static_cast<int>(lane), i, j, x0, y0, mx1, y1});
   return j;
 }
 
@@ -74,7 +76,7 @@ size_t DrawMergedRun(GanttFrame& fr, size_t lane, size_t i, float x0, float y0, 
 void DrawHostSpan(GanttFrame& fr, int op, float x0, float x1, float y0, float y1) {
   const Op& o = fr.s.ops[op];
   bool blocked = HostCallTime(fr.t.ops[op]) > fr.slack && o.kind != OpKind::kHostWork;
-  ImU32 col = blocked ? kHostBlocked : (o.kind == OpKind::kHostWork ? IM_COL32(110, 110, 160, 200) : kHostCall);
+  ImU32 col = blocked ? kHostBlocked : (o.kind == OpKind::kHostWork ? kHostWorkColor : kHostCall);
   fr.dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), col);
   if (fr.view.highlight.count(op)) fr.dl->AddRect(ImVec2(x0 - 1, y0 - 1), ImVec2(x1 + 1, y1 + 1), kHighlight, 0, 0, 3.0f);
   if (fr.view.selected_op == op) fr.dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), kSelected, 0, 0, 2.0f);
@@ -152,6 +154,7 @@ void DrawSyncLines(GanttFrame& fr) {
     // Each group's rows, top to bottom.
     std::vector<std::pair<float, float>> span(fr.index.groups.size(), {1e9f, -1e9f});
     for (const ChartRow& row : g.rows) {
+      if (row.kind == ChartRow::kGroupHeader) continue;  // the header's words stay clear
       auto& [top, bottom] = span[static_cast<size_t>(row.group)];
       top = std::min(top, row.y0);
       bottom = std::max(bottom, row.y1);
@@ -193,16 +196,20 @@ void DrawStepMarks(GanttFrame& fr, float axis_y) {
   size_t every_line = EveryNth(px, 4.0f), every_label = EveryNth(px, label_w + 16.0f);
   float band_y = axis_y + g.axis_h - g.step_band - 2;
   auto first = static_cast<size_t>(std::lower_bound(marks.begin(), marks.end(), g.begin) - marks.begin());
+  float label_end = -1e9f;  // steps are not evenly spaced: a label never starts on the previous one
   for (size_t k = first; k < marks.size() && marks[k] <= g.end && marks[k] <= fr.cutoff; ++k) {
-    bool numbered = (k + 1) % every_label == 0 || every_label == 1;
+    float x = g.X(marks[k]);
+    bool numbered = ((k + 1) % every_label == 0 || every_label == 1) && x + 2 >= label_end + 4;
     if ((k + 1) % every_line != 0 && every_line > 1 && !numbered) continue;
     bool warm = k < fr.view.first_steady;
-    ImU32 color = warm ? IM_COL32(150, 120, 200, 110) : IM_COL32(170, 140, 255, 170);
-    float x = g.X(marks[k]);
-    fr.dl->AddLine(ImVec2(x, band_y), ImVec2(x, fr.br.y), color, 1.0f);
+    ImU32 color = warm ? IM_COL32(150, 120, 200, 110) : kStepColor;
+    // Only a numbered line rises into the label band, so no line runs through a neighbour's label.
+    fr.dl->AddLine(ImVec2(x, numbered ? band_y : band_y + g.step_band), ImVec2(x, fr.br.y), color, 1.0f);
     std::string label = "#" + std::to_string(k + 1);
-    if (numbered && x + 2 + label_w <= fr.br.x)
+    if (numbered && x + 2 + label_w <= fr.br.x) {
+      label_end = x + 2 + ImGui::GetFont()->CalcTextSizeA(small, 1e9f, 0, label.c_str()).x;
       AddLabel(fr, small, ImVec2(x + 2, band_y + 1), IM_COL32(190, 170, 255, 230), label, "step");
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 // where no range says it, where the host came back to CUDA, in the thread's calls.
 #include "app/gui/gantt_tooltip.h"
 
+#include "app/gui/gantt_frame.h"
 #include "app/gui/ui_text.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/program_sites.h"
@@ -71,11 +72,55 @@ void SpanLines(const GanttInputs& in, const GanttIndex& index, const SpanRect& s
   HostPlaceLines(in, index, s.ops[span.op].thread, r.submit, out);
 }
 
+// What a density bar holds, by class of call or op, with each class's time; its busy share; and
+// that zooming in shows them one by one.
+void MergedLines(const GanttInputs& in, const GanttIndex& index, const MergedRun& run, std::vector<std::string>& out) {
+  const Trace& t = *in.trace;
+  const UiText& ui = *in.ui;
+  auto lane = static_cast<size_t>(run.lane);
+  bool host = index.lanes[lane].kind == LaneKind::kHost;
+  enum Class { kSyncs, kLaunches, kCopies, kAllocs, kOther, kKernels, kMemsets, kCollectives, kMarkers, kClasses };
+  static const char* const kKeys[kClasses] = {"bar.syncs", "bar.launches", "bar.copies", "bar.allocs", "bar.other",
+                                              "bar.kernels", "bar.memsets", "bar.collectives", "bar.markers"};
+  size_t count[kClasses] = {};
+  TimeNs time[kClasses] = {};
+  for (size_t i = run.first; i < run.end; ++i) {
+    auto op = static_cast<size_t>(index.lane_ops[lane][i]);
+    const OpRecord& r = t.ops[op];
+    Class c = kOther;
+    switch (t.scenario.ops[op].kind) {
+      case OpKind::kSyncDevice: case OpKind::kSyncStream: case OpKind::kSyncEvent: c = kSyncs; break;
+      case OpKind::kKernel: case OpKind::kGraphLaunch: c = host ? kLaunches : kKernels; break;
+      case OpKind::kMemcpy: case OpKind::kPeerCopy: c = kCopies; break;
+      case OpKind::kMemset: c = host ? kLaunches : kMemsets; break;
+      case OpKind::kCollective: c = host ? kLaunches : kCollectives; break;
+      case OpKind::kMalloc: case OpKind::kFree: case OpKind::kMallocHost: c = kAllocs; break;
+      case OpKind::kRecord: case OpKind::kWaitEvent: case OpKind::kWaitStream: c = host ? kLaunches : kMarkers; break;
+      default: break;
+    }
+    ++count[c];
+    time[c] += host ? r.ret - r.submit : r.end - r.start;
+  }
+  std::string list;
+  for (int c = 0; c < kClasses; ++c)
+    if (count[c] > 0)
+      list += (list.empty() ? "" : ", ") + ui.Fill(kKeys[c], {{"n", std::to_string(count[c])}, {"time", FormatDuration(time[c])}});
+  TimeNs from = index.lane_starts[lane][run.first], to = index.lane_ends[lane][run.end - 1];
+  TimeNs busy = index.lane_busy[lane][run.end] - index.lane_busy[lane][run.first];
+  out.push_back(ui.Fill(host ? "tip.bar.calls" : "tip.bar.ops", {{"n", std::to_string(run.end - run.first)}, {"list", list}}));
+  out.push_back(ui.Fill("tip.bar.busy", {{"busy", FormatDuration(busy)}, {"span", FormatDuration(to - from)},
+                                          {"share", FormatPercent(to > from ? static_cast<double>(busy) / static_cast<double>(to - from) : 1.0)}}));
+  out.push_back(kSeparator);
+  out.push_back(ui("tip.bar.zoom"));
+}
+
 std::vector<std::string> TooltipLines(const GanttInputs& in, const GanttIndex& index, const GanttHover& hover) {
   std::vector<std::string> out;
   const Scenario& s = in.trace->scenario;
   if (hover.span) {
     SpanLines(in, index, *hover.span, out);
+  } else if (hover.merged) {
+    MergedLines(in, index, *hover.merged, out);
   } else if (hover.idle) {
     const IdleGap& g = *hover.idle;
     out.push_back(in.texts->Fill(std::string("idle.part.") + ToString(g.cause),

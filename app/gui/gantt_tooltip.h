@@ -1,6 +1,7 @@
-// What the chart says under the mouse: a span's times and the finding about it, an idle
-// interval's cause, and where the host was at that moment, from the trace's ranges (Python
-// frames, PyTorch ops, NVTX ranges) when it holds any.
+// What the chart says under the mouse: a span's times and the finding about it, what a density
+// bar holds ("37 syncs (12.3 ms), 120 launches (3.4 ms)"), an idle interval's cause, and where
+// the host was at that moment, from the trace's ranges (Python frames, PyTorch ops, NVTX ranges)
+// when it holds any.
 #pragma once
 
 #include <string>
@@ -9,8 +10,11 @@
 
 namespace streamlab {
 
+struct MergedRun;
+
 struct GanttHover {
   const SpanRect* span = nullptr;  // the span under the mouse
+  const MergedRun* merged = nullptr;  // else the density bar under it
   const IdleGap* idle = nullptr;   // else the idle interval under it
   const HostRange* range = nullptr;  // else the range under it (in a host lane's range rows)
   int host_thread = -1;            // else the host lane's thread under it

@@ -47,16 +47,16 @@ std::string Rel(TimeNs t, TimeNs origin, TimeNs step) { return FormatTick(t - or
 ImU32 OpColor(const Scenario& s, int index) {
   const Op& op = s.ops[index];
   switch (op.kind) {
-    case OpKind::kKernel: return IM_COL32(70, 130, 200, 255);
-    case OpKind::kMemset: return IM_COL32(155, 105, 210, 255);
-    case OpKind::kPeerCopy: return IM_COL32(40, 180, 180, 255);
-    case OpKind::kCollective: return IM_COL32(215, 80, 120, 255);
+    case OpKind::kKernel: return kKernelColor;
+    case OpKind::kMemset: return kMemsetColor;
+    case OpKind::kPeerCopy: return kPeerCopyColor;
+    case OpKind::kCollective: return kCollectiveColor;
     case OpKind::kMemcpy: {
       bool src_host = s.buffers[op.src].kind != MemoryKind::kDevice;
       bool dst_host = s.buffers[op.dst].kind != MemoryKind::kDevice;
-      if (src_host && !dst_host) return IM_COL32(70, 175, 95, 255);   // H2D
-      if (!src_host && dst_host) return IM_COL32(230, 145, 50, 255);  // D2H
-      return IM_COL32(200, 180, 60, 255);                             // D2D
+      if (src_host && !dst_host) return kH2DColor;
+      if (!src_host && dst_host) return kD2HColor;
+      return kD2DColor;
     }
     default: return kMarker;
   }
@@ -90,11 +90,6 @@ namespace {
 // by cause; returns the gap under the mouse, if any. Gaps under a pixel wide are skipped.
 const IdleGap* DrawIdleBands(ImDrawList* dl, const Geometry& g, const Figures& fig, const std::vector<Lane>& lanes,
                              TimeNs cutoff, bool hovered) {
-  static const ImU32 kIdleColor[kIdleCauseCount] = {
-      IM_COL32(230, 90, 90, 45),   IM_COL32(230, 150, 60, 45),  IM_COL32(200, 200, 90, 40),
-      IM_COL32(120, 200, 120, 45), IM_COL32(90, 170, 230, 45),  IM_COL32(160, 120, 230, 45),
-      IM_COL32(200, 120, 200, 45), IM_COL32(150, 150, 150, 30), IM_COL32(100, 100, 100, 25),
-      IM_COL32(120, 120, 120, 40)};
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const IdleGap* under = nullptr;
   for (const IdleGap& gap : fig.idle_gaps) {
@@ -235,6 +230,11 @@ void FillLayout(const GanttFrame& fr, ImVec2 visible_min, ImVec2 visible_max, Ch
   layout.x1 = visible_max.x;
   layout.y1 = visible_max.y;
   layout.label_x1 = fr.g.ChartX0();
+  layout.chart_x0 = fr.g.ChartX0();
+  layout.chart_w = fr.g.ChartW();
+  layout.range_h = fr.g.range_h;
+  layout.begin = fr.g.begin;
+  layout.end = fr.g.end;
 }
 
 }  // namespace

@@ -138,6 +138,8 @@ struct ChartLayout {
   std::vector<TextRect> texts;  // those on screen
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // the chart's part on screen
   float label_x1 = 0;                    // the lane labels' column ends here
+  float chart_x0 = 0, chart_w = 1, range_h = 0;  // time <-> x: begin at chart_x0, end chart_w further
+  TimeNs begin = 0, end = 0;
 };
 
 struct GanttInputs {
@@ -153,6 +155,11 @@ struct GanttInputs {
 // Draws the chart into a region of `size` at the cursor. Returns the op clicked this
 // frame (or -1). Fills `layout` when it is not null.
 int DrawGantt(const GanttInputs& in, GanttViewState& view, ImVec2 size, ChartLayout* layout);
+
+// The legend: a swatch and a word for each colour the chart can draw for this trace (the kinds of
+// span it holds, host calls that held the host, GPU idle by cause, steps, density bars), wrapped
+// to the width at the cursor (gantt_legend.cpp).
+void DrawGanttLegend(const GanttInputs& in, GanttViewState& view);
 
 // The chart's per-trace index, built on first use and kept in the view state (a frame
 // then costs about the number of pixels, not the number of spans).

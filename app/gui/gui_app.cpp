@@ -2,10 +2,9 @@
 // [SECTION] state changes: language, lab selection, runs, traces
 // [SECTION] frame layout: top bar, sidebar (lab browser), main area (lab page, tabs)
 // [SECTION] lab page: texts, parameters, variants, backend, Run/Cancel
-// [SECTION] timeline tab: chart + findings
-// Compare, predict-then-reveal, presentation/replay, the sandbox and export live in
-// gui_compare.cpp, gui_predict.cpp, gui_present.cpp, sandbox_view.cpp and gui_export.cpp; the
-// code tab in gui_code.cpp.
+// The timeline tab (chart + findings) lives in gui_timeline.cpp; compare, predict-then-reveal,
+// presentation/replay, the sandbox and export in gui_compare.cpp, gui_predict.cpp,
+// gui_present.cpp, sandbox_view.cpp and gui_export.cpp; the code tab in gui_code.cpp.
 #include "app/gui/gui_app.h"
 
 #include <algorithm>
@@ -570,54 +569,6 @@ void GuiApp::DrawRunControls() {
     ImGui::SameLine();
     if (ImGui::Checkbox(ui_("predict.first"), &predict_first_)) ResetPrediction();
   }
-}
-
-// [SECTION] timeline tab --------------------------------------------------------------------
-
-void GuiApp::DrawTimeline() {
-  if (predict_first_ && !trace_ && mode_ == Mode::kLab) return DrawPrediction();
-  if (!trace_) return;
-  view_.axis_origin = -1;  // the compare view may have set its own
-  if (verdict_ || answer_verdict_ || !answer_error_.empty()) DrawPredictionVerdict();
-  if (ImGui::Button(ui_("fit"))) view_.fit_requested = true;
-  ImGui::SameLine();
-  ImGui::Checkbox(ui_("show_sms"), &view_.show_sms);
-  ImGui::SameLine();
-  ImGui::Checkbox(ui_("show_arrows"), &view_.show_arrows);
-  ImGui::SameLine();
-  ImGui::Checkbox(ui_("show_idle"), &view_.show_idle);
-  if (!trace_->ranges.empty()) {
-    ImGui::SameLine();
-    ImGui::Checkbox(ui_("show_ranges"), &view_.show_ranges);
-  }
-  ImGui::SameLine();
-  DrawReplayControls();
-  if (!presenting_) {
-    ImGui::SameLine();
-    DrawExport();
-  }
-  // A lab's findings take a third under the chart; a program's open from one line there.
-  const bool program = program_verdict_.has_value();
-  const float avail_y = ImGui::GetContentRegionAvail().y;
-  float strip_h = program ? ImGui::GetFrameHeightWithSpacing() : 0.0f;
-  float findings_h = !program ? std::max(140.0f, avail_y * 0.32f) : verdict_panel_.findings_open ? std::max(160.0f, avail_y * 0.35f) : 0.0f;
-  ImVec2 visible(ImGui::GetContentRegionAvail().x, std::max(120.0f, avail_y - findings_h - strip_h));
-  // Many lanes scroll vertically inside the chart's own region; the wheel zooms.
-  ImVec2 chart(visible.x - ImGui::GetStyle().ScrollbarSize, std::max(visible.y, GanttContentHeight(*trace_, view_, 1.0f)));
-  ImGui::BeginChild("chart", visible, false, ImGuiWindowFlags_NoScrollWithMouse);
-  auto [begin, end] = GanttExtent(view_, *trace_);
-  view_.replay_until = replay_pos_ < 1.0 ? begin + static_cast<TimeNs>(replay_pos_ * static_cast<double>(end - begin)) : -1;
-  bool hover = !options_.headless || options_.hover_x >= 0;  // (a screenshot of a tooltip)
-  GanttInputs in{&*trace_, &analysis_, &texts_, &ui_, presenting_ ? 1.4f : 1.0f, hover, presenting_};
-  int clicked = DrawGantt(in, view_, chart, &layout_);
-  ImGui::EndChild();
-  if (clicked >= 0) {
-    view_.selected_op = clicked;
-    view_.highlight = {clicked};
-    selected_finding_ = -1;
-  }
-  if (program) DrawProgramFindings(findings_h);
-  else DrawFindings(findings_h);
 }
 
 }  // namespace streamlab

@@ -44,6 +44,10 @@ struct GuiOptions {
   bool present = false;          // start in presentation mode
   double replay_at = -1;         // freeze a replay at this fraction of the run (screenshots)
   float hover_x = -1, hover_y = -1;  // a screenshot with the mouse here: the chart's tooltip shown
+  // ... or at this time (ms from the trace's start) on this lane (LanesOf's order), in its own row
+  // (-1) or its k-th row of ranges: a place in the trace, wherever the layout puts it.
+  double hover_ms = -1;
+  int hover_lane = -1, hover_row = -1;
   double view_from_ms = -1, view_to_ms = -1;  // open the chart on this window (ms from the trace's start)
   bool chart_only = false;       // draw only the chart (slide export)
   std::string sandbox_script;    // open the sandbox and apply these edits (one per line)
@@ -72,6 +76,8 @@ class GuiApp {
   bool HasError() const { return !error_.empty(); }
   const std::string& error() const { return error_; }
   const ChartLayout& layout() const { return layout_; }
+  // Where --hover-chart's place was drawn in the last frame (false: not drawn yet).
+  bool HoverPoint(ImVec2* at) const;
   // Where the answer panel went and the height its lines need (-1: none shown).
   struct PanelLayout {
     float verdict_y0 = -1, verdict_y1 = -1, verdict_needed = 0;

@@ -31,7 +31,7 @@ std::vector<std::string> SplitCommas(const std::string& list) {
 
 struct RawFlags {
   std::vector<std::string> params;
-  std::string predict_order, hover, view, size, bench_spans;
+  std::string predict_order, hover, hover_chart, view, size, bench_spans;
   std::string backend = "auto";
 };
 
@@ -65,6 +65,7 @@ void AddFlags(CLI::App& app, GuiArgs& a, RawFlags& raw) {
   app.add_option("--screenshot", a.screenshot, "Render headless, write this PNG (and its layout JSON), exit");
   app.add_option("--size", raw.size, "Window size WxH");
   app.add_option("--hover", raw.hover, "With --screenshot: the mouse at X,Y (pixels)");
+  app.add_option("--hover-chart", raw.hover_chart, "With --screenshot: the mouse at MS,LANE[,ROW] (ms from the trace's start, a lane, its k-th row of ranges)");
   app.add_option("--view", raw.view, "Open the chart on FROM,TO (ms from the trace's start)");
   app.add_option("--bench-spans", raw.bench_spans, "CPU frame time with an N-span trace, then M... (N[,M...])");
   app.add_option("--bench-max-ratio", a.bench_max_ratio, "Exit 1 when the last frame time exceeds R times the first");
@@ -87,6 +88,10 @@ void ReadShapedFlags(const CLI::App& app, GuiArgs& a, const RawFlags& raw) {
   if (!raw.hover.empty() &&
       (std::sscanf(raw.hover.c_str(), "%f,%f", &o.hover_x, &o.hover_y) != 2 || o.hover_x < 0 || o.hover_y < 0))
     Fail(app, "--hover expects X,Y in pixels, e.g. 700,400");
+  if (!raw.hover_chart.empty()) {
+    int n = std::sscanf(raw.hover_chart.c_str(), "%lf,%d,%d", &o.hover_ms, &o.hover_lane, &o.hover_row);
+    if (n < 2 || o.hover_ms < 0 || o.hover_lane < 0) Fail(app, "--hover-chart expects MS,LANE[,ROW], e.g. 50,0 or 24,0,1");
+  }
   if (!raw.view.empty() && (std::sscanf(raw.view.c_str(), "%lf,%lf", &o.view_from_ms, &o.view_to_ms) != 2 ||
                             o.view_from_ms < 0 || o.view_to_ms <= o.view_from_ms))
     Fail(app, "--view expects FROM,TO in milliseconds from the trace's start, FROM < TO, e.g. 20,30");
@@ -95,7 +100,7 @@ void ReadShapedFlags(const CLI::App& app, GuiArgs& a, const RawFlags& raw) {
     Fail(app, "--size expects WxH, e.g. 1280x800");
   for (const std::string& n : raw.bench_spans.empty() ? std::vector<std::string>{} : SplitCommas(raw.bench_spans)) {
     long count = std::atol(n.c_str());
-    if (count <= 0 || count > 5'000'000) Fail(app, "--bench-spans takes counts from 1 to 5000000, comma-separated");
+    if (count <= 0 || count > 20'000'000) Fail(app, "--bench-spans takes counts from 1 to 20000000, comma-separated");
     a.bench_spans.push_back(count);
   }
 }

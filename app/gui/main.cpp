@@ -146,6 +146,7 @@ int RunFrames(GLFWwindow* window, GuiApp& app, const GuiArgs& args) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     if (args.options.hover_x >= 0) ImGui::GetIO().MousePos = ImVec2(args.options.hover_x, args.options.hover_y);
+    if (ImVec2 at; app.HoverPoint(&at)) ImGui::GetIO().MousePos = at;
     ImGui::NewFrame();
     int w = 0, h = 0;
     glfwGetFramebufferSize(window, &w, &h);
