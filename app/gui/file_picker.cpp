@@ -55,6 +55,8 @@ void FilePicker::Enter(const std::string& dir) {
   try {
     std::thread([reading, folder = dir_] {
       DirListing listing = ListDirectory(folder, kTraceSuffixes);
+      // The layout a --screenshot writes beside its PNG (NAME.png.layout.json) is not a trace.
+      std::erase_if(listing.entries, [](const DirEntry& e) { return !e.folder && e.name.ends_with(".layout.json"); });
       std::lock_guard<std::mutex> lock(reading->mutex);
       reading->listing = std::move(listing);
       reading->done = true;
