@@ -199,7 +199,7 @@ void GuiApp::PollRun() {
   run_seconds_ = result->seconds;
   if (result->opened) {
     if (!result->ok) {  // a file of a compare that cannot be read drops its partner
-      error_ = result->error;
+      error_ = result->cancelled ? ui_("open.cancelled") : result->error;
       opening_ = comparing_ = false;
       queue_.clear();
       return;
@@ -330,10 +330,17 @@ void GuiApp::Frame(ImVec2 display) {
   } else if (lab_id_.empty() && !trace_) {
     // Also where a recording's progress and errors show: it has no lab header.
     std::string seconds = std::to_string(static_cast<int>(worker_.ElapsedSeconds()));
-    if (worker_.Busy() && opening_)
-      ImGui::TextDisabled("%s", ui_.Fill("open.running", {{"file", options_.open_trace}, {"seconds", seconds}}).c_str());
-    else if (worker_.Busy()) ImGui::TextDisabled("%s", ui_.Fill("record.running", {{"seconds", seconds}}).c_str());
-    else if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+    if (worker_.Busy()) {
+      // Which stage it is in (reading the file or running the program, then explaining), and a
+      // Cancel that takes effect when that stage ends.
+      const char* key = worker_.Stage() == RunStage::kExplaining ? (opening_ ? "open.explaining" : "record.explaining")
+                        : opening_                               ? "open.reading"
+                                                                 : "record.running";
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextDisabled("%s", ui_.Fill(key, {{"file", options_.open_trace}, {"seconds", seconds}}).c_str());
+      ImGui::SameLine();
+      if (ImGui::SmallButton(ui_("cancel"))) worker_.Cancel();
+    } else if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
     DrawWelcome();
   } else {
     DrawLabHeader();

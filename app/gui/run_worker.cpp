@@ -16,6 +16,19 @@
 #include "labs/catalogue.h"
 
 namespace streamlab {
+namespace {
+
+// A run cancelled between stages: nothing of it is shown.
+RunResult Cancelled(RunResult result) {
+  result.ok = false;
+  result.cancelled = true;
+  result.error = "cancelled";
+  result.trace = Trace{};
+  return result;
+}
+
+}  // namespace
+
 RunWorker::~RunWorker() {
   cancel_ = true;
   Join();
@@ -34,6 +47,7 @@ void RunWorker::Start(RunRequest request) {
   Join();
   busy_ = true;
   cancel_ = false;
+  stage_ = request.open.empty() ? RunStage::kRunning : RunStage::kReading;
   started_ = std::chrono::steady_clock::now();
   thread_ = std::thread([this, request = std::move(request)] {
     RunResult result;
@@ -41,8 +55,11 @@ void RunWorker::Start(RunRequest request) {
       if (!request.open.empty()) {
         result.opened = true;
         result.trace = LoadTraceFile(request.open);
+        if (cancel_) return Finish(Cancelled(std::move(result)));
         // The explain pipeline, as `explain` runs it: analysis, account, verdict, replays.
+        stage_ = RunStage::kExplaining;
         Explanation explained = ExplainProgram(result.trace, {kVerdictFixes});
+        if (cancel_) return Finish(Cancelled(std::move(result)));
         result.analysis = std::move(explained.analysis);
         if (result.trace.scenario.recorded) result.verdict = std::move(explained.verdict);
         result.ok = true;
@@ -55,6 +72,7 @@ void RunWorker::Start(RunRequest request) {
         if (child.trace.ops.empty())
           throw std::runtime_error(child.error.empty() ? "the recording failed" : child.error);
         result.trace = std::move(child.trace);
+        stage_ = RunStage::kExplaining;
         Explanation explained = ExplainProgram(result.trace, {kVerdictFixes});
         result.analysis = std::move(explained.analysis);
         if (result.trace.scenario.recorded) result.verdict = std::move(explained.verdict);

@@ -34,6 +34,10 @@ struct RunRequest {
   std::string open;                  // --open: read this trace file (a recording, a torch.profiler trace)
 };
 
+// Where a run is, for its progress line: opening a file is read, then explained; a recording
+// runs the program, then is explained. Cancel takes effect between stages.
+enum class RunStage { kRunning, kReading, kExplaining };
+
 struct RunResult {
   bool ok = false;
   std::string error;
@@ -44,6 +48,7 @@ struct RunResult {
   std::optional<ProgramVerdict> verdict;
   double seconds = 0;  // from Start to the result
   bool opened = false;  // the result of an `open` request
+  bool cancelled = false;
 };
 
 class RunWorker {
@@ -56,6 +61,7 @@ class RunWorker {
   void Start(RunRequest request);
   void Cancel() { cancel_ = true; }
   bool Busy() const { return busy_; }
+  RunStage Stage() const { return stage_; }
   double ElapsedSeconds() const;
   // The finished run, once; empty while running or when nothing finished.
   std::optional<RunResult> TakeResult();
@@ -68,6 +74,7 @@ class RunWorker {
   std::thread thread_;
   std::atomic<bool> busy_{false};
   std::atomic<bool> cancel_{false};
+  std::atomic<RunStage> stage_{RunStage::kRunning};
   std::chrono::steady_clock::time_point started_;
   std::mutex mutex_;
   std::optional<RunResult> result_;
