@@ -5,6 +5,8 @@
 // (torch 2.11, Python 3.12) with `streamlab-cli record --raw-dir`.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "engine/analysis/program_sites.h"
 #include "engine/ingest/python_traceback.h"
 #include "engine/ingest/open_trace.h"
+#include "engine/ingest/recording.h"
 #include "engine/trace/trace_json.h"
 #include "tests/test_util.h"
 
@@ -127,6 +130,93 @@ TEST(PythonTraceback, ACrashedProgramKeepsItsStacks) {
   bool framed = false;
   for (const HostRange& r : t.ranges) framed |= r.name.rfind("crash_midway.py:", 0) == 0;
   EXPECT_TRUE(framed);
+}
+
+// The sampler's stacks (STREAMLAB_RECORD_SAMPLE_US): samples taken while the main thread was
+// out of CUDA become frame ranges over that stretch, so the host's own work between calls is
+// placed at the function it was in, not only at the call it came back at. The samples are
+// added here to a real log (training_loop_stacks, whose stacks cover only the calls) inside
+// the longest stretch of host work in a step, as the sampler would write them.
+TEST(PythonTraceback, SampledStacksPlaceTheHostsOwnWork) {
+  std::ifstream file(testing::SourcePath("tests/fixtures/recorded/training_loop_stacks.raw.jsonl"));
+  std::stringstream log;
+  log << file.rdbuf();
+  uint64_t zero = 0;
+  Trace plain = TraceFromRecording(ParseRecording(log.str(), "plain"), &zero);
+  Analysis before = Analyze(plain);
+  const IdleGap* longest = nullptr;
+  for (const IdleGap& g : before.figures.idle_gaps) {
+    bool in_step = false;
+    for (const HostRange& r : plain.ranges) in_step |= r.name == "step" && r.begin < g.to && g.from < r.end;
+    bool main_thread = g.next >= 0 && plain.scenario.ops[g.next].thread == 0;  // the one sampled
+    if (g.cause == IdleCause::kHostWork && in_step && main_thread && (!longest || g.to - g.from > longest->to - longest->from)) longest = &g;
+  }
+  ASSERT_NE(longest, nullptr);
+  ASSERT_GT(longest->to - longest->from, Ms(2));
+  // The host made the batch in make_batch (lines the program does not have, to tell them apart) for most of the gap, then one sample in
+  // another function, and one sample taken inside the call that ended the gap (left out).
+  const uint64_t from = zero + static_cast<uint64_t>(longest->from), to = zero + static_cast<uint64_t>(longest->to);
+  uint64_t inside_call = 0;
+  for (const RecordedCall& c : ParseRecording(log.str(), "plain").calls)
+    if (c.thread == 0 && c.begin + 50'000 >= to && c.end > c.begin + 2) {
+      inside_call = c.begin + (c.end - c.begin) / 2;
+      break;
+    }
+  ASSERT_GT(inside_call, 0u);
+  std::string samples =
+      R"({"t":"python_stack","id":9001,"text":"Stack (most recent call first):\n  File \"/w/training_loop.py\", line 150 in make_batch\n  File \"/w/training_loop.py\", line 55 in <module>\n"})"
+      "\n"
+      R"({"t":"python_stack","id":9002,"text":"Stack (most recent call first):\n  File \"/w/training_loop.py\", line 161 in log_loss\n  File \"/w/training_loop.py\", line 162 in <module>\n"})"
+      "\n";
+  auto sample = [&](uint64_t at, int stack) {
+    samples += R"({"t":"py_sample","tid":0,"at":)" + std::to_string(at) + R"(,"py":)" + std::to_string(stack) + "}\n";
+  };
+  int taken = 0;
+  uint64_t at = from + 125'000;  // a sample every 250 us
+  for (; at + 375'000 < to; at += 250'000, ++taken) sample(at, 9001);
+  sample(at, 9002);
+  sample(inside_call, 9002);
+  samples += R"({"t":"python_samples","taken":)" + std::to_string(taken + 2) +
+             R"(,"reads":40,"cost_ns":90000,"period_us":250,"after_us":200,"faults":0,"stopped":0})" + "\n";
+  Trace t = TraceFromRecording(ParseRecording(log.str() + samples, "sampled"));
+  EXPECT_TRUE(HasNote(t, "python_samples"));
+  EXPECT_FALSE(HasNote(t, "python_samples_faulted"));
+  // A read that faulted was dropped and said; so many that sampling stopped, said so.
+  std::string faulted = samples, stopped = samples;
+  faulted.replace(faulted.find(R"("faults":0)"), 10, R"("faults":2)");
+  stopped.replace(stopped.find(R"("faults":0,"stopped":0)"), 22, R"("faults":16,"stopped":1)");
+  EXPECT_TRUE(HasNote(TraceFromRecording(ParseRecording(log.str() + faulted, "faulted")), "python_samples_faulted"));
+  EXPECT_TRUE(HasNote(TraceFromRecording(ParseRecording(log.str() + stopped, "stopped")), "python_samples_stopped"));
+
+  // Ranges of make_batch over the runs of its samples (split where the thread made a call in
+  // between), log_loss over one period; the sample inside the call made none.
+  TimeNs batch = 0;
+  int log_loss = 0;
+  for (const HostRange& r : t.ranges) {
+    if (r.name.rfind("training_loop.py:150", 0) == 0) {
+      batch += r.end - r.begin;
+      EXPECT_GE(r.begin, longest->from);
+      EXPECT_LE(r.end, longest->to);
+    }
+    log_loss += r.name.rfind("training_loop.py:161", 0) == 0;
+  }
+  EXPECT_GE(batch * 10, Us(250 * taken) * 8);
+  EXPECT_LE(batch, Us(250 * taken) + Us(250));
+  EXPECT_EQ(log_loss, 1);
+
+  // Where the host was in that gap, as the findings and the step's account tally it: in
+  // make_batch, where before only the line it came back to CUDA at was known.
+  Analysis a = Analyze(t);
+  RangeIndex index(t);
+  TimeNs looked = 0;
+  std::vector<HostPlace> places = IdlePlaces(t, a.figures, index, IdleCause::kHostWork, longest->from, longest->to, &looked);
+  ASSERT_FALSE(places.empty());
+  EXPECT_EQ(places.front().site.file, "training_loop.py");
+  EXPECT_EQ(places.front().site.function, "make_batch");
+  EXPECT_GE(places.front().time * 10, looked * 7);
+  RangeIndex plain_index(plain);
+  for (const HostPlace& p : IdlePlaces(plain, before.figures, plain_index, IdleCause::kHostWork, longest->from, longest->to, &looked))
+    EXPECT_LT(p.time * 10, looked * 3) << p.site.function;  // without samples, the gap was mostly nowhere
 }
 
 }  // namespace

@@ -70,9 +70,74 @@ std::vector<std::string> FramesOfTraceback(std::string_view text) {
   return frames;
 }
 
+namespace {
+
+using StackNames = std::map<uint32_t, std::vector<SharedName>>;
+
+void PushFrames(std::vector<RecordedMark>& marks, int thread, uint64_t from, uint64_t to, const std::vector<SharedName>& frames) {
+  for (const SharedName& name : frames) marks.push_back({thread, true, from, name, true});
+  for (size_t i = 0; i < frames.size(); ++i) marks.push_back({thread, false, to, SharedName(), true});
+}
+
+// The sampler's period: as it wrote it at exit, else (a run that crashed) the usual spacing of
+// consecutive samples.
+uint64_t SamplePeriodNs(const Recording& r) {
+  if (r.sampler.period_us > 0) return r.sampler.period_us * 1000;
+  std::vector<uint64_t> gaps;
+  for (size_t i = 1; i < r.python_samples.size(); ++i)
+    if (r.python_samples[i].at > r.python_samples[i - 1].at) gaps.push_back(r.python_samples[i].at - r.python_samples[i - 1].at);
+  if (gaps.empty()) return 1'000'000;
+  std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+  return gaps[gaps.size() / 2];
+}
+
+// Samples taken outside the thread's calls, as ranges of their stacks' frames: consecutive
+// samples at one stack with no call between them make one range, from half a period before the
+// first to half a period after the last, never into a call (so the ranges nest with the calls'
+// own and with NVTX ranges, whose pushes and pops are calls). A sample inside a call (read as
+// the thread entered it) is left out: the call has its own.
+void AddSampledSpans(const Recording& r, const StackNames& names, std::map<int, std::vector<RecordedMark>>& by_thread) {
+  if (r.python_samples.empty()) return;
+  const uint64_t period = SamplePeriodNs(r), half = period / 2;
+  std::map<int, std::vector<std::pair<uint64_t, uint64_t>>> calls;  // per thread: begin, end, by begin
+  for (const RecordedCall& c : r.calls) calls[c.thread].push_back({c.begin, c.end});
+  for (auto& [thread, spans] : calls) std::sort(spans.begin(), spans.end());
+  std::vector<Recording::PythonSample> samples = r.python_samples;
+  std::stable_sort(samples.begin(), samples.end(), [](const auto& a, const auto& b) {
+    return a.thread != b.thread ? a.thread < b.thread : a.at < b.at;
+  });
+  for (size_t i = 0; i < samples.size();) {
+    const Recording::PythonSample& first = samples[i];
+    const auto& spans = calls[first.thread];
+    // The calls around the sample: the last one begun at or before it, and the next one.
+    auto next = std::upper_bound(spans.begin(), spans.end(), std::make_pair(first.at, UINT64_MAX));
+    uint64_t after_call = next == spans.begin() ? 0 : std::prev(next)->second;
+    uint64_t before_call = next == spans.end() ? UINT64_MAX : next->first;
+    if (first.at < after_call) {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < samples.size() && samples[j].thread == first.thread && samples[j].stack == first.stack &&
+           samples[j].at < before_call && samples[j].at - samples[j - 1].at <= period + half)
+      ++j;
+    const Recording::PythonSample& last = samples[j - 1];
+    auto found = names.find(first.stack);
+    if (found != names.end()) {
+      // A nanosecond clear of the calls: marks at one time keep the order they were added in.
+      uint64_t from = std::max(after_call + 1, first.at > half ? first.at - half : 0);
+      uint64_t to = std::min(before_call - 1, last.at + half);
+      if (to > from) PushFrames(by_thread[first.thread], first.thread, from, to, found->second);
+    }
+    i = j;
+  }
+}
+
+}  // namespace
+
 void AddPythonStackMarks(Recording& r) {
   if (r.python_stacks.empty()) return;
-  std::map<uint32_t, std::vector<SharedName>> names;  // each stack's frames, named once
+  StackNames names;  // each stack's frames, named once
   NamePool pool;
   for (const auto& [id, frames] : r.python_stacks)
     for (const std::string& frame : frames) names[id].push_back(SharedName::Intern(pool, frame));
@@ -80,11 +145,9 @@ void AddPythonStackMarks(Recording& r) {
   for (RecordedMark& m : r.marks) by_thread[m.thread].push_back(std::move(m));
   for (const RecordedCall& c : r.calls) {
     auto found = c.python_stack ? names.find(c.python_stack) : names.end();
-    if (found == names.end()) continue;
-    std::vector<RecordedMark>& marks = by_thread[c.thread];
-    for (const SharedName& name : found->second) marks.push_back({c.thread, true, c.begin, name, true});
-    for (size_t i = 0; i < found->second.size(); ++i) marks.push_back({c.thread, false, c.end, SharedName(), true});
+    if (found != names.end()) PushFrames(by_thread[c.thread], c.thread, c.begin, c.end, found->second);
   }
+  AddSampledSpans(r, names, by_thread);
   r.marks.clear();
   for (auto& [thread, marks] : by_thread) {
     // A thread's calls are in time order, and its earlier marks too: one stable merge by time.

@@ -136,6 +136,19 @@ struct Recording {
   // how many calls got one, went without for the recorder's time budget, and what reading cost.
   std::map<uint32_t, std::vector<std::string>> python_stacks;
   uint64_t python_stacks_taken = 0, python_stacks_over_budget = 0, python_stack_cost_ns = 0;
+  // The main thread's stack sampled while it was outside CUDA (kernels/recorder/python_sampler.h),
+  // in the order taken, and the sampler's totals (written at exit; period 0 = no totals).
+  struct PythonSample {
+    int thread = 0;
+    uint64_t at = 0;
+    uint32_t stack = 0;
+  };
+  std::vector<PythonSample> python_samples;
+  struct SamplerTotals {
+    uint64_t taken = 0, reads = 0, cost_ns = 0, period_us = 0, after_us = 0;
+    uint64_t faults = 0;   // reads that faulted (dropped)
+    bool stopped = false;  // and sampling stopped for them
+  } sampler;
   std::map<int, long> os_thread;  // recorder thread index -> OS thread id
   uint64_t dropped = 0;           // activity records CUPTI dropped
   uint64_t untimed = 0;           // GPU records CUPTI could not time (start and end 0): left out

@@ -50,6 +50,14 @@ std::vector<TraceNote> PythonStackNotes(const Recording& r) {
   }
   if (r.python_stacks_over_budget > 0)
     notes.push_back(Note("python_stacks_budget", {{"n", std::to_string(r.python_stacks_over_budget)}}));
+  if (r.sampler.period_us > 0 && (r.sampler.taken > 0 || r.sampler.faults > 0)) {
+    notes.push_back(Note("python_samples", {{"n", std::to_string(r.sampler.taken)},
+                                            {"period", FormatDuration(static_cast<TimeNs>(r.sampler.period_us * 1000))},
+                                            {"after", FormatDuration(static_cast<TimeNs>(r.sampler.after_us * 1000))},
+                                            {"cost", FormatDuration(static_cast<TimeNs>(r.sampler.cost_ns))}}));
+  }
+  if (r.sampler.faults > 0)
+    notes.push_back(Note(r.sampler.stopped ? "python_samples_stopped" : "python_samples_faulted", {{"n", std::to_string(r.sampler.faults)}}));
   return notes;
 }
 

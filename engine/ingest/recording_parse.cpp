@@ -162,6 +162,14 @@ void ParseLine(const Json& json, const std::string& where, Recording& out, NameP
     out.python_stacks_taken = U64(r, "taken");
     out.python_stacks_over_budget = U64(r, "over_budget");
     out.python_stack_cost_ns = U64(r, "cost_ns");
+  } else if (type == "py_sample") {
+    out.python_samples.push_back({Small(r, "tid", 0, 1 << 20), U64(r, "at"), static_cast<uint32_t>(Small(r, "py", 1, INT32_MAX))});
+  } else if (type == "python_samples") {
+    Recording::SamplerTotals& t = out.sampler;
+    t.taken = U64(r, "taken"), t.reads = U64(r, "reads"), t.cost_ns = U64(r, "cost_ns");
+    t.period_us = U64(r, "period_us"), t.after_us = U64(r, "after_us");
+    t.faults = U64(r, "faults");
+    t.stopped = Small(r, "stopped", 0, 1) == 1;
   } else if (type == "dropped") {
     out.dropped = std::max(out.dropped, U64(r, "count"));
   } else {

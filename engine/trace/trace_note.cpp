@@ -37,6 +37,13 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                                  "names the program's function and the line that made the call. What reading them "
                                  "cost is not logged: the program did not exit normally"},
       {"python_stacks_budget", "{n} such calls have no Python stack: reading stacks may take at most 1% of the run"},
+      {"python_samples", "while the main thread was outside CUDA for {after} or more, its Python stack was sampled every "
+                         "{period} from another thread ({n} samples, {cost} of that thread's time, not the program's): "
+                         "where the host spent its own time is placed at the functions sampled there, an estimate "
+                         "as good as the samples (a stretch shorter than {period} may have none)"},
+      {"python_samples_faulted", "{n} of the sampler's reads of the main thread's stack faulted (its frames changed "
+                                 "under the read): they were dropped, and the program went on as if not read"},
+      {"python_samples_stopped", "the sampler stopped after {n} faulted reads: the run after the last one has no samples"},
       {"addresses_recorded", "the device addresses among each kernel's arguments ({n} launches or graph kernel nodes read), and each copy's "
                              "and memset's ends, are recorded: ops on two streams handed the same address with nothing "
                              "ordering them are reported as possible data races. A kernel's argument does not say "

@@ -194,6 +194,8 @@ ThreadLog* CurrentThreadLog() {
   return log;
 }
 
+uint32_t LogIndex(const ThreadLog* log) { return log->index; }
+
 void Append(ThreadLog* log, const CallRecord& record) {
   if (!g_enabled.load(std::memory_order_relaxed)) return;
   Chunk* c = log->tail;

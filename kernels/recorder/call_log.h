@@ -54,6 +54,8 @@ struct ThreadLog;
 
 // The calling thread's log (created on first use, registered for the writer).
 ThreadLog* CurrentThreadLog();
+// The thread's index in the log (the "tid" of its lines).
+uint32_t LogIndex(const ThreadLog* log);
 // Appends a finished record to the calling thread's log.
 void Append(ThreadLog* log, const CallRecord& record);
 

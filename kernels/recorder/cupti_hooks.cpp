@@ -25,9 +25,11 @@
 #include "kernels/recorder/api_roles.h"
 #include "kernels/recorder/call_log.h"
 #include "kernels/recorder/call_stack.h"
+#include "kernels/recorder/fatal_signals.h"
 #include "kernels/recorder/graph_build.h"
 #include "kernels/recorder/launch_memory.h"
 #include "kernels/recorder/log_header.h"
+#include "kernels/recorder/python_sampler.h"
 #include "kernels/recorder/python_stack.h"
 #include "kernels/recorder/stack_policy.h"
 #include "kernels/recorder/timed_range.h"
@@ -263,6 +265,8 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
     waiting = now == Capture::kWaiting;
   }
   if (g_empty_callbacks) return;
+  if (d->callbackSite == CUPTI_API_ENTER) NoteCallEntry();
+  else NoteCallExit();
   // A driver call the runtime made for one of the program's calls (cudaLaunchKernel calls
   // cuLaunchKernel): the runtime call is the op, so this one needs no timestamps.
   bool nested = !runtime && t_runtime_depth > 0;
@@ -481,6 +485,7 @@ void WriteAddressCounts() {
 
 void Finish() {
   if (g_finished || getpid() != g_pid) return;
+  StopPythonSampler();
   FlushActivity(true);
   WriteAddressCounts();
   WritePythonStackCounts();
@@ -492,36 +497,12 @@ void Finish() {
   StopLog();
 }
 
-constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
-struct sigaction g_previous[64];
-
-// Writes what was recorded, then lets the signal do what it would have done: the program's
-// own handler if it had one, else the default (so the exit status is unchanged).
-void OnFatalSignal(int sig, siginfo_t* info, void* context) {
+// On a fatal signal: what was recorded is written before the signal goes on (fatal_signals.h).
+void SaveOnFatalSignal() {
   if (getpid() == g_pid && !g_finished) {
     DrainCalls(true);
     FlushActivity(false);
     DrainCalls(true);
-  }
-  const struct sigaction& prev = g_previous[sig];
-  if (prev.sa_flags & SA_SIGINFO) {
-    if (prev.sa_sigaction) return prev.sa_sigaction(sig, info, context);
-  } else if (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
-    return prev.sa_handler(sig);
-  } else if (prev.sa_handler == SIG_IGN) {
-    return;
-  }
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
-
-void InstallSignalHandlers() {
-  for (int sig : kFatalSignals) {
-    struct sigaction sa {};
-    sa.sa_sigaction = OnFatalSignal;
-    sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, &g_previous[sig]);
   }
 }
 
@@ -610,8 +591,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   // A Python program's stacks: looked up now, when CPython has loaded the CUDA library.
   g_python_stacks = PythonStacksAvailable();
   if (g_python_stacks) AddBeforeDrain(WritePythonStacks);
+  if (g_python_stacks) StartPythonSampler(Now);
   pthread_atfork(nullptr, nullptr, OnForkChild);
-  InstallSignalHandlers();
+  InstallFatalSignalHandlers(SaveOnFatalSignal);
   std::atexit(Finish);
   return 1;
 }

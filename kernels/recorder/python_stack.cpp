@@ -152,9 +152,26 @@ bool PythonStacksAvailable() { return FindPython() != nullptr; }
 thread_local bool t_frameless = false;
 bool LastStackWasFrameless() { return t_frameless; }
 
+namespace {
+
+bool PythonRunning(const Python* py) { return py && py->initialized() && !(py->finalizing && py->finalizing()); }
+
+// `state`'s stack dumped through this thread's pipe and interned (0: no Python frame).
+uint32_t DumpAndIntern(const Python* py, void* state) {
+  py->dump(t_pipe.write_fd, state);
+  std::string& text = t_pipe.text;
+  text.clear();
+  char block[16384];
+  for (ssize_t n; (n = ::read(t_pipe.read_fd, block, sizeof(block))) > 0;) text.append(block, static_cast<size_t>(n));
+  t_frameless = text.find("File \"") == std::string::npos;
+  return text.empty() || t_frameless ? 0 : Intern(text);
+}
+
+}  // namespace
+
 uint32_t CapturePythonStack() {
   const Python* py = FindPython();
-  if (!py || !py->initialized() || (py->finalizing && py->finalizing())) return 0;
+  if (!PythonRunning(py)) return 0;
   void* state = py->this_thread_state();  // this thread's, whether or not it holds the GIL
   if (!state || !t_pipe.Open()) return 0;
   uint64_t start = MonotonicNs();
@@ -162,18 +179,30 @@ uint32_t CapturePythonStack() {
     g_over_budget.fetch_add(1, std::memory_order_relaxed);
     return 0;
   }
-  py->dump(t_pipe.write_fd, state);
-  std::string& text = t_pipe.text;
-  text.clear();
-  char block[16384];
-  for (ssize_t n; (n = ::read(t_pipe.read_fd, block, sizeof(block))) > 0;) text.append(block, static_cast<size_t>(n));
-  t_frameless = text.find("File \"") == std::string::npos;
-  uint32_t id = text.empty() || t_frameless ? 0 : Intern(text);
+  uint32_t id = DumpAndIntern(py, state);
   uint64_t cost = MonotonicNs() - start;
   Spend(cost);
   g_cost_ns.fetch_add(cost, std::memory_order_relaxed);
   g_taken.fetch_add(1, std::memory_order_relaxed);
   return id;
+}
+
+void* ThisThreadPythonState() {
+  const Python* py = FindPython();
+  return PythonRunning(py) ? py->this_thread_state() : nullptr;
+}
+
+uint32_t SamplePythonStack(void* state) {
+  const Python* py = FindPython();
+  if (!state || !PythonRunning(py) || !t_pipe.Open()) return 0;
+  return DumpAndIntern(py, state);
+}
+
+void DiscardUnreadStack() {
+  if (!t_pipe.Open()) return;
+  char block[16384];
+  while (::read(t_pipe.read_fd, block, sizeof(block)) > 0) {
+  }
 }
 
 void WritePythonStacks(bool from_signal) {

@@ -21,6 +21,19 @@ bool PythonStacksAvailable();
 // bursts of 5 ms.
 uint32_t CapturePythonStack();
 
+// CPython's state of the calling thread (nullptr when it runs no Python), for a reader on
+// another thread (python_sampler.h). It lives as long as the thread does in the interpreter.
+void* ThisThreadPythonState();
+
+// `state`'s stack read from another thread while its thread runs (python_sampler.h), interned
+// as CapturePythonStack's are; 0 when CPython is not running or the stack has no frame. Outside
+// the calls' time budget: the sampler keeps its own rate. CPython's dumper reads the frames
+// without a lock, as faulthandler's watchdog does; the sampler guards the read against a fault.
+uint32_t SamplePythonStack(void* state);
+
+// Empties this thread's dump pipe of what a read abandoned midway (a fault) left in it.
+void DiscardUnreadStack();
+
 // Whether the last stack this thread read had no Python frame (none is kept then).
 bool LastStackWasFrameless();
 
