@@ -21,7 +21,8 @@ import json, sys
 v = json.load(sys.stdin)["verdict"]
 a = v["account"]
 own = a["categories"].get("recording", 0)
-print(f"{own / 1e6:.3f} ms of a {a[\"step_ns\"] / 1e6:.3f} ms step walked ({v[\"steps\"][\"found\"]} steps)")')
+step, found = a["step_ns"], v["steps"]["found"]
+print(f"{own / 1e6:.3f} ms of a {step / 1e6:.3f} ms step walked ({found} steps)")')
     profiled=$(PROFILE=1 python3 "$here/record_cost_steps.py" "$model" 2>/dev/null | step_of)
     echo "round $round $model: plain $plain ms, recorded $recorded ms, torch.profiler $profiled ms; the trace's estimate: $estimate"
   done
