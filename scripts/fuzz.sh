@@ -8,9 +8,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${STREAMLAB_FUZZ_BUILD_DIR:-build-fuzz}
-CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DSTREAMLAB_FUZZ=ON -DSTREAMLAB_CUDA=OFF \
-  -DSTREAMLAB_GUI=OFF -DSTREAMLAB_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
-cmake --build "$build" -j "$(nproc)"
+targets=(scenario trace profile recording kineto json)
+# A folder that is already a fuzzing build (CI's sanitizer build, scripts/setup.sh test) is
+# reused as configured; otherwise it is configured as the engine and the fuzz targets only.
+if ! grep -q '^STREAMLAB_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DSTREAMLAB_FUZZ=ON -DSTREAMLAB_CUDA=OFF \
+    -DSTREAMLAB_GUI=OFF -DSTREAMLAB_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
+fi
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 # One fuzzer a core (each is single-threaded): the same seconds for each format, sooner.
 jobs=${STREAMLAB_FUZZ_JOBS:-$(nproc)}
 fuzz_one() {  # TARGET: fuzz it, keep its log; exit 1 on a crash, sanitizer report or uncaught exception
@@ -25,9 +30,9 @@ fuzz_one() {  # TARGET: fuzz it, keep its log; exit 1 on a crash, sanitizer repo
 export -f fuzz_one
 export build seconds
 status=0
-printf '%s\n' scenario trace profile recording kineto json |
+printf '%s\n' "${targets[@]}" |
   xargs -P "$jobs" -I{} bash -c 'fuzz_one {} || { echo "fuzz_{}: FAILED"; exit 1; }' || status=1
-for target in scenario trace profile recording kineto json; do
+for target in "${targets[@]}"; do
   echo "== fuzz_$target for ${seconds}s"
   grep -E "^stat::number_of_executed_units|^stat::new_units_added|ERROR|SUMMARY|runtime error" "$build/fuzz_$target.log" || true
 done

@@ -217,7 +217,9 @@ TEST(TraceJson, TheTextReaderReadsWhatTheTreeReaderReads) {
   with([](Json& b) { b["scenario"] = 1; }, "scenario");
   with([](Json& b) { b.erase("scenario"); }, "scenario: missing");
   with([](Json& b) { b["kind"] = "streamlab.scenario"; }, "kind");
-  for (const auto& [b, says] : bad) {
+  for (const auto& entry : bad) {
+    const Json& b = entry.first;  // (a lambda may not capture a structured binding in clang 14)
+    const std::string& says = entry.second;
     std::string tree = ErrorOf([&] { TraceFromJson(b, "t"); });
     std::string from_text = ErrorOf([&] { TraceFromJsonText(b.dump(), "t"); });
     EXPECT_NE(tree.find(says), std::string::npos) << tree;
