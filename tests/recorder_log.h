@@ -24,10 +24,11 @@ class Log {
     Call("cudaStreamCreateWithFlags", "stream_create", ",\"stream\":99,\"sid\":15,\"flags\":1");
   }
   // A kernel on `stream` (77 or 88) handed `ptrs` ("[4096]"), running for `ns` from its launch.
-  Log& Kernel(int stream, const std::string& ptrs, int ns = 10000) {
+  // `name`: the kernel's (mangled) name; kernels of one name are one kernel to the analysis.
+  Log& Kernel(int stream, const std::string& ptrs, int ns = 10000, const std::string& name = "_Z1kPf") {
     int corr = Call("cudaLaunchKernel", "launch", ",\"stream\":" + std::to_string(stream) + ",\"ptrs\":" + ptrs);
     Activity("kernel", corr, stream, ns,
-             ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"_Z1kPf\"");
+             ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"" + name + "\"");
     return *this;
   }
   // A kernel handed more than a record's 8 addresses: the rest come first, in a launch_args

@@ -1,10 +1,11 @@
 // Finding a program's steps (program_steps.h). Without ranges: the GPU ops in submission
-// order become symbols (kind and name); the step's length is the smallest period P with which
-// the second half of that sequence repeats (op i is op i+P for at least 80 % of it), tried
-// from the spacings of rare symbols; a symbol that comes once per period marks where each step
-// begins (the one that follows the longest host gap: the loop's top, where the host waited or
-// loaded data); and an occurrence counts as a step only where what follows it holds most of a
-// steady step's ops (model set-up before the loop may launch the same kernel once).
+// order become symbols (kind and name; a graph launch's replay is its own symbol); the loop is
+// the stretch at the end of that sequence that repeats with a period P (op i is op i+P for at
+// least 80 % of it, over at least three periods), P tried from the spacings of the symbols that
+// repeat most regularly; a symbol that comes once per period marks where each step begins (the
+// one that follows the longest host gap: the loop's top, where the host waited or loaded data);
+// and an occurrence counts as a step only where what follows it holds most of a steady step's
+// ops (model set-up before the loop may launch the same kernel once).
 #include "engine/analysis/program_steps.h"
 #include "engine/util/median.h"
 
@@ -55,8 +56,11 @@ WorkSequence SequenceOf(const Trace& t, int process) {
     const Op& op = s.ops[i];
     // A copy is known by its size too: a batch's images and its labels are two symbols, so the
     // images' copy, once a step, can mark where a step begins.
+    // A graph launch (its first node stands for it) is another host action than launching
+    // that node's kernel eagerly: the eager first iteration before a capture is not a replay.
     std::string key = std::to_string(static_cast<int>(op.kind)) + ":" + op.name +
-                      (op.kind == OpKind::kKernel ? "" : ":" + std::to_string(op.bytes));
+                      (op.kind == OpKind::kKernel ? "" : ":" + std::to_string(op.bytes)) +
+                      (t.ops[i].graph_replay ? ":graph" : "");
     auto [it, fresh] = id.emplace(key, static_cast<int>(id.size()));
     w.symbols.push_back(it->second);
   }
@@ -64,41 +68,94 @@ WorkSequence SequenceOf(const Trace& t, int process) {
   return w;
 }
 
-// The share of the sequence's second half that repeats with period p.
-double Periodicity(const std::vector<int>& seq, size_t p) {
-  size_t from = seq.size() / 2;
-  if (p == 0 || from + p >= seq.size()) return 0;
-  size_t same = 0, n = seq.size() - p - from;
-  for (size_t i = from; i + p < seq.size(); ++i) same += seq[i] == seq[i + p];
-  return static_cast<double>(same) / static_cast<double>(n);
+struct Candidate {
+  size_t period = 0;
+  size_t from = 0, to = 0;  // the loop's stretch of the sequence
+  double repeats = 0;       // the share of its ops that the op a period later repeats
+  size_t length() const { return to - from; }
+};
+
+// The loop of period p: the last stretch of the sequence (three periods or more) that repeats
+// with period p, period by period: op i is op i+p for at least half of each period's ops, one
+// period in a row short of that allowed (a step that also logs its loss holds two ops more,
+// which puts about a period's ops out of line once). Not the whole sequence's tail: set-up may
+// hold more ops than the loop (a CG solver's 7 graph launches after building its matrix), a
+// teardown follows it (a result's copy back, four device syncs), and a warm-up before a graph's
+// capture may repeat with the same period in other kernels (an MLP's GEMM and GELU, eagerly).
+Candidate LoopOf(const std::vector<int>& seq, size_t p) {
+  const size_t n = seq.size();
+  Candidate c{p, n, n, 0};
+  if (p == 0 || 2 * p > n) return c;
+  auto good = [&](size_t from) {  // the period [from, from + p) repeats in the next
+    size_t same = 0;
+    for (size_t i = from; i < from + p; ++i) same += seq[i] == seq[i + p];
+    return 2 * same >= p;
+  };
+  // Periods from the end back: the last run of good ones, broken by two bad in a row.
+  size_t run_to = 0, run_from = 0, bad = 0;
+  for (size_t end = n - p; end >= p; end -= p) {
+    size_t from = end - p;
+    if (good(from)) {
+      if (run_to == 0) run_to = end + p;
+      run_from = from, bad = 0;
+    } else if (run_to != 0 && ++bad == 2) {
+      if (run_to - run_from >= 3 * p) break;
+      run_to = 0, bad = 0;  // too short to be the loop: a teardown's repeats; look further back
+    }
+  }
+  if (run_to == 0 || run_to - run_from < 3 * p) return c;
+  size_t same = 0;
+  for (size_t i = run_from; i + p < run_to; ++i) same += seq[i] == seq[i + p];
+  c.from = run_from, c.to = run_to;
+  c.repeats = static_cast<double>(same) / static_cast<double>(run_to - run_from - p);
+  return c;
 }
 
-// The periods with which the second half repeats (op i is op i+P for at least 80 % of it),
-// smallest first, tried from the spacings of the rarest symbols that come at least three times.
-std::vector<size_t> CandidatePeriods(const WorkSequence& w) {
+// The commonest spacing of every k-th occurrence in the second half of a symbol's occurrences.
+void SpacingsOf(const std::vector<size_t>& at, std::vector<size_t>* tried) {
+  for (size_t k = 1; k <= 8 && k < at.size(); ++k) {
+    std::map<size_t, int> spacing;
+    for (size_t j = at.size() / 2; j + k < at.size(); ++j) ++spacing[at[j + k] - at[j]];
+    if (spacing.empty()) continue;
+    tried->push_back(std::max_element(spacing.begin(), spacing.end(), [](const auto& a, const auto& b) {
+                       return a.second < b.second;
+                     })->first);
+  }
+}
+
+// The loops the sequence may end with (three periods or more), their periods tried from the
+// spacings of two sets of symbols: the rarest that come at least three times in the sequence's
+// second half (a once-a-step kernel), and those whose occurrences most often lie one spacing
+// apart (a once-a-step kernel in a loop shorter than its set-up, whose rarest symbols are the
+// set-up's weight copies).
+std::vector<Candidate> CandidatePeriods(const WorkSequence& w) {
+  const size_t n = w.symbols.size();
   std::vector<std::vector<size_t>> at(w.distinct);
-  for (size_t i = 0; i < w.symbols.size(); ++i) at[w.symbols[i]].push_back(i);
-  std::vector<int> rare;
-  for (int sym = 0; sym < w.distinct; ++sym)
-    if (at[sym].size() >= 3) rare.push_back(sym);
-  std::sort(rare.begin(), rare.end(), [&](int a, int b) { return at[a].size() < at[b].size(); });
-  if (rare.size() > 12) rare.resize(12);
+  for (size_t i = 0; i < n; ++i) at[w.symbols[i]].push_back(i);
+  std::vector<std::pair<size_t, int>> rare, regular;  // (occurrences late, symbol), (-score, symbol)
+  for (int sym = 0; sym < w.distinct; ++sym) {
+    if (at[sym].size() < 3) continue;
+    size_t late = std::count_if(at[sym].begin(), at[sym].end(), [&](size_t i) { return 2 * i >= n; });
+    if (late >= 3) rare.push_back({late, sym});
+    std::map<size_t, int> spacing;
+    for (size_t j = 0; j + 1 < at[sym].size(); ++j) ++spacing[at[sym][j + 1] - at[sym][j]];
+    int score = 0;
+    for (const auto& [d, count] : spacing) score = std::max(score, count);
+    if (score >= 2) regular.push_back({static_cast<size_t>(-score), sym});
+  }
   std::vector<size_t> tried;
-  for (int sym : rare) {
-    const std::vector<size_t>& p = at[sym];
-    for (size_t k = 1; k <= 8 && k < p.size(); ++k) {
-      std::map<size_t, int> spacing;
-      for (size_t j = p.size() / 2; j + k < p.size(); ++j) ++spacing[p[j + k] - p[j]];
-      if (spacing.empty()) continue;
-      tried.push_back(std::max_element(spacing.begin(), spacing.end(), [](const auto& a, const auto& b) {
-                        return a.second < b.second;
-                      })->first);
-    }
+  for (auto* list : {&rare, &regular}) {
+    std::sort(list->begin(), list->end());
+    for (size_t i = 0; i < list->size() && i < 12; ++i) SpacingsOf(at[(*list)[i].second], &tried);
   }
   std::sort(tried.begin(), tried.end());
   tried.erase(std::unique(tried.begin(), tried.end()), tried.end());
-  std::erase_if(tried, [&](size_t p) { return p * 3 > w.symbols.size() || Periodicity(w.symbols, p) < 0.8; });
-  return tried;
+  std::vector<Candidate> loops;
+  for (size_t p : tried) {
+    Candidate c = LoopOf(w.symbols, p);
+    if (c.length() >= 3 * p) loops.push_back(c);
+  }
+  return loops;
 }
 
 // How much of one steady step's ops the stretch [from, to) of the sequence holds.
@@ -114,23 +171,32 @@ double Containment(const std::vector<int>& seq, size_t from, size_t to, const st
   return total ? static_cast<double>(held) / total : 0;
 }
 
-std::vector<ProgramStep> StepsFromRepeats(const Trace& t, const WorkSequence& w, size_t period) {
-  const size_t n = w.symbols.size();
-  // The steady step's ops: the last full period.
+std::vector<ProgramStep> StepsFromRepeats(const Trace& t, const WorkSequence& w, const Candidate& loop) {
+  const size_t n = w.symbols.size(), period = loop.period;
+  // The steady step's ops: one period from the middle of the loop, well inside it: its end may
+  // hold a teardown that repeats too (a result's copy back, then four device syncs).
   std::map<int, int> steady;
-  size_t tail = n - period;
-  while (tail > n / 2 && w.symbols[tail] != w.symbols[tail - period]) --tail;
+  size_t tail = loop.from + (loop.length() / period / 2 + 1) * period;
+  // (A typical period: one that the next repeats, 80 % of it; not the one a step that also logs
+  // its loss, or a round's sync, puts out of line.)
+  auto typical = [&](size_t end) {
+    size_t same = 0;
+    for (size_t i = end - period; i < end; ++i) same += w.symbols[i] == w.symbols[i + period];
+    return same * 5 >= period * 4;
+  };
+  while (tail + period < loop.to && !typical(tail)) ++tail;
   for (size_t i = tail - period; i < tail; ++i) ++steady[w.symbols[i]];
-  // Symbols that come once per period in the second half, by the median host gap before them.
+  // Symbols that come once per period in the loop, by the median host gap before them.
   std::map<int, std::vector<size_t>> at;
-  for (size_t i = n / 2; i < n; ++i) at[w.symbols[i]].push_back(i);
+  for (size_t i = loop.from; i < loop.to; ++i) at[w.symbols[i]].push_back(i);
   // (A step begins with GPU work where some once-a-step work can begin it; a loop whose work is
   // one kernel over and over begins its steps at its sync.)
   int anchor = -1;
   TimeNs widest = -1;
   bool anchor_is_sync = true;
   for (const auto& [sym, list] : at) {
-    if (steady[sym] != 1 || list.size() < 2) continue;
+    // (Once in most periods of the loop, not once in a step that also logs its loss.)
+    if (steady[sym] != 1 || list.size() < 2 || 2 * list.size() * period < loop.length()) continue;
     bool sync = IsLoopSync(t.scenario.ops[w.ops[list.front()]]);
     if (sync && !anchor_is_sync) continue;
     std::vector<TimeNs> gaps;
@@ -270,14 +336,20 @@ StepSplit FindSteps(const Trace& trace, int process) {
   } else {
     split.steps.clear();
     WorkSequence w = SequenceOf(trace, process);
-    // The smallest period whose repeats make a loop of steps: a period one kernel long repeats
-    // 98 % of 64 launches of one kernel on 32 streams and a sync, but those repeats run side by
-    // side; the 65 ops a round takes run one round after another.
+    // The loop that covers most of the sequence, and of the periods that cover about as much (a
+    // step's, twice a step's; not a layer's, whose repeats break at each step's end), the
+    // smallest whose repeats make a loop of steps: a period one kernel long repeats 98 % of 64
+    // launches of one kernel on 32 streams and a sync, but those repeats run side by side; the
+    // 65 ops a round takes run one round after another.
+    std::vector<Candidate> loops = w.symbols.size() >= 6 ? CandidatePeriods(w) : std::vector<Candidate>{};
+    size_t widest = 0;
+    for (const Candidate& c : loops) widest = std::max(widest, c.length());
+    std::erase_if(loops, [&](const Candidate& c) { return 2 * c.length() < widest; });
     size_t period = 0;
-    for (size_t p : w.symbols.size() >= 6 ? CandidatePeriods(w) : std::vector<size_t>{}) {
-      split.steps = StepsFromRepeats(trace, w, p);
+    for (const Candidate& c : loops) {
+      split.steps = StepsFromRepeats(trace, w, c);
       if (split.steps.size() >= 3) {
-        period = p;
+        period = c.period;
         break;
       }
     }
