@@ -132,6 +132,27 @@ TEST(Account, AHostThatRunsAheadIsPacedByTheGpu) {
   EXPECT_NEAR(static_cast<double>(a.step), Us(2000), Us(40));
 }
 
+// A host nearly as fast as the GPU (1.8 ms of its own work a step, 2 ms of kernels), waiting for
+// it every 5th step (a logged loss): the host's median step is its own 1.8 ms, but it is ahead
+// at most step ends, and the loop takes the GPU's 2 ms a step; the kernels are the bound.
+TEST(Account, AHostAheadAtMostStepEndsIsPacedByTheGpu) {
+  ScenarioBuilder b("nearly");
+  Stream s = b.CreateStream("compute");
+  for (int k = 0; k < 20; ++k) {
+    b.host().Work("batch", Us(1800));
+    for (int i = 0; i < 4; ++i) s.Launch("k" + std::to_string(i), Spin(Us(500), 132));
+    if (k % 5 == 4) b.host().SyncDevice();
+  }
+  b.host().SyncDevice();
+  Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+  ProgramAccount account = AccountOf(t);
+  ExpectTiled(account, "nearly");
+  ASSERT_EQ(account.processes.size(), 1u);
+  const ProcessAccount& a = account.processes[0];
+  EXPECT_TRUE(a.gpu_paced);
+  EXPECT_GT(ShareOf(a, TimeCategory::kGpuCompute), 0.8);
+}
+
 // 16 streams of one-block kernels, A then B on each, on 8 hardware queues: B of one stream holds
 // A of another behind it in their shared queue (GPU-FACTS.md), so much of the run is work ready
 // but not started; and what does run covers a few of the 132 SMs.

@@ -49,6 +49,17 @@ std::vector<StepWindow> GpuWindows(const Trace& t, int process, const StepSplit&
   return out;
 }
 
+// Whether, at most steady steps' ends, the step's GPU work ended after the next step's first call.
+bool HostRanAhead(const Trace& t, const StepSplit& s, const std::vector<int>& anchors, const StepSpacing& spacing) {
+  int ahead = 0, judged = 0;
+  for (size_t k = 0; k + 1 < s.steps.size(); ++k) {
+    if (!s.steps[k].steady || anchors[k + 1] < 0 || spacing.done[k] < 0) continue;
+    ++judged;
+    ahead += spacing.done[k] > t.ops[anchors[k + 1]].submit;
+  }
+  return 2 * ahead > judged;
+}
+
 // A run without steps: from its first GPU op's start to its last one's end, as a GPU's time is
 // counted without steps (Holistic Trace Analysis does the same).
 std::vector<StepWindow> RunWindow(const Trace& t, int process) {
@@ -86,9 +97,14 @@ ProcessAccount AccountOfProcess(const Trace& t, PathWalker& walker, int process)
   std::vector<StepWindow> windows;
   if (a.steps.found()) {
     std::vector<int> anchors = StepAnchors(t, a.steps);
-    a.pace = PaceOf(a.steps, Spacing(t, t, anchors, [](int i) { return i; }));
-    // The host calls its steps faster than the GPU ends them: the GPU sets the pace.
-    a.gpu_paced = a.pace.ends > 0 && 4 * a.pace.ends > 5 * a.pace.calls;
+    StepSpacing spacing = Spacing(t, t, anchors, [](int i) { return i; });
+    a.pace = PaceOf(a.steps, spacing);
+    // The GPU sets the pace where the host calls its steps faster than the GPU ends them (beyond
+    // the 10 % two medians of one loop's steps differ by chance: a loop that syncs every 10th
+    // step calls 9 steps in 25 ms each, waits out the backlog in the 10th, and its GPU ends one
+    // every 31 ms), or where the host is ahead at most step boundaries: a step's GPU work still
+    // runs when the next step's first call is made, so no host time of the step is on its path.
+    a.gpu_paced = a.pace.ends > 0 && (10 * a.pace.ends > 11 * a.pace.calls || HostRanAhead(t, a.steps, anchors, spacing));
     windows = a.gpu_paced ? GpuWindows(t, process, a.steps) : HostWindows(t, a.steps, anchors);
     windows = Typical(std::move(windows));
   }
