@@ -28,5 +28,8 @@ inline constexpr TimeNs kLongestHandOffDelay = Ms(2);
 inline constexpr double kSmallGridShare = 0.5;
 // A fix worth naming costs at least this share of a step.
 inline constexpr double kFixShareMin = 0.01;
+// A cost a program is warned about (to fix before others) takes at least this share of a steady
+// step; below it the finding is a note (true, and listed, but not what to fix first).
+inline constexpr double kWarningShareMin = 0.05;
 
 }  // namespace streamlab

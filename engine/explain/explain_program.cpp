@@ -3,6 +3,7 @@
 
 #include "engine/account/step_account.h"
 #include "engine/analysis/analyzer_context.h"
+#include "engine/explain/cost_warnings.h"
 #include "engine/whatif/whatif.h"
 
 namespace streamlab {
@@ -13,6 +14,7 @@ Explanation ExplainProgram(const Trace& trace, const ExplainOptions& options) {
   e.analysis = Analyze(context);
   if (!trace.scenario.recorded) return e;
   e.account = AccountOf(context);
+  WeighCostWarnings(trace, e.account, e.analysis.findings);
   e.verdict = VerdictOf(trace, e.analysis, e.account);
   if (options.simulate_fixes > 0 && e.verdict.found()) SimulateFixes(trace, e.verdict.lead(), options.simulate_fixes);
   return e;
