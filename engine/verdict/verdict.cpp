@@ -157,6 +157,9 @@ class FixBuilder {
     std::map<int, TimeNs> after_wait;
     std::array<TimeNs, kTimeKindCount> by_kind{};
     std::map<std::string, TimeNs> by_call;  // the time of each call (name) it holds
+    // The time at each line of its place (a place is a function, its callers: a 38 MB copy at
+    // line 27 and a 10 KB one at line 30 of one loop are one place; the fix names the costlier).
+    std::map<int, TimeNs> by_line;
   };
   struct KernelTime {
     TimeNs time = 0;
@@ -192,6 +195,9 @@ class FixBuilder {
     TimeNs& by_call = g.by_call[key];
     by_call += seg.length();
     if (by_call > g.by_call[g.fix.call]) g.fix.call = key, g.fix.op = seg.op;
+    TimeNs& at_line = g.by_line[site.line];
+    at_line += seg.length();
+    if (!site.empty() && at_line > g.by_line[g.fix.site.line]) g.fix.site = site;
     g.time += seg.length();
     g.by_kind[static_cast<int>(seg.kind)] += seg.length();
     if (seg.op >= 0) g.ops.insert(seg.op);
