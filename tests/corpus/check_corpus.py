@@ -49,8 +49,13 @@ def printed_medians_ms(base, name):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     out = {}
-    for i, m in enumerate(re.finditer(r"^(?:.*?\brank (\d+)\b)?.*?median step ([0-9.]+) ms", text, re.M)):
-        out[int(m.group(1)) if m.group(1) else i] = float(m.group(2))
+    # Ranks print at once into one stdout: one rank's line may run into the next's, so each
+    # "rank R: ... median step X ms" is read where it is, not a line at a time.
+    ranked = re.findall(r"\brank (\d+):[^\n]*?median step ([0-9.]+) ms", text)
+    if ranked:
+        return {int(rank): float(ms) for rank, ms in ranked}
+    for i, m in enumerate(re.finditer(r"median step ([0-9.]+) ms", text)):
+        out[i] = float(m.group(1))
     return out
 
 
