@@ -15,6 +15,7 @@
 #include "engine/analysis/findings_text.h"
 #include "engine/ingest/recording.h"
 #include "engine/ingest/open_trace.h"
+#include "tests/recorder_log.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/errors.h"
 #include "engine/util/json_reader.h"
@@ -576,6 +577,24 @@ TEST(Recording, KernelNamesAndOccupancy) {
   EXPECT_EQ(EstimateBlocksPerSm(h100, 256, 128, 0), 2);    // registers: 65536 / (128 * 256)
   EXPECT_EQ(EstimateBlocksPerSm(h100, 32, 16, 0), 32);     // the block limit
   EXPECT_EQ(EstimateBlocksPerSm(RecordedDevice{}, 128, 16, 0), 0);  // unknown device
+}
+
+}  // namespace
+}  // namespace streamlab
+
+namespace streamlab {
+namespace {
+
+// torch.compile's autotuning created (and destroyed) 8 742 events in one run: a recording holds
+// as many objects as its calls made; the 4 096 limit is for scenarios written by hand.
+TEST(Recording, AProgramMayMakeMoreEventsThanAScenarioFileMayAskFor) {
+  testing::Log log;
+  for (int e = 1; e <= 5000; ++e) log.Record(77, e);
+  Trace t = log.Kernel(77, "[4096]").Convert();
+  EXPECT_GT(t.scenario.events.size(), 4096u);
+  Scenario by_hand = t.scenario;
+  by_hand.recorded = false;
+  EXPECT_THROW(ValidateScenario(by_hand), InputError);
 }
 
 }  // namespace
