@@ -9,6 +9,7 @@
 
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/happens_before.h"
+#include "engine/explain/explain_program.h"
 #include "engine/scenario/dependencies.h"
 #include "engine/ingest/recording.h"
 #include "engine/ingest/open_trace.h"
@@ -235,6 +236,17 @@ TEST(RecordingMerge, DdpStragglerEveryStepRankZeroWaitsForRankOneInsideTheAllRed
   // the window was slow (~3.4 ms: CUPTI switching activity recording on, or a first launch),
   // which hid rank 1's 3 ms (the trace says so on those launches; README, "Multi-process programs").
   EXPECT_EQ(long_waits, 2);
+}
+
+// The verdict names rank 1 where it spun 3 ms a step, and no one in the balanced job, where each
+// rank arrives last at some collectives (rank 0 still waits on its path there).
+TEST(RecordingMerge, TheStragglerIsTheRankWaitedForMoreThanItWaits) {
+  for (const char* variant : {"straggler", "balanced"}) {
+    Trace t = Ddp(variant);
+    Explanation e = ExplainProgram(t, {0});
+    ASSERT_EQ(e.verdict.processes.size(), 2u) << variant;
+    EXPECT_EQ(e.verdict.straggler, std::string(variant) == "straggler" ? 1 : -1) << variant;
+  }
 }
 
 // The same job on four H200s (torchrun --nproc_per_node=4, 2026-11-26): each of ranks 0, 2 and
