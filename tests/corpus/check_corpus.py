@@ -8,7 +8,7 @@ median within a share of the median the program printed itself (traces/NAME.stdo
 The structured fields (bound, top, race, processes, steps per process, straggler) are read from
 `explain --json`'s "verdict", in the account's words (tests/corpus/README.md).
 
-Usage: check_corpus.py CLI [--heldout] [NAME...]   (exit 1 on any failure, listing each)
+Usage: check_corpus.py CLI [--heldout | --half FOLDER] [NAME...]   (exit 1 on any failure, listing each)
   --heldout: the held-out half (heldout/), run only at the end of a session"""
 import json
 import lzma
@@ -166,6 +166,10 @@ def main():
     if "--heldout" in names:
         names.remove("--heldout")
         base = os.path.join(HERE, "heldout")
+    if "--half" in names:  # another half's folder under tests/corpus/ (heldout2)
+        at = names.index("--half")
+        base = os.path.join(HERE, names[at + 1])
+        del names[at:at + 2]
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for path in sorted(os.listdir(os.path.join(base, "expect"))):
