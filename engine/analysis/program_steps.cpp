@@ -1,8 +1,7 @@
 // Finding a program's steps (program_steps.h). Without ranges: the GPU ops in submission
 // order become symbols (kind and name; a graph launch's replay is its own symbol); the loop is
-// the stretch at the end of that sequence that repeats with a period P (op i is op i+P for at
-// least 80 % of it, over at least three periods), P tried from the spacings of the symbols that
-// repeat most regularly; a symbol that comes once per period marks where each step begins (the
+// the last stretch of that sequence that repeats, period by period, with a period P (LoopOf),
+// P tried from the spacings of the rarest and of the most regular symbols; a symbol that comes once per period marks where each step begins (the
 // one that follows the longest host gap: the loop's top, where the host waited or loaded data);
 // and an occurrence counts as a step only where what follows it holds most of a steady step's
 // ops (model set-up before the loop may launch the same kernel once).
@@ -71,7 +70,6 @@ WorkSequence SequenceOf(const Trace& t, int process) {
 struct Candidate {
   size_t period = 0;
   size_t from = 0, to = 0;  // the loop's stretch of the sequence
-  double repeats = 0;       // the share of its ops that the op a period later repeats
   size_t length() const { return to - from; }
 };
 
@@ -84,7 +82,7 @@ struct Candidate {
 // capture may repeat with the same period in other kernels (an MLP's GEMM and GELU, eagerly).
 Candidate LoopOf(const std::vector<int>& seq, size_t p) {
   const size_t n = seq.size();
-  Candidate c{p, n, n, 0};
+  Candidate c{p, n, n};
   if (p == 0 || 2 * p > n) return c;
   auto good = [&](size_t from) {  // the period [from, from + p) repeats in the next
     size_t same = 0;
@@ -104,10 +102,7 @@ Candidate LoopOf(const std::vector<int>& seq, size_t p) {
     }
   }
   if (run_to == 0 || run_to - run_from < 3 * p) return c;
-  size_t same = 0;
-  for (size_t i = run_from; i + p < run_to; ++i) same += seq[i] == seq[i + p];
   c.from = run_from, c.to = run_to;
-  c.repeats = static_cast<double>(same) / static_cast<double>(run_to - run_from - p);
   return c;
 }
 
@@ -132,16 +127,16 @@ std::vector<Candidate> CandidatePeriods(const WorkSequence& w) {
   const size_t n = w.symbols.size();
   std::vector<std::vector<size_t>> at(w.distinct);
   for (size_t i = 0; i < n; ++i) at[w.symbols[i]].push_back(i);
-  std::vector<std::pair<size_t, int>> rare, regular;  // (occurrences late, symbol), (-score, symbol)
+  std::vector<std::pair<long, int>> rare, regular;  // (occurrences late, symbol), (-score, symbol)
   for (int sym = 0; sym < w.distinct; ++sym) {
     if (at[sym].size() < 3) continue;
-    size_t late = std::count_if(at[sym].begin(), at[sym].end(), [&](size_t i) { return 2 * i >= n; });
+    long late = std::count_if(at[sym].begin(), at[sym].end(), [&](size_t i) { return 2 * i >= n; });
     if (late >= 3) rare.push_back({late, sym});
     std::map<size_t, int> spacing;
     for (size_t j = 0; j + 1 < at[sym].size(); ++j) ++spacing[at[sym][j + 1] - at[sym][j]];
     int score = 0;
     for (const auto& [d, count] : spacing) score = std::max(score, count);
-    if (score >= 2) regular.push_back({static_cast<size_t>(-score), sym});
+    if (score >= 2) regular.push_back({-score, sym});
   }
   std::vector<size_t> tried;
   for (auto* list : {&rare, &regular}) {
