@@ -1,7 +1,8 @@
 // Steps found from a recorded program's repeating GPU work (engine/analysis/program_steps.h), on
 // the loop shapes that programs nobody on the team wrote showed: a loop shorter than its set-up,
 // a teardown that repeats too, a warm-up that repeats with the loop's period in other kernels,
-// and a step that also logs its loss.
+// a step that also logs its loss, kernels on three streams then their copies, a kernel that
+// repeats inside a step, and steps that begin mid-iteration.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -75,6 +76,55 @@ TEST(ProgramSteps, AStepThatAlsoLogsItsLossIsStillAStep) {
   ASSERT_EQ(s.source, StepSource::kRepeating);
   EXPECT_EQ(s.period, 6);
   EXPECT_GE(s.steps.size(), 11u);
+}
+
+TEST(ProgramSteps, KernelsOnThreeStreamsThenTheirCopiesAreOneStep) {
+  // 10 rounds: a kernel on each of three streams, then each stream's copy back (simpleStreams'
+  // shape). The kernels repeat one after another, and so do the copies: the step is all six.
+  Log log;
+  for (int i = 0; i < 4; ++i) log.Kernel(77, "[4096]", 10000, "setup_" + std::to_string(i));
+  for (int round = 0; round < 10; ++round) {
+    for (int stream : {77, 88, 99}) log.Kernel(stream, "[4096]", 10000, "init_array");
+    for (int stream : {77, 88, 99}) log.Memset(stream, 4096);
+    log.Pause(50000);
+  }
+  StepSplit s = FindSteps(log.Convert());
+  ASSERT_EQ(s.source, StepSource::kRepeating);
+  EXPECT_EQ(s.period, 6);
+  EXPECT_GE(s.steps.size(), 9u);
+  EXPECT_LE(s.steps.size(), 10u);
+}
+
+TEST(ProgramSteps, OneKernelLaunchedOverAndOverInsideAStepIsNotALoopOfSteps) {
+  // Two training steps (too few for a loop): a forward pass whose elementwise kernel comes in
+  // pairs between other kernels, then a foreach optimizer's 60 launches of that same kernel.
+  // (Kernels of 1 us: each ends before the next launch, as one stream runs them.)
+  Log log;
+  for (int step = 0; step < 2; ++step) {
+    for (int layer = 0; layer < 10; ++layer) {
+      for (int k = 0; k < 4; ++k) log.Kernel(77, "[4096]", 1000, "layer_" + std::to_string(layer) + "_" + std::to_string(k));
+      log.Kernel(77, "[4096]", 1000, "elementwise").Kernel(77, "[4096]", 1000, "elementwise");
+    }
+    for (int p = 0; p < 60; ++p) log.Kernel(77, "[4096]", 1000, "elementwise");
+    log.SyncStream(77).Pause(200000);
+  }
+  StepSplit s = FindSteps(log.Convert());
+  EXPECT_EQ(s.source, StepSource::kNone) << s.steps.size() << " steps of " << s.period << " ops";
+}
+
+TEST(ProgramSteps, ThreeIterationsAreThreeStepsWhereStepsBeginMidIteration) {
+  // Three iterations whose widest host gap (where steps begin) is in their middle: the last
+  // step holds only the last iteration's tail, and is still a step.
+  Log log;
+  for (int i = 0; i < 6; ++i) log.Kernel(77, "[4096]", 10000, "setup_" + std::to_string(i));
+  for (int it = 0; it < 3; ++it) {
+    for (char c : std::string("abc")) log.Kernel(77, "[4096]", 10000, std::string("head_") + c);
+    log.Pause(500000);  // the host's work in the middle of the iteration
+    for (char c : std::string("defgh")) log.Kernel(77, "[4096]", 10000, std::string("tail_") + c);
+  }
+  StepSplit s = FindSteps(log.Convert());
+  ASSERT_EQ(s.source, StepSource::kRepeating);
+  EXPECT_EQ(s.steps.size(), 3u);
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 // Finding a program's steps (program_steps.h). Without ranges: the GPU ops in submission
 // order become symbols (kind and name; a graph launch's replay is its own symbol); the loop is
 // the last stretch of that sequence that repeats, period by period, with a period P (LoopOf),
-// P tried from the spacings of the rarest and of the most regular symbols; a symbol that comes once per period marks where each step begins (the
-// one that follows the longest host gap: the loop's top, where the host waited or loaded data);
-// and an occurrence counts as a step only where what follows it holds most of a steady step's
-// ops (model set-up before the loop may launch the same kernel once).
+// P tried from the spacings of the rarest and of the most regular symbols. Three quarters of a
+// loop's ops repeat a period later, and a period whose multiple repeats clearly more exactly is
+// a part of a step, not a step. A symbol that comes once per period (or, where none does, a
+// symbol after the one before it) marks where each step begins (the one that follows the
+// longest host gap: the loop's top, where the host waited or loaded data); an occurrence counts
+// as a step only where what follows it holds most of a steady step's ops (model set-up before
+// the loop may launch the same kernel once); and the steps, together, cover most of the time
+// from the first to the last (a kernel repeated inside a step is not a loop of steps).
 #include "engine/analysis/program_steps.h"
 #include "engine/util/median.h"
 
@@ -70,6 +74,7 @@ WorkSequence SequenceOf(const Trace& t, int process) {
 struct Candidate {
   size_t period = 0;
   size_t from = 0, to = 0;  // the loop's stretch of the sequence
+  double exact = 0;         // the share of its ops that the op a period later repeats
   size_t length() const { return to - from; }
 };
 
@@ -101,8 +106,17 @@ Candidate LoopOf(const std::vector<int>& seq, size_t p) {
       run_to = 0, bad = 0;  // too short to be the loop: a teardown's repeats; look further back
     }
   }
-  if (run_to == 0 || run_to - run_from < 3 * p) return c;
+  // (Three periods or more, and six ops or more: three launches of one kernel in a row, one on
+  // each of three streams, are a chain as often as a loop.)
+  if (run_to == 0 || run_to - run_from < std::max<size_t>(3 * p, 6)) return c;
   c.from = run_from, c.to = run_to;
+  size_t same = 0;
+  for (size_t i = run_from; i + p < run_to; ++i) same += seq[i] == seq[i + p];
+  c.exact = static_cast<double>(same) / static_cast<double>(run_to - run_from - p);
+  // Most of a loop's ops repeat a period later: one period in four may be out of line (a step
+  // that logs its loss every fourth step, or less often). A stretch whose periods each repeat
+  // half their ops but no more (2 of every 4 ops, whichever way a period cuts them) is no loop.
+  if (4 * same < 3 * (run_to - run_from - p)) return Candidate{p, n, n};
   return c;
 }
 
@@ -166,6 +180,47 @@ double Containment(const std::vector<int>& seq, size_t from, size_t to, const st
   return total ? static_cast<double>(held) / total : 0;
 }
 
+// Each position's key: its symbol, or (`pairs`) its symbol after the one before it.
+std::vector<int64_t> KeysOf(const WorkSequence& w, bool pairs) {
+  std::vector<int64_t> keys(w.symbols.begin(), w.symbols.end());
+  if (pairs)
+    for (size_t i = 1; i < keys.size(); ++i) keys[i] = (w.symbols[i - 1] + 1) * int64_t{w.distinct} + w.symbols[i];
+  return keys;
+}
+
+// The key that begins each step: one that comes once in the typical period ending at `tail` and
+// in most periods of the loop, the one after the longest host gap (the loop's top, where the host
+// waited or loaded data); GPU work before a sync (a loop of one kernel over and over begins its
+// steps at its sync). -1: none.
+int64_t AnchorOf(const Trace& t, const WorkSequence& w, const std::vector<int64_t>& keys, const Candidate& loop,
+                 size_t tail) {
+  const size_t period = loop.period;
+  std::map<int64_t, int> steady;
+  for (size_t i = tail - period; i < tail; ++i) ++steady[keys[i]];
+  std::map<int64_t, std::vector<size_t>> at;
+  for (size_t i = loop.from; i < loop.to; ++i) at[keys[i]].push_back(i);
+  int64_t anchor = -1;
+  TimeNs widest = -1;
+  bool anchor_is_sync = true;
+  for (const auto& [key, list] : at) {
+    // (Once in most periods of the loop, not once in a step that also logs its loss; and not
+    // more often than once a period: a kernel that the steady period holds once where a sync
+    // cut it, but that comes twice in every other.)
+    if (steady[key] != 1 || list.size() < 2 || 2 * list.size() * period < loop.length() ||
+        4 * list.size() * period > 5 * loop.length())
+      continue;
+    bool sync = IsLoopSync(t.scenario.ops[w.ops[list.front()]]);
+    if (sync && !anchor_is_sync) continue;
+    std::vector<TimeNs> gaps;
+    for (size_t i : list)
+      if (i > 0) gaps.push_back(t.ops[w.ops[i]].submit - t.ops[w.ops[i - 1]].submit);
+    std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
+    TimeNs gap = gaps[gaps.size() / 2];
+    if ((anchor_is_sync && !sync) || gap > widest) widest = gap, anchor = key, anchor_is_sync = sync;
+  }
+  return anchor;
+}
+
 std::vector<ProgramStep> StepsFromRepeats(const Trace& t, const WorkSequence& w, const Candidate& loop) {
   const size_t n = w.symbols.size(), period = loop.period;
   // The steady step's ops: one period from the middle of the loop, well inside it: its end may
@@ -181,36 +236,24 @@ std::vector<ProgramStep> StepsFromRepeats(const Trace& t, const WorkSequence& w,
   };
   while (tail + period < loop.to && !typical(tail)) ++tail;
   for (size_t i = tail - period; i < tail; ++i) ++steady[w.symbols[i]];
-  // Symbols that come once per period in the loop, by the median host gap before them.
-  std::map<int, std::vector<size_t>> at;
-  for (size_t i = loop.from; i < loop.to; ++i) at[w.symbols[i]].push_back(i);
-  // (A step begins with GPU work where some once-a-step work can begin it; a loop whose work is
-  // one kernel over and over begins its steps at its sync.)
-  int anchor = -1;
-  TimeNs widest = -1;
-  bool anchor_is_sync = true;
-  for (const auto& [sym, list] : at) {
-    // (Once in most periods of the loop, not once in a step that also logs its loss.)
-    if (steady[sym] != 1 || list.size() < 2 || 2 * list.size() * period < loop.length()) continue;
-    bool sync = IsLoopSync(t.scenario.ops[w.ops[list.front()]]);
-    if (sync && !anchor_is_sync) continue;
-    std::vector<TimeNs> gaps;
-    for (size_t i : list)
-      if (i > 0) gaps.push_back(t.ops[w.ops[i]].submit - t.ops[w.ops[i - 1]].submit);
-    std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
-    TimeNs gap = gaps[gaps.size() / 2];
-    if ((anchor_is_sync && !sync) || gap > widest) widest = gap, anchor = sym, anchor_is_sync = sync;
-  }
+  // Where each step begins: a symbol once a period; where none is (4 kernels on 4 streams, then
+  // their 4 copies), a symbol after the one before it (the first kernel after a copy).
+  int64_t anchor = AnchorOf(t, w, KeysOf(w, false), loop, tail);
+  std::vector<int64_t> keys = KeysOf(w, anchor < 0);
+  if (anchor < 0) anchor = AnchorOf(t, w, keys, loop, tail);
   if (anchor < 0) return {};
   std::vector<size_t> starts;
   for (size_t i = 0; i < n; ++i)
-    if (w.symbols[i] == anchor) starts.push_back(i);
+    if (keys[i] == anchor) starts.push_back(i);
   std::vector<ProgramStep> steps;
   std::vector<std::pair<size_t, size_t>> spans;  // each step's stretch of the sequence
   for (size_t k = 0; k < starts.size(); ++k) {
     size_t to = k + 1 < starts.size() ? starts[k + 1] : std::min(n, starts[k] + period);
     // Set-up before the loop (or teardown after it) that launched the anchor's kernel once.
-    if (Containment(w.symbols, starts[k], to, steady) < 0.8 || to - starts[k] > period * 3) continue;
+    // (The last: where steps begin inside an iteration (at its widest host gap), the last
+    // iteration's tail is all that follows the last start.)
+    double need = k + 1 == starts.size() ? 0.5 : 0.8;
+    if (Containment(w.symbols, starts[k], to, steady) < need || to - starts[k] > period * 3) continue;
     ProgramStep step;
     step.first_op = w.ops[starts[k]];
     step.begin = t.ops[step.first_op].submit;
@@ -225,6 +268,15 @@ std::vector<ProgramStep> StepsFromRepeats(const Trace& t, const WorkSequence& w,
     if (spans[k].second != spans[k + 1].first) continue;
     steps[k].open_end = false;
     steps[k].end = steps[k + 1].begin;
+  }
+  // A loop's steps follow one another: together they cover most of the time from the first
+  // one's begin to the last one's end. A kernel that repeats back to back in one part of a step
+  // (112 launches of one optimizer kernel) and also comes scattered through the rest of it makes
+  // short "steps" with most of the time between them.
+  if (!steps.empty()) {
+    TimeNs covered_by_steps = 0;
+    for (const ProgramStep& s : steps) covered_by_steps += s.end - s.begin;
+    if (2 * covered_by_steps < steps.back().end - steps.front().begin) return {};
   }
   // A program that only fans work out (32 streams given a kernel pair each, all running at once)
   // repeats without stepping: its repeats' GPU work runs side by side, and their spans, summed,
@@ -301,9 +353,10 @@ void SplitWarmup(StepSplit& split) {
   for (size_t k = split.steps.size() / 2; k < split.steps.size(); ++k)
     if (!split.steps[k].open_end) later.push_back(split.steps[k].end - split.steps[k].begin);
   TimeNs typical = MedianTime(later);
-  // (With fewer than four steps there is no steady half to tell warm-up from.)
+  // (Of three steps, the first may be warm-up where a later one closed: a four-iteration loop
+  // whose first step loads modules and the last is open.)
   int warm = 0;
-  while (split.steps.size() >= 4 && warm < static_cast<int>(split.steps.size()) / 2 &&
+  while (split.steps.size() >= 3 && !later.empty() && warm < static_cast<int>(split.steps.size()) / 2 &&
          split.steps[warm].end - split.steps[warm].begin > typical + typical / 4)
     ++warm;
   split.warmup = warm;
@@ -340,6 +393,21 @@ StepSplit FindSteps(const Trace& trace, int process) {
     size_t widest = 0;
     for (const Candidate& c : loops) widest = std::max(widest, c.length());
     std::erase_if(loops, [&](const Candidate& c) { return 2 * c.length() < widest; });
+    // A period whose multiple repeats clearly more exactly over about the same stretch is a part
+    // of a step: 4 kernels on 4 streams and then their 4 copies repeat with period 2 at half of
+    // their ops (and at each period's first op or second), with period 8 at all of them. (A step
+    // that logs its loss every tenth step repeats less exactly at twice its period, not more.)
+    std::vector<Candidate> parts;
+    for (const Candidate& c : loops)
+      for (const Candidate& d : loops)
+        if (d.period > c.period && d.period % c.period == 0 && 10 * d.length() >= 9 * c.length() &&
+            d.exact >= c.exact + 0.1) {
+          parts.push_back(c);
+          break;
+        }
+    std::erase_if(loops, [&](const Candidate& c) {
+      return std::any_of(parts.begin(), parts.end(), [&](const Candidate& part) { return part.period == c.period; });
+    });
     size_t period = 0;
     for (const Candidate& c : loops) {
       split.steps = StepsFromRepeats(trace, w, c);
