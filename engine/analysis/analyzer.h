@@ -90,8 +90,9 @@ struct ProgramSite {
 // Where a host thread was for part of a stretch the GPU waited on it (its own work), from the
 // ranges around it, and for how long.
 struct HostPlace {
-  ProgramSite site;
+  ProgramSite site;  // a function and its callers (its line left out: one place, many lines)
   TimeNs time = 0;
+  int line = 0;      // of the program's frame, the line that held most of `time` (0: not known)
 };
 
 struct Finding {

@@ -28,6 +28,10 @@ inline constexpr TimeNs kLongestHandOffDelay = Ms(2);
 inline constexpr double kSmallGridShare = 0.5;
 // A fix worth naming costs at least this share of a step.
 inline constexpr double kFixShareMin = 0.01;
+// A line that holds at least this share of its place's time in one fix is a fix of its own (two
+// 128 MiB pageable copies on two lines of one loop, half each); a smaller one is counted in the
+// place's costliest line (a 10 KB copy beside a 38 MB one).
+inline constexpr double kLineShareOfPlace = 0.25;
 // A cost a program is warned about (to fix before others) takes at least this share of a steady
 // step; below it the finding is a note (true, and listed, but not what to fix first).
 inline constexpr double kWarningShareMin = 0.05;

@@ -223,8 +223,9 @@ bool IsStepMarker(const std::string& name) {
 // program's frame and the library call it made; with no frame of the program around, the
 // outermost range without its detail ("autograd::engine::evaluate_function" for each backward
 // op's "autograd::engine::evaluate_function: AddmmBackward0").
-ProgramSite PlaceOf(const RangeIndex& index, int thread, TimeNs at) {
+ProgramSite PlaceOf(const RangeIndex& index, int thread, TimeNs at, int* line) {
   ProgramSite site = SiteOf(index, thread, at);
+  *line = site.line;
   site.inner_file.clear(), site.inner_function.clear();
   site.via_depth = 0;
   // The caller says who called back into the program; "called from <module>" says nothing.
@@ -258,19 +259,26 @@ void PlaceTally::Add(int thread, TimeNs from, TimeNs to) {
     for (size_t i = 0; i <= kSlices; ++i)
       cuts.push_back(from + static_cast<TimeNs>(static_cast<double>(to - from) * static_cast<double>(i) / kSlices));
   for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-    ProgramSite site = PlaceOf(index_, thread, cuts[i] + (cuts[i + 1] - cuts[i]) / 2);
+    int line = 0;
+    ProgramSite site = PlaceOf(index_, thread, cuts[i] + (cuts[i + 1] - cuts[i]) / 2, &line);
     if (site.empty()) continue;
     known_ += cuts[i + 1] - cuts[i];
     auto [it, fresh] = by_key_.emplace(KeyOf(site), places_.size());
-    if (fresh) places_.push_back({site, 0});
+    if (fresh) places_.push_back({site, 0}), by_line_.emplace_back();
     places_[it->second].time += cuts[i + 1] - cuts[i];
+    by_line_[it->second][line] += cuts[i + 1] - cuts[i];
   }
 }
 
 std::vector<HostPlace> PlaceTally::Largest(double min_share, size_t most) const {
   std::vector<HostPlace> out;
-  for (const HostPlace& p : places_)
-    if (static_cast<double>(p.time) >= min_share * static_cast<double>(total_)) out.push_back(p);
+  for (size_t k = 0; k < places_.size(); ++k) {
+    if (static_cast<double>(places_[k].time) < min_share * static_cast<double>(total_)) continue;
+    out.push_back(places_[k]);
+    out.back().line = std::max_element(by_line_[k].begin(), by_line_[k].end(), [](const auto& a, const auto& b) {
+                        return a.second < b.second;
+                      })->first;
+  }
   std::stable_sort(out.begin(), out.end(), [](const HostPlace& a, const HostPlace& b) { return a.time > b.time; });
   if (out.size() > most) out.resize(most);
   return out;

@@ -75,6 +75,7 @@ class PlaceTally {
   const RangeIndex& index_;
   std::map<std::string, size_t> by_key_;
   std::vector<HostPlace> places_;
+  std::vector<std::map<int, TimeNs>> by_line_;  // each place's time by its program frame's line
   TimeNs total_ = 0;
   TimeNs known_ = 0;
 };

@@ -107,7 +107,25 @@ class FixBuilder {
     for (const auto& [call, hg] : host_gpu) exposure_[call] += std::min(hg.first, hg.second);
   }
 
+  // Each place's lines that hold too little of its time to stand alone, counted in its costliest.
+  void FoldSmallLines() {
+    std::map<std::string, std::vector<std::string>> lines;  // place -> its groups' keys
+    std::map<std::string, TimeNs> total;
+    for (const auto& [key, g] : groups_) lines[g.place].push_back(key), total[g.place] += g.time;
+    for (auto& [place, keys] : lines) {
+      if (keys.size() < 2) continue;
+      std::sort(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) { return groups_[a].time > groups_[b].time; });
+      Group_& costliest = groups_[keys.front()];
+      for (size_t k = 1; k < keys.size(); ++k) {
+        if (static_cast<double>(groups_[keys[k]].time) >= kLineShareOfPlace * static_cast<double>(total[place])) continue;
+        costliest.Merge(groups_[keys[k]]);
+        groups_.erase(keys[k]);
+      }
+    }
+  }
+
   std::vector<VerdictFix> Take(double per, TimeNs step) {
+    FoldSmallLines();
     std::vector<VerdictFix> out;
     for (auto& [key, g] : groups_) {
       VerdictFix& f = g.fix;
@@ -160,6 +178,17 @@ class FixBuilder {
     // The time at each line of its place (a place is a function, its callers: a 38 MB copy at
     // line 27 and a 10 KB one at line 30 of one loop are one place; the fix names the costlier).
     std::map<int, TimeNs> by_line;
+    std::string place;  // kind and place, without the line: the lines of one place fold together
+
+    void Merge(const Group_& other) {
+      time += other.time, at_step_start += other.at_step_start;
+      ops.insert(other.ops.begin(), other.ops.end());
+      for (const auto& [call, t] : other.after_wait) after_wait[call] += t;
+      for (size_t k = 0; k < by_kind.size(); ++k) by_kind[k] += other.by_kind[k];
+      for (const auto& [call, t] : other.by_call) by_call[call] += t;
+      for (const auto& [line, t] : other.by_line) by_line[line] += t;
+      fix.bytes += other.fix.bytes, fix.count += other.fix.count;
+    }
   };
   struct KernelTime {
     TimeNs time = 0;
@@ -182,10 +211,11 @@ class FixBuilder {
 
   VerdictFix& Group(FixKind kind, const std::string& key, const PathSegment& seg, const ProgramSite& site) {
     std::string by = OneCauseWhateverTheCall(kind) ? "" : key;
-    std::string id = std::string(ToString(kind)) + "|" + (site.empty() ? by : PlaceKey(site));
-    auto [it, fresh] = groups_.emplace(id, Group_{});
+    std::string place = std::string(ToString(kind)) + "|" + (site.empty() ? by : PlaceKey(site));
+    auto [it, fresh] = groups_.emplace(place + "|" + std::to_string(site.line), Group_{});
     Group_& g = it->second;
     if (fresh) {
+      g.place = place;
       g.fix.kind = kind;
       g.fix.op = seg.op;
       g.fix.site = site;
@@ -242,20 +272,30 @@ class FixBuilder {
     Group(kind, name, seg, SiteOfCall(c));
   }
 
-  // The host's own work: where the ranges say the thread was for most of the stretch, or else
-  // the line it came back to CUDA at (the call that ended it, where its stack was read).
+  // The host's own work: each place the ranges say the thread was in for a tenth of the stretch
+  // or more gets its share of it (a DataLoader's collation at the loop's line, its items'
+  // augmentation in __getitem__); the rest goes to the line the thread came back to CUDA at
+  // (the call that ended it, where its stack was read), which says where, not what.
   void AddHostWork(const PathSegment& seg) {
     PlaceTally tally(index_);
     tally.Add(seg.thread, seg.from, seg.to);
-    std::vector<HostPlace> largest = tally.Largest(0.5, 1);
-    ProgramSite site;
-    bool came_back = false;
-    if (!largest.empty()) {
-      site = WithoutStepRanges(largest.front().site);
-    } else if (seg.op >= 0) {
-      site = SiteOfCall(seg.op);
-      came_back = !site.empty();
+    TimeNs at = seg.from;
+    for (const HostPlace& place : tally.Largest(0.1, 8)) {
+      PathSegment part = seg;
+      part.from = at;
+      part.to = at = std::min(seg.to, at + place.time);
+      ProgramSite site = WithoutStepRanges(place.site);
+      site.line = place.line;
+      AddHostWorkAt(part, site, false);
     }
+    if (at >= seg.to) return;
+    PathSegment rest = seg;
+    rest.from = at;
+    ProgramSite site = seg.op >= 0 ? SiteOfCall(seg.op) : ProgramSite{};
+    AddHostWorkAt(rest, site, !site.empty());
+  }
+
+  void AddHostWorkAt(const PathSegment& seg, const ProgramSite& site, bool came_back) {
     bool loading = seg.kind == TimeKind::kDataLoading || IsDataLoaderPlace(site);
     Group(loading ? FixKind::kDataLoading : FixKind::kHostWork, "", seg, site).came_back = came_back;
   }
