@@ -13,6 +13,7 @@
 #include "engine/ingest/recording.h"
 #include "engine/scenario/scenario_builder.h"
 #include "engine/sim/sim_executor.h"
+#include "tests/recorder_log.h"
 #include "tests/test_util.h"
 #include "tests/whatif_recorded_loops.h"
 
@@ -151,6 +152,25 @@ TEST(Account, AHostAheadAtMostStepEndsIsPacedByTheGpu) {
   const ProcessAccount& a = account.processes[0];
   EXPECT_TRUE(a.gpu_paced);
   EXPECT_GT(ShareOf(a, TimeCategory::kGpuCompute), 0.8);
+}
+
+// A loop that captures its step again each iteration: the host's short gaps between the capture's
+// calls are spent building the graph, not launching (jacobiCudaGraphs -gpumethod=1's shape).
+TEST(Account, TheGapsInsideAStreamCaptureBuildTheGraph) {
+  testing::Log log;
+  for (uint64_t k = 0; k < 8; ++k) {
+    uint64_t node = 10 * k + 1;
+    log.BeginCapture(77).Pause(20000).CapturedKernel(77, "[4096]", node).Pause(20000);
+    log.CapturedMemset(77, 4096, node + 1).Pause(20000).EndCapture(77).Instantiate({node, node + 1});
+    log.Replay(77, {{node, 77}, {node + 1, 77, true}}).SyncStream(77);
+  }
+  Trace t = log.Convert();
+  ProgramAccount account = AccountOf(t);
+  ExpectTiled(account, "capture");
+  ASSERT_EQ(account.processes.size(), 1u);
+  const ProcessAccount& a = account.processes[0];
+  EXPECT_GT(KindShare(a, TimeKind::kGraphBuild), 0.4);
+  EXPECT_LT(KindShare(a, TimeKind::kLaunch), 0.3) << KindShare(a, TimeKind::kGraphBuild);
 }
 
 // 16 streams of one-block kernels, A then B on each, on 8 hardware queues: B of one stream holds

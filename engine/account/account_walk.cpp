@@ -178,8 +178,13 @@ void PathWalker::StepHost(State& s) {
     // program's; without it the gap is that much shorter, and launching or host work by that.
     TimeNs own = next >= 0 && t_.ops[next].submit == t ? std::min(t_.ops[next].recorder_before, t - rc.ret) : 0;
     s.Emit(t - own, t, TimeKind::kRecorder, next, h);
+    // A dispatch gap is spent on the call it leads to: before a call that a stream capture turns
+    // into a graph node (or that begins, ends or updates the capture), building the graph.
     TimeNs gap = t - own - rc.ret;
-    s.Emit(rc.ret, t - own, gap <= kDispatchGapMax ? TimeKind::kLaunch : TimeKind::kHostWork, next, h);
+    TimeKind dispatch = next >= 0 && HostCallKindOf(t_.scenario, t_.scenario.ops[next]) == HostCallKind::kGraphBuild
+                            ? TimeKind::kGraphBuild
+                            : TimeKind::kLaunch;
+    s.Emit(rc.ret, t - own, gap <= kDispatchGapMax ? dispatch : TimeKind::kHostWork, next, h);
     s.at.at = rc.ret;
     return;
   }
