@@ -3,7 +3,8 @@
 // main thread has been out of CUDA long enough, reads its stack with CPython's dumper (which
 // takes no lock, as faulthandler's watchdog does). A fault in that read (the thread's frames
 // changed under it) is caught on the sampler's own thread and the read dropped; the program goes
-// on as if nothing had been read. After kMaxFaults faults sampling stops.
+// on as if nothing had been read. Sampling stops once more than kMaxFaults reads, and more than
+// one read in kFaultRate, have faulted.
 #include "kernels/recorder/python_sampler.h"
 
 #include <setjmp.h>
@@ -41,12 +42,20 @@ thread_local int t_is_main = -1;  // -1: not known yet
 
 std::atomic<bool> g_running{false}, g_stop{false};
 // A read that faults is dropped (the dumper holds no lock and allocates nothing, so nothing is
-// left half-done but the pipe, which is emptied); so many faults end sampling.
+// left half-done but the pipe, which is emptied); many faults end sampling. Reads fault most
+// while imports create and free code objects (about one in a hundred, in start-up), so a fixed
+// count ended sampling before a long start-up's first step; a rate lets it reach the steps.
 constexpr uint64_t kMaxFaults = 16;
+constexpr uint64_t kFaultRate = 50;
 std::atomic<uint64_t> g_faults{0};
+std::atomic<uint64_t> g_samples{0}, g_reads{0}, g_cost_ns{0};
+
+bool TooManyFaults() {
+  uint64_t faults = g_faults.load(std::memory_order_relaxed);
+  return faults >= kMaxFaults && faults * kFaultRate > g_reads.load(std::memory_order_relaxed);
+}
 // Never destroyed: a forked child that exits normally must not meet a joinable thread object.
 std::thread* g_sampler = nullptr;
-std::atomic<uint64_t> g_samples{0}, g_reads{0}, g_cost_ns{0};
 
 std::mutex g_lines_mutex;
 std::string g_lines;  // samples not yet written
@@ -111,7 +120,7 @@ void SamplerLoop() {
   sigfillset(&program_signals);
   for (int fault : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigdelset(&program_signals, fault);
   pthread_sigmask(SIG_BLOCK, &program_signals, nullptr);
-  while (!g_stop.load(std::memory_order_relaxed) && g_faults.load(std::memory_order_relaxed) < kMaxFaults) {
+  while (!g_stop.load(std::memory_order_relaxed) && !TooManyFaults()) {
     timespec pause{static_cast<time_t>(g_period_ns / 1000000000u), static_cast<long>(g_period_ns % 1000000000u)};
     nanosleep(&pause, nullptr);
     SampleOnce();
@@ -172,7 +181,7 @@ void StopPythonSampler() {
                         "{\"t\":\"python_samples\",\"taken\":%" PRIu64 ",\"reads\":%" PRIu64 ",\"cost_ns\":%" PRIu64
                         ",\"period_us\":%" PRIu64 ",\"after_us\":%" PRIu64 ",\"faults\":%" PRIu64 ",\"stopped\":%d}\n",
                         g_samples.load(), g_reads.load(), g_cost_ns.load(), g_period_ns / 1000, g_after_ns / 1000,
-                        g_faults.load(), g_faults.load() >= kMaxFaults ? 1 : 0);
+                        g_faults.load(), TooManyFaults() ? 1 : 0);
   WriteLine(line, static_cast<size_t>(n));
 }
 
