@@ -173,6 +173,33 @@ TEST(Account, TheGapsInsideAStreamCaptureBuildTheGraph) {
   EXPECT_LT(KindShare(a, TimeKind::kLaunch), 0.3) << KindShare(a, TimeKind::kGraphBuild);
 }
 
+// A graph whose last node copies into pageable memory: cudaGraphLaunch returns only after the
+// graph has run (25 us here, its kernel 15 us of it). The launch waited for the graph's work:
+// that work is on the path, not 25 us of launching.
+TEST(Account, AGraphLaunchBackOnlyAfterItsGraphRanWaitedForIt) {
+  testing::Log log;
+  for (int k = 0; k < 8; ++k) {
+    uint64_t node = 10 * k + 1;
+    log.BeginCapture(77).CapturedKernel(77, "[4096]", node).EndCapture(77).Instantiate({node});
+    long at = log.Now(), corr = 5000 + k;
+    log.Line("{\"t\":\"call\",\"tid\":0,\"fn\":\"cudaGraphLaunch\",\"role\":\"graph_launch\",\"dom\":0,\"b\":" +
+             std::to_string(at) + ",\"e\":" + std::to_string(at + 25000) + ",\"corr\":" + std::to_string(corr) +
+             ",\"stream\":77,\"sid\":13}");
+    log.Line("{\"t\":\"kernel\",\"corr\":" + std::to_string(corr) + ",\"dev\":0,\"sid\":13,\"b\":" +
+             std::to_string(at + 6000) + ",\"e\":" + std::to_string(at + 21000) +
+             ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"_Z1kPf\",\"graph\":1,\"node\":" +
+             std::to_string(node + 1000) + "}");
+    log.Skip(25500).SyncStream(77);
+  }
+  Trace t = log.Convert();
+  ProgramAccount account = AccountOf(t);
+  ExpectTiled(account, "blocking launch");
+  ASSERT_EQ(account.processes.size(), 1u);
+  const ProcessAccount& a = account.processes[0];
+  EXPECT_GT(KindShare(a, TimeKind::kKernels) + KindShare(a, TimeKind::kSmallGrid), 0.2);
+  EXPECT_LT(KindShare(a, TimeKind::kLaunch), 0.2);
+}
+
 // 16 streams of one-block kernels, A then B on each, on 8 hardware queues: B of one stream holds
 // A of another behind it in their shared queue (GPU-FACTS.md), so much of the run is work ready
 // but not started; and what does run covers a few of the 132 SMs.

@@ -235,8 +235,17 @@ int PathWalker::WaitedOp(int call, TimeNs at) const {
   // for it (a copy node into pageable memory, a host node). Other launches that held the host
   // (another thread's call, a module load) say nothing of the GPU, and are not followed there.
   const Op& op = t_.scenario.ops[call];
-  if (!IsGraphLaunchCall(op) || HostCallTime(rc) <= kLaunchCallMax || at + kWakeLatencyMax < rc.ret) return -1;
+  if (!IsGraphLaunchCall(op) || at + kWakeLatencyMax < rc.ret) return -1;
   int process = ProcessOfThread(t_.scenario, op.thread);
+  // (Held longer than a launch, or back only after the graph it launched had run: a launch
+  // returns before its work runs, unless it waits for it.)
+  bool own_work_done = false;
+  for (int device : devices_of_process_[std::min(process, static_cast<int>(devices_of_process_.size()) - 1)])
+    ctx_->ForEachRunning(device, rc.submit, rc.ret, [&](int w) {
+      own_work_done |= t_.ops[w].graph_replay && t_.ops[w].submit == rc.submit && t_.ops[w].end <= rc.ret &&
+                       t_.scenario.ops[w].thread == op.thread;
+    });
+  if (HostCallTime(rc) <= kLaunchCallMax && !own_work_done) return -1;
   for (int device : devices_of_process_[std::min(process, static_cast<int>(devices_of_process_.size()) - 1)])
     ctx_->ForEachRunning(device, at - kWakeLatencyMax, at + 1, [&](int w) {
       if (t_.scenario.streams[t_.scenario.ops[w].stream].process == process && t_.ops[w].end >= at - kWakeLatencyMax)
