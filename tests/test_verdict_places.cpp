@@ -1,15 +1,20 @@
 // Where the verdict's fixes say the time went (engine/verdict/verdict.cpp): two costly lines of
 // one place are two fixes, a cheap line counts in its place's costliest, and the host's own work
 // in one stretch is shared among the places the ranges saw it in, the rest going to where the
-// host came back to CUDA.
+// host came back to CUDA; copies from pinned memory are not told to pin.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "engine/analysis/findings_text.h"
+#include "engine/report/verdict_text.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/sim/sim_executor.h"
 #include "engine/verdict/verdict.h"
 #include "tests/recorder_log.h"
 #include "tests/verdict_util.h"
+#include "tests/whatif_recorded_loops.h"
 
 namespace streamlab {
 namespace {
@@ -90,6 +95,28 @@ TEST(VerdictPlaces, HostWorkIsSharedAmongThePlacesSeenInItTheRestWhereTheHostCam
   EXPECT_FALSE(augment->came_back);
   EXPECT_TRUE(back->came_back);
   EXPECT_LT(back->per_step, Ms(1.2));
+}
+
+TEST(VerdictPlaces, CopiesFromPinnedMemoryAreNotToldToPin) {
+  // Eight steps, each a 64 MB copy from pinned memory and a short kernel on another stream: the
+  // copies bound it.
+  ScenarioBuilder b("pinned copies");
+  Stream s = b.CreateStream("copy"), compute = b.CreateStream("compute");
+  Buffer host = b.PinnedBuffer("batch", 64 << 20), device = b.DeviceBuffer("input", 64 << 20);
+  for (int k = 0; k < 8; ++k) {
+    s.Copy("h2d", device, host, 64 << 20);
+    compute.Launch("k", Spin(Us(20), 132));
+    b.host().SyncDevice();
+  }
+  Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+  ProgramVerdict pv = ProgramVerdictOf(t);
+  ASSERT_TRUE(pv.found());
+  std::string copies;
+  for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, pv))
+    if (line.find("in copies on the critical path") != std::string::npos) copies = line;
+  ASSERT_FALSE(copies.empty());
+  EXPECT_NE(copies.find("already use pinned memory"), std::string::npos) << copies;
+  EXPECT_EQ(copies.find("from pinned memory,"), std::string::npos) << copies;
 }
 
 }  // namespace

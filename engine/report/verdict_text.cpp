@@ -145,6 +145,22 @@ std::string RanksLine(const FindingTexts& texts, const ProgramVerdict& pv) {
   return texts.Fill("verdict.ranks", {{"list", list}}) + " " + straggler;
 }
 
+// Whether every copy among `ops` that touches the host does so in pinned memory (advice to pin
+// them would be beside the point; simpleStreams copies from cudaMallocHost already).
+bool AllHostSidesPinned(const Scenario& s, const std::vector<int>& ops) {
+  bool any = false;
+  for (int i : ops) {
+    const Op& op = s.ops[i];
+    if (op.kind != OpKind::kMemcpy) continue;
+    for (int b : {op.src, op.dst}) {
+      if (b < 0 || b >= static_cast<int>(s.buffers.size()) || s.buffers[b].kind == MemoryKind::kDevice) continue;
+      if (s.buffers[b].kind != MemoryKind::kPinnedHost) return false;
+      any = true;
+    }
+  }
+  return any;
+}
+
 }  // namespace
 
 std::string CategoryName(const FindingTexts& texts, TimeCategory category) {
@@ -217,6 +233,7 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
   if (f.kind == FixKind::kHostWork && f.at_step_start) remedy += "_step_start";
   if (f.kind == FixKind::kBlockingCall && f.time_kind == TimeKind::kBlockingLaunch) remedy += "_launch";
   if (f.kind == FixKind::kKernels && f.time_kind == TimeKind::kSmallGrid) remedy += "_small_grid";
+  if (f.kind == FixKind::kCopies && AllHostSidesPinned(trace.scenario, f.calls)) remedy += "_pinned";
   // A read inside PyTorch with a known remedy says it (GradScaler's overflow check, a shape that
   // depends on the data), rather than "read it less often", which the program cannot.
   if (f.kind == FixKind::kHiddenRead && IsGradScalerOverflowRead(f.site)) return text + " " + texts.Get("advice.grad_scaler");
@@ -266,7 +283,8 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.straggler.none", "verdict.bound.gpu_compute.small_grid", "verdict.bound.host_work.data_loading",
                                "verdict.bound.gpu_queued.hardware_queue", "verdict.remedy.py.blocking_call_launch",
                                "verdict.remedy.cpp.blocking_call_launch", "verdict.remedy.py.kernels_small_grid",
-                               "verdict.remedy.cpp.kernels_small_grid"};
+                               "verdict.remedy.cpp.kernels_small_grid", "verdict.remedy.py.copies_pinned",
+                               "verdict.remedy.cpp.copies_pinned"};
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections",
                              "side_stream_copy"})
       k.push_back(std::string("verdict.edit.") + edit);
