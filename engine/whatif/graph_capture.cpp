@@ -20,13 +20,17 @@ bool IsNodeKind(OpKind kind) {
 
 struct Region {
   std::vector<int> calls;  // recorded calls, in order
+  int thread = -1;         // the loop's thread, which launches the graph
   int stream = -1;         // the stream of its first GPU op: where the graph is launched
   int launches = 0;
 };
 
 class Capture {
  public:
-  Capture(const Trace& t, Replay& r) : t_(t), r_(r), threads_(ThreadCount(t.scenario)) {}
+  Capture(const Trace& t, Replay& r) : t_(t), r_(r), threads_(ThreadCount(t.scenario)), woken_(threads_, false) {
+    for (const Op& op : r.scenario.ops)
+      if (op.woken_by >= 0) woken_[op.thread] = true;
+  }
 
   // A step's calls on the loop's thread and on its helpers, in the order they were made: a
   // capture of the whole step holds what every thread launched into it (PyTorch's backward pass,
@@ -37,6 +41,7 @@ class Capture {
       int thread = t_.scenario.ops[anchors[k]].thread;
       std::vector<bool> in_step = StepThreads(thread, anchors[k], anchors[k + 1]);
       Region region;
+      region.thread = LoopThread(anchors[k], anchors[k + 1], in_step, thread);
       TimeNs last_return = -1;
       for (int i = anchors[k]; i < anchors[k + 1]; ++i) {
         const Op& op = t_.scenario.ops[i];
@@ -80,6 +85,10 @@ class Capture {
       }
     }
     RenumberOps(r_, std::move(ops), moved, node);
+    // A wake whose waker is now a node launched from the woken call's own thread is that
+    // thread's own order: no wake is left to wait for.
+    for (Op& op : r_.scenario.ops)
+      if (op.woken_by >= 0 && r_.scenario.ops[op.woken_by].thread == op.thread) op.woken_by = -1;
   }
 
  private:
@@ -98,6 +107,21 @@ class Capture {
     return threads;
   }
 
+  // The thread that would replay the step's graphs, whichever thread made the step's first
+  // call: the first in the step that no other thread wakes; where each is woken by another
+  // (PyTorch's loop thread wakes the autograd thread in backward() and is woken back when it
+  // ends), the one that made the program's first call (the loop's, which created the context);
+  // `fallback` when neither is in the step.
+  int LoopThread(int begin, int end, const std::vector<bool>& in_step, int fallback) const {
+    for (int i = begin; i < end; ++i) {
+      const Op& op = t_.scenario.ops[i];
+      if (IsRecordedCall(op) && in_step[op.thread] && !woken_[op.thread]) return op.thread;
+    }
+    for (const Op& op : t_.scenario.ops)
+      if (IsRecordedCall(op)) return in_step[op.thread] ? op.thread : fallback;
+    return fallback;
+  }
+
   // A captured kernel as it runs without the recorder (device_profile.h's
   // recorded_kernel_gpu_cost): the graph's launch cost is the unrecorded one too.
   void WithoutTheRecorder(Op& node) const {
@@ -108,13 +132,18 @@ class Capture {
 
   void Close(Region& region) {
     if (region.launches >= 2) regions_.push_back(region);
+    int thread = region.thread;
     region = Region{};
+    region.thread = thread;
   }
 
   void EmitRegion(const Region& g, const std::vector<Op>& old, std::vector<Op>& ops, std::vector<int>& moved,
                   std::vector<bool>& node) {
-    int thread = t_.scenario.ops[g.calls.front()].thread;
-    int last = g.calls.back();  // the launching thread's last call in the region
+    // The loop's thread launches every graph of its step, one that holds only a backward pass
+    // too (graph.replay() where backward() was); the host time after the launch is that after
+    // the loop thread's last call in the region (or, where it made none, the region's last).
+    int thread = g.thread;
+    int last = g.calls.back();
     for (int c : g.calls)
       if (t_.scenario.ops[c].thread == thread) last = c;
     // The launch's measured cost, then the host work after the launching thread's last call,
@@ -127,6 +156,12 @@ class Capture {
     launch.other_stream = g.stream;
     launch.host_after = p.graph_launch_host + p.graph_node_host * g.launches +
                         std::max<TimeNs>(0, old[r_.op_of[last]].host_after - OwnTime(last));
+    // A region that begins on a thread another woke (PyTorch's autograd thread, woken by the
+    // loop's backward()) is launched only once woken, as its first call was: without this the
+    // woken thread launched every step's graph at the run's start.
+    const Op& first = old[r_.op_of[g.calls.front()]];
+    launch.woken_by = first.woken_by;  // an old index: RenumberOps maps it
+    launch.woken_delay = first.woken_delay;
     int at = static_cast<int>(ops.size());
     ops.push_back(launch);
     for (int c : g.calls) {  // the nodes, right after their launch
@@ -156,6 +191,7 @@ class Capture {
   const Trace& t_;
   Replay& r_;
   int threads_;  // the recording's host threads (counted once: a long recording has 10^5 steps)
+  std::vector<bool> woken_;  // per thread: another thread wakes it (the replay's woken_by)
   std::vector<Region> regions_;
 };
 
