@@ -154,6 +154,20 @@ TEST(WhatIf, ShorteningTheHostWorkBeforeEachStepLeavesTheGpusPace) {
   EXPECT_NEAR(static_cast<double>(run.after), static_cast<double>(Us(400)), static_cast<double>(Us(40)));
 }
 
+// kernels=0.5: a step the GPU bounds (four 100 us kernels after 50 us of host work, synced)
+// nearly halves; one the host bounds (2 ms of host work before the same kernels) does not move.
+TEST(WhatIf, HalvingTheKernelsHalvesOnlyAStepTheGpuBounds) {
+  WhatIfEdit half;
+  half.kind = EditKind::kScaleKernels;
+  half.scale = 0.5;
+  Replayed gpu_bound = ReplayOf({.sync_device = true});
+  WhatIfRun g = RunWhatIf(gpu_bound.measured, gpu_bound.steps, gpu_bound.anchors, gpu_bound.replay, {half});
+  EXPECT_NEAR(static_cast<double>(g.after), static_cast<double>(g.before - Us(200)), static_cast<double>(Us(20)));
+  Replayed host_bound = ReplayOf({.host_work = Ms(2)});
+  WhatIfRun h = RunWhatIf(host_bound.measured, host_bound.steps, host_bound.anchors, host_bound.replay, {half});
+  EXPECT_EQ(h.after, h.before);
+}
+
 TEST(WhatIf, AllocatingOnceRemovesTheFreesDeviceWideWait) {
   Replayed r = ReplayOf({.host_work = Us(200), .malloc_free = true});
   std::vector<int> calls = Calls(r.measured, OpKind::kMalloc);

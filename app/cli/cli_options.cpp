@@ -185,7 +185,7 @@ Subcommand AddWhatIf(CLI::App& app, CliCommands& c) {
   cmd->add_option("--fix", c.whatif.fixes,
                   "A fix's number as explain lists it (N:host-work=US leaves US of that host work), or an edit: "
                   "connections=N, races (every flagged race ordered by an event), warm-up (the loop's first, slower steps "
-                  "run once before it) (repeatable)")
+                  "run once before it), kernels=F (every kernel and memset at F of its measured time: 0.5, twice as fast) (repeatable)")
       ->required();
   cmd->add_option("--profile", c.whatif.profile, "The GPU's profile: h100, h200 or a JSON file (default: the recorded GPU's)");
   cmd->add_option("--out", c.whatif.out, "Write the predicted run as a trace here");

@@ -1,9 +1,10 @@
 // `streamlab-cli whatif TRACE --fix ID...`: the recorded program replayed on the simulator with
-// fixes made: a fix's number as `explain` lists it, or an edit by name (connections=N, the host's
-// work before each call of a fix shortened with host-work=US). Prints the replayed step before
+// fixes made: a fix's number as `explain` lists it, or an edit by name (connections=N, kernels=F,
+// the host's work before each call of a fix shortened with host-work=US). Prints the replayed step before
 // and after; --out writes the predicted run as a trace (the GUI's Compare sets it beside the
 // measured one).
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 
@@ -68,6 +69,15 @@ ChosenEdit ParseFix(const std::string& id, const Trace& t, const Analysis& a, co
     e.connections = ParseNumber(id.substr(12), id);
     if (e.connections < 1 || e.connections > 32) throw InputError("--fix " + id + ": connections must be 1..32");
     return {id, e};
+  }
+  if (id.rfind("kernels=", 0) == 0) {
+    WhatIfEdit e;
+    e.kind = EditKind::kScaleKernels;
+    char* end = nullptr;
+    e.scale = std::strtod(id.c_str() + 8, &end);
+    if (end == id.c_str() + 8 || *end != '\0' || !(e.scale > 0 && e.scale <= 10))
+      throw InputError("--fix " + id + ": kernels= takes the share of their measured time the kernels take, 0 to 10 (0.5: twice as fast)");
+    return {id + " (every kernel and memset at " + id.substr(8) + " of its measured time)", e};
   }
   std::string number = id, host_work;
   if (size_t colon = id.find(":host-work="); colon != std::string::npos) {

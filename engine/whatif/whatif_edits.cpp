@@ -334,6 +334,19 @@ std::optional<WhatIfEdit> LoaderHandOverEdit(const Trace& t, const StepSplit& st
   return edit;
 }
 
+// Every kernel and memset at `scale` of its measured time; copies, calls and the host's own work
+// as they were. What a step gains from a GPU that much faster (or from that much less GPU work
+// per op) says how much of it the GPU bounds: tests/corpus/sensitivity.json measures the same
+// with each program's batch halved.
+void ScaleKernels(double scale, Replay& replay) {
+  for (Op& op : replay.scenario.ops) {
+    if (op.kind == OpKind::kKernel && op.kernel.kind == KernelKind::kForeign)
+      op.kernel.work = std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(op.kernel.work) * scale));
+    if (op.kind == OpKind::kMemset && op.duration > 0)
+      op.duration = std::max<TimeNs>(1, static_cast<TimeNs>(static_cast<double>(op.duration) * scale));
+  }
+}
+
 void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit& edit, Replay& replay) {
   Editor e(t, replay);
   for (int c : edit.calls)
@@ -390,13 +403,14 @@ void ApplyEdit(const Trace& t, const std::vector<int>& anchors, const WhatIfEdit
     }
     case EditKind::kWarmUp: return e.WarmUpBeforeTheLoop(edit, anchors);
     case EditKind::kConnections: replay.scenario.settings.max_connections = std::clamp(edit.connections, 1, 32); return;
+    case EditKind::kScaleKernels: return ScaleKernels(edit.scale, replay);
   }
 }
 
 const char* ToString(EditKind kind) {
   static const char* const kNames[kEditKindCount] = {"defer_read", "drop_sync", "pin_copy", "allocate_once",
                                                      "graph_steps", "shorten_host_work", "connections", "side_stream_copy",
-                                                     "order_races", "warm_up"};
+                                                     "order_races", "warm_up", "scale_kernels"};
   return kNames[static_cast<int>(kind)];
 }
 

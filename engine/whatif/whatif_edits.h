@@ -24,14 +24,16 @@ enum class EditKind {
   kSideStreamCopy,   // the copy, from pinned memory, on a side stream its stream then waits for
   kOrderRaces,       // each flagged race's second op waits for its first through an event
   kWarmUp,           // the loop's first steps run once before it: their calls take a steady step's host time
+  kScaleKernels,     // every kernel and memset takes `scale` of its measured time (a faster GPU, less work)
 };
-constexpr int kEditKindCount = 10;
+constexpr int kEditKindCount = 11;
 
 struct WhatIfEdit {
   EditKind kind = EditKind::kDropSync;
   std::vector<int> calls;  // the recorded calls it changes (kOrderRaces: pairs, first then second)
   TimeNs host_time = -1;   // kShortenHostWork: the host work left (-1: the recording's usual call-to-call time)
   int connections = 32;    // kConnections
+  double scale = 1.0;      // kScaleKernels
   // kWarmUp, per call: the host time its place takes in a steady step, the GPU time of its op
   // there and the host's time inside it when it waits (-1: the replay's usual call; no GPU op).
   std::vector<TimeNs> host_times, gpu_times, own_times;
