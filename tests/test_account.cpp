@@ -61,6 +61,8 @@ void ExpectTiled(const ProgramAccount& account, const std::string& what) {
     for (TimeNs k : p.by_kind) kinds += k;
     EXPECT_EQ(categories, p.step) << what;
     EXPECT_EQ(kinds, p.step) << what;
+    EXPECT_GE(p.gpu_busy, 0) << what;
+    EXPECT_LE(p.gpu_busy, p.step) << what;
   }
 }
 
@@ -112,6 +114,7 @@ TEST(Account, ASyncedLoopIsItsHostWorkThenItsKernels) {
   EXPECT_NEAR(static_cast<double>(a.by_category[static_cast<int>(TimeCategory::kHostWork)]), Us(300), Us(5));
   EXPECT_NEAR(static_cast<double>(a.by_category[static_cast<int>(TimeCategory::kGpuCompute)]), Us(400), Us(10));
   EXPECT_LT(ShareOf(a, TimeCategory::kUnknown), 0.01);
+  EXPECT_NEAR(static_cast<double>(a.gpu_busy), Us(400), Us(10));  // the four kernels, whether on the path or not
 }
 
 // Nothing holds the host: it queues the steps far ahead, and the GPU's run of them is the step.
@@ -131,6 +134,7 @@ TEST(Account, AHostThatRunsAheadIsPacedByTheGpu) {
   EXPECT_TRUE(a.gpu_paced);
   EXPECT_GT(ShareOf(a, TimeCategory::kGpuCompute), 0.95);
   EXPECT_NEAR(static_cast<double>(a.step), Us(2000), Us(40));
+  EXPECT_GT(a.gpu_busy, a.step * 95 / 100);
 }
 
 // A host nearly as fast as the GPU (1.8 ms of its own work a step, 2 ms of kernels), waiting for

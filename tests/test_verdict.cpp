@@ -11,10 +11,13 @@
 #include "engine/analysis/analyzer.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/report/verdict_text.h"
+#include "engine/scenario/scenario_builder.h"
+#include "engine/sim/sim_executor.h"
 #include "engine/util/assets.h"
 #include "engine/util/json_reader.h"
 #include "tests/test_util.h"
 #include "tests/verdict_util.h"
+#include "tests/whatif_recorded_loops.h"
 
 namespace streamlab {
 namespace {
@@ -89,6 +92,32 @@ TEST(Verdict, EveryFigureSaysItsScope) {
         EXPECT_NE(en.Render(t, f).find("whole run"), std::string::npos) << path << ": " << en.Render(t, f);
       }
   }
+}
+
+// Launches of 8 us each (this profile) for 6 us kernels: the launches bound the step, and the GPU
+// is busy three quarters of it, so the verdict says a faster host alone saves at most the rest.
+// Kernels of 0.5 us leave the GPU idle most of the step: nothing to say about balance.
+TEST(Verdict, AHostBoundStepWithABusyGpuSaysWhatAFasterHostCanSave) {
+  FindingTexts en = FindingTexts::Load("en");
+  auto verdict_text = [&](TimeNs kernel) {
+    ScenarioBuilder b("launches");
+    Stream s = b.CreateStream("compute");
+    for (int k = 0; k < 8; ++k) {
+      for (int i = 0; i < 40; ++i) s.Launch("k" + std::to_string(i), Spin(kernel, 132));
+      b.host().SyncDevice();
+    }
+    Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+    ProgramVerdict pv = ProgramVerdictOf(t);
+    EXPECT_EQ(pv.processes.at(0).bound, TimeCategory::kLaunch);
+    std::vector<std::string> lines = RenderVerdict(en, t, pv);
+    std::string all;
+    for (const std::string& l : lines) all += l + "\n";
+    return all;
+  };
+  std::string busy = verdict_text(Us(6));
+  EXPECT_NE(busy.find("host and GPU are close"), std::string::npos) << busy;
+  std::string idle = verdict_text(Ns(500));
+  EXPECT_EQ(idle.find("host and GPU are close"), std::string::npos) << idle;
 }
 
 // One process (the app) explains many traces: each verdict is worded for its own trace (the

@@ -89,6 +89,10 @@ struct ProcessAccount {
   std::array<TimeNs, kTimeCategoryCount> by_category{};
   std::array<TimeNs, kTimeKindCount> by_kind{};
   TimeNs step = 0;
+  // Per walked step (the mean): the time any of the process's GPU work ran in the step's window,
+  // on or off the path. What a faster host alone can save is at most `step - gpu_busy` while
+  // the GPU's work stays as it is (tests/corpus/sensitivity.json measures it).
+  TimeNs gpu_busy = 0;
   bool gpu_paced = false;  // the host ran ahead: steps are timed and walked by the GPU's ends
   int sm_count = 0;
 };

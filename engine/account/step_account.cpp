@@ -88,6 +88,30 @@ std::vector<StepWindow> Typical(std::vector<StepWindow> w) {
   return spread;
 }
 
+// The process's GPU work as disjoint busy intervals, in time order (ops on several streams at
+// once counted once).
+std::vector<std::pair<TimeNs, TimeNs>> GpuBusy(const Trace& t, int process) {
+  std::vector<std::pair<TimeNs, TimeNs>> ops, merged;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const OpRecord& r = t.ops[i];
+    if (r.gpu && r.end > r.start && IsGpuWork(t.scenario.ops[i]) && ProcessOfThread(t.scenario, t.scenario.ops[i].thread) == process)
+      ops.emplace_back(r.start, r.end);
+  }
+  std::sort(ops.begin(), ops.end());
+  for (const auto& [from, to] : ops) {
+    if (!merged.empty() && from <= merged.back().second) merged.back().second = std::max(merged.back().second, to);
+    else merged.emplace_back(from, to);
+  }
+  return merged;
+}
+
+TimeNs BusyWithin(const std::vector<std::pair<TimeNs, TimeNs>>& busy, TimeNs begin, TimeNs end) {
+  auto it = std::partition_point(busy.begin(), busy.end(), [&](const auto& b) { return b.second <= begin; });
+  TimeNs total = 0;
+  for (; it != busy.end() && it->first < end; ++it) total += std::min(end, it->second) - std::max(begin, it->first);
+  return total;
+}
+
 ProcessAccount AccountOfProcess(const Trace& t, PathWalker& walker, int process) {
   ProcessAccount a;
   a.process = process;
@@ -112,7 +136,10 @@ ProcessAccount AccountOfProcess(const Trace& t, PathWalker& walker, int process)
     a.steps.steady = 0;  // no window to judge a step on: the whole run instead
     windows = RunWindow(t, process);
   }
+  std::vector<std::pair<TimeNs, TimeNs>> busy = GpuBusy(t, process);
+  TimeNs busy_total = 0;
   for (const StepWindow& w : windows) {
+    busy_total += BusyWithin(busy, w.begin, w.end);
     WalkedStep walked = walker.Walk(w.end_point, w.begin);
     walked.step = w.step;
     walked.gpu_paced = w.end_point.gpu && w.step >= 0;
@@ -126,6 +153,7 @@ ProcessAccount AccountOfProcess(const Trace& t, PathWalker& walker, int process)
   TimeNs total = 0, parts = 0;
   for (TimeNs& k : a.by_kind) total += k, k /= n, parts += k;
   a.step = total / n;
+  a.gpu_busy = std::min(a.step, busy_total / n);
   *std::max_element(a.by_kind.begin(), a.by_kind.end()) += a.step - parts;
   a.by_category = {};
   for (int k = 0; k < kTimeKindCount; ++k) a.by_category[static_cast<int>(CategoryOf(static_cast<TimeKind>(k)))] += a.by_kind[k];

@@ -344,6 +344,7 @@ Verdict VerdictOfProcess(const Trace& t, const Analysis& a, const RangeIndex& in
   v.by_category = acc.by_category;
   v.by_kind = acc.by_kind;
   v.step = acc.step;
+  v.gpu_busy = acc.gpu_busy;
   v.walked = static_cast<int>(acc.walked.size());
   v.gpu_paced = acc.gpu_paced;
   v.sm_count = acc.sm_count;

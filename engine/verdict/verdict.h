@@ -104,6 +104,7 @@ struct Verdict {
   // Of `step`, the recorder's own work between the program's calls (category recording): not
   // there unrecorded. Its cost inside CUDA's own calls is not measured.
   TimeNs recorder = 0;
+  TimeNs gpu_busy = 0;     // of `step`, the time any of the process's GPU work ran (ProcessAccount)
   bool gpu_paced = false;  // the host ran ahead: steps timed by the GPU's ends
   int sm_count = 0;
   TimeCategory bound = TimeCategory::kUnknown;
