@@ -66,6 +66,14 @@ TEST(Verdict, TheBoundIsTheAccountsLargestCategoryAndRacesComeFirst) {
       ++races;
       ASSERT_FALSE(lines.empty());
       EXPECT_NE(lines.front().find("wrong results first"), std::string::npos) << path;
+      const RaceLine& r = pv.races.front();
+      EXPECT_GE(r.occurrences, 1) << path;
+      EXPECT_LE(r.overlapped, r.occurrences) << path;
+      if (r.overlapped > 0) {
+        EXPECT_NE(lines.front().find("may already be wrong"), std::string::npos) << path;
+      } else if (r.closest >= 0) {
+        EXPECT_NE(lines.front().find("by timing alone"), std::string::npos) << path;
+      }
     }
   }
   EXPECT_GE(races, 1);
@@ -118,6 +126,34 @@ TEST(Verdict, AHostBoundStepWithABusyGpuSaysWhatAFasterHostCanSave) {
   EXPECT_NE(busy.find("host and GPU are close"), std::string::npos) << busy;
   std::string idle = verdict_text(Ns(500));
   EXPECT_EQ(idle.find("host and GPU are close"), std::string::npos) << idle;
+}
+
+// A race's timing in this run: the op called later beginning before the one called first ended
+// (together, or in the other order) may already have given a wrong result; beginning after it is
+// right by timing alone, and the line says by how little.
+TEST(Verdict, ARacesLineSaysWhetherThisRunsOrderWasAlreadyWrong) {
+  Trace t;
+  t.ops.resize(6);
+  auto gpu = [&](int i, TimeNs submit, TimeNs start, TimeNs end) {
+    t.ops[i].gpu = true;
+    t.ops[i].submit = submit;
+    t.ops[i].start = start;
+    t.ops[i].end = end;
+  };
+  gpu(0, 0, Us(10), Us(100));   // a copy called first
+  gpu(1, Us(5), Us(50), Us(60));  // a kernel called after it, run while the copy ran
+  gpu(2, 0, Us(10), Us(100));
+  gpu(3, Us(5), Us(1), Us(8));    // called after, run before the copy began: the other order
+  gpu(4, 0, Us(10), Us(100));
+  gpu(5, Us(5), Us(130), Us(140));  // run 30 us after the copy ended
+  RaceLine wrong, right;
+  CountRaceOccurrence(t, 0, 1, wrong);
+  CountRaceOccurrence(t, 3, 2, wrong);  // either way round
+  EXPECT_EQ(wrong.occurrences, 2);
+  EXPECT_EQ(wrong.overlapped, 2);
+  CountRaceOccurrence(t, 4, 5, right);
+  EXPECT_EQ(right.overlapped, 0);
+  EXPECT_EQ(right.closest, Us(30));
 }
 
 // One process (the app) explains many traces: each verdict is worded for its own trace (the

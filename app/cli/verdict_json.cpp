@@ -101,7 +101,9 @@ Json VerdictJson(const ProgramVerdict& pv, const Trace& trace, const FindingText
   Json races = Json::array();
   for (const RaceLine& r : pv.races) {
     races.push_back({{"first", r.first}, {"second", r.second}, {"first_call", DisplayName(trace.scenario, r.first)},
-                     {"second_call", DisplayName(trace.scenario, r.second)}, {"finding", r.finding}});
+                     {"second_call", DisplayName(trace.scenario, r.second)}, {"finding", r.finding},
+                     // this run's order: how often the later call's op began before the earlier's ended
+                     {"occurrences", r.occurrences}, {"out_of_order", r.overlapped}, {"closest_ns", r.closest}});
     if (!r.first_site.empty()) races.back()["first_site"] = site_json(r.first_site);
     if (!r.second_site.empty()) races.back()["second_site"] = site_json(r.second_site);
   }

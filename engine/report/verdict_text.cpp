@@ -124,12 +124,22 @@ std::string StartupLine(const FindingTexts& texts, const Trace& t, const Verdict
   return list.empty() ? "" : texts.Fill("verdict.startup", {{"list", list}});
 }
 
+// What this run's own timestamps say of a race: the op called later began before the one called
+// first ended (the result may already be wrong), or each time it began after, by timing alone.
+std::string RaceTiming(const FindingTexts& texts, const RaceLine& r) {
+  if (r.overlapped > 0)
+    return " " + texts.Fill("verdict.race.overlapped", {{"n", std::to_string(r.overlapped)}, {"of", std::to_string(r.occurrences)}});
+  if (r.closest >= 0)
+    return " " + texts.Fill("verdict.race.latent", {{"of", std::to_string(r.occurrences)}, {"gap", FormatDuration(r.closest)}});
+  return "";
+}
+
 std::string RaceLine_(const FindingTexts& texts, const Trace& t, const RaceLine& r, bool python) {
   return texts.Fill("verdict.race", {{"first", DisplayName(t.scenario, r.first)},
                                      {"first_place", ShortPlace(texts, r.first_site)},
                                      {"second", DisplayName(t.scenario, r.second)},
                                      {"second_place", ShortPlace(texts, r.second_site)}}) +
-         " " + texts.Get(python ? "verdict.remedy.py.race" : "verdict.remedy.cpp.race");
+         RaceTiming(texts, r) + " " + texts.Get(python ? "verdict.remedy.py.race" : "verdict.remedy.cpp.race");
 }
 
 // Several processes: each one's step and bound, and the straggler (or none).
@@ -293,7 +303,8 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.bound.gpu_queued.hardware_queue", "verdict.remedy.py.blocking_call_launch",
                                "verdict.remedy.cpp.blocking_call_launch", "verdict.remedy.py.kernels_small_grid",
                                "verdict.remedy.cpp.kernels_small_grid", "verdict.remedy.py.copies_pinned",
-                               "verdict.remedy.cpp.copies_pinned", "verdict.gpu_busy", "verdict.balanced"};
+                               "verdict.remedy.cpp.copies_pinned", "verdict.gpu_busy", "verdict.balanced",
+                               "verdict.race.overlapped", "verdict.race.latent"};
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections",
                              "side_stream_copy"})
       k.push_back(std::string("verdict.edit.") + edit);

@@ -13,6 +13,22 @@
 #include "engine/trace/trace_query.h"
 
 namespace streamlab {
+
+// One more race between ops `x` and `y` at a line's two places: whether in this run the op called
+// later began before the one called first had ended (together, or in the other order), else how
+// long after.
+void CountRaceOccurrence(const Trace& t, int x, int y, RaceLine& line) {
+  ++line.occurrences;
+  const OpRecord& a = t.ops[x];
+  const OpRecord& b = t.ops[y];
+  if (!a.gpu || !b.gpu || a.end <= a.start || b.end <= b.start) return;
+  const OpRecord& called_first = a.submit <= b.submit ? a : b;
+  const OpRecord& called_next = a.submit <= b.submit ? b : a;
+  TimeNs apart = called_next.start - called_first.end;  // < 0: together, or the later call's op first
+  if (apart < 0) ++line.overlapped;
+  else if (line.closest < 0 || apart < line.closest) line.closest = apart;
+}
+
 namespace {
 
 // A place without the step's own range (ProfilerStep#N holds every place of its step, and
@@ -382,7 +398,7 @@ Verdict VerdictOfProcess(const Trace& t, const Analysis& a, const RangeIndex& in
 // Races whose write side is known (a copy's or memset's destination): the findings' warnings.
 std::vector<RaceLine> RacesOf(const Trace& t, const Analysis& a, const RangeIndex& index) {
   std::vector<RaceLine> out;
-  std::set<std::string> seen;
+  std::map<std::string, int> seen;  // a pair of places -> its line
   for (size_t i = 0; i < a.findings.size(); ++i) {
     const Finding& f = a.findings[i];
     bool race = f.kind == FindingKind::kDataRace || f.kind == FindingKind::kAddressRace;
@@ -397,7 +413,9 @@ std::vector<RaceLine> RacesOf(const Trace& t, const Analysis& a, const RangeInde
     // One line per pair of places (a loop races the same two lines each step).
     std::string key = DisplayName(t.scenario, f.op) + '\n' + PlaceKey(r.first_site) + '\n' + DisplayName(t.scenario, f.other) +
                       '\n' + PlaceKey(r.second_site);
-    if (seen.insert(key).second) out.push_back(r);
+    auto [at, added] = seen.emplace(key, static_cast<int>(out.size()));
+    if (added) out.push_back(r);
+    CountRaceOccurrence(t, f.op, f.other, out[at->second]);
   }
   return out;
 }

@@ -125,7 +125,16 @@ struct RaceLine {
   int first = -1, second = -1;  // the two calls
   ProgramSite first_site, second_site;
   int finding = -1;  // the finding it comes from
+  // Of the findings at the same two places (a loop races them each step): how many there were,
+  // in how many the op called later began before the one called first ended (together, or in
+  // the other order), and where none did, the shortest time from that end to that start (-1:
+  // not timed).
+  int occurrences = 0, overlapped = 0;
+  TimeNs closest = -1;
 };
+
+// Counts one more race between ops `x` and `y` in `line` (its occurrences, overlapped, closest).
+void CountRaceOccurrence(const Trace& t, int x, int y, RaceLine& line);
 
 struct ProgramVerdict {
   std::vector<Verdict> processes;  // one per process with GPU work
