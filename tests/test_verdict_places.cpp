@@ -1,7 +1,8 @@
 // Where the verdict's fixes say the time went (engine/verdict/verdict.cpp): two costly lines of
 // one place are two fixes, a cheap line counts in its place's costliest, and the host's own work
 // in one stretch is shared among the places the ranges saw it in, the rest going to where the
-// host came back to CUDA; copies from pinned memory are not told to pin.
+// host came back to CUDA; copies from pinned memory are not told to pin, and copies on the path
+// are at the line that made them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -117,6 +118,28 @@ TEST(VerdictPlaces, CopiesFromPinnedMemoryAreNotToldToPin) {
   ASSERT_FALSE(copies.empty());
   EXPECT_NE(copies.find("already use pinned memory"), std::string::npos) << copies;
   EXPECT_EQ(copies.find("from pinned memory,"), std::string::npos) << copies;
+}
+
+// The same copies, made at line 33 of the loop (a range around each call, as the recorder's
+// stack at a copy call says): the copies' fix is at that line (stft_export_pinned's pinned export
+// was placed nowhere, though the recording read the stack at every copy).
+TEST(VerdictPlaces, CopiesOnThePathAreAtTheLineThatMadeThem) {
+  ScenarioBuilder b("pinned copies");
+  Stream s = b.CreateStream("copy"), compute = b.CreateStream("compute");
+  Buffer host = b.PinnedBuffer("batch", 64 << 20), device = b.DeviceBuffer("input", 64 << 20);
+  for (int k = 0; k < 8; ++k) {
+    s.Copy("h2d", device, host, 64 << 20);
+    compute.Launch("k", Spin(Us(20), 132));
+    b.host().SyncDevice();
+  }
+  Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+  for (int copy : OpsNamed(t, "h2d"))
+    t.ranges.push_back({t.scenario.ops[copy].thread, "export.py:33 in <module>", t.ops[copy].submit - 1, t.ops[copy].ret + 1});
+  Verdict v = LeadVerdict(t);
+  ASSERT_TRUE(v.steps.found());
+  ASSERT_FALSE(v.fixes.empty());
+  EXPECT_EQ(v.fixes.front().kind, FixKind::kCopies);
+  EXPECT_EQ(v.fixes.front().site.line, 33);
 }
 
 }  // namespace
