@@ -98,9 +98,9 @@ TEST(VerdictPlaces, HostWorkIsSharedAmongThePlacesSeenInItTheRestWhereTheHostCam
   EXPECT_LT(back->per_step, Ms(1.2));
 }
 
-TEST(VerdictPlaces, CopiesFromPinnedMemoryAreNotToldToPin) {
-  // Eight steps, each a 64 MB copy from pinned memory and a short kernel on another stream: the
-  // copies bound it.
+// Eight steps, each a 64 MB copy from pinned memory and a short kernel on another stream, then a
+// sync: the copies bound it.
+Trace PinnedCopyLoop() {
   ScenarioBuilder b("pinned copies");
   Stream s = b.CreateStream("copy"), compute = b.CreateStream("compute");
   Buffer host = b.PinnedBuffer("batch", 64 << 20), device = b.DeviceBuffer("input", 64 << 20);
@@ -109,7 +109,13 @@ TEST(VerdictPlaces, CopiesFromPinnedMemoryAreNotToldToPin) {
     compute.Launch("k", Spin(Us(20), 132));
     b.host().SyncDevice();
   }
-  Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+  return AsRecording(SimExecutor().Run(b.Build(), {}));
+}
+
+TEST(VerdictPlaces, CopiesFromPinnedMemoryAreNotToldToPin) {
+  // Eight steps, each a 64 MB copy from pinned memory and a short kernel on another stream: the
+  // copies bound it.
+  Trace t = PinnedCopyLoop();
   ProgramVerdict pv = ProgramVerdictOf(t);
   ASSERT_TRUE(pv.found());
   std::string copies;
@@ -124,15 +130,7 @@ TEST(VerdictPlaces, CopiesFromPinnedMemoryAreNotToldToPin) {
 // stack at a copy call says): the copies' fix is at that line (stft_export_pinned's pinned export
 // was placed nowhere, though the recording read the stack at every copy).
 TEST(VerdictPlaces, CopiesOnThePathAreAtTheLineThatMadeThem) {
-  ScenarioBuilder b("pinned copies");
-  Stream s = b.CreateStream("copy"), compute = b.CreateStream("compute");
-  Buffer host = b.PinnedBuffer("batch", 64 << 20), device = b.DeviceBuffer("input", 64 << 20);
-  for (int k = 0; k < 8; ++k) {
-    s.Copy("h2d", device, host, 64 << 20);
-    compute.Launch("k", Spin(Us(20), 132));
-    b.host().SyncDevice();
-  }
-  Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+  Trace t = PinnedCopyLoop();
   for (int copy : OpsNamed(t, "h2d"))
     t.ranges.push_back({t.scenario.ops[copy].thread, "export.py:33 in <module>", t.ops[copy].submit - 1, t.ops[copy].ret + 1});
   Verdict v = LeadVerdict(t);
