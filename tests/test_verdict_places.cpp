@@ -126,6 +126,27 @@ TEST(VerdictPlaces, CopiesFromPinnedMemoryAreNotToldToPin) {
   EXPECT_EQ(copies.find("from pinned memory,"), std::string::npos) << copies;
 }
 
+// A copy from pinned memory on the kernels' own stream, which they then wait for: the advice is
+// to copy ahead on another stream, not to pin what is pinned already.
+TEST(VerdictPlaces, AKernelsWaitForAPinnedCopyIsNotToldToPin) {
+  ScenarioBuilder b("pinned input");
+  Stream s = b.CreateStream("compute");
+  Buffer host = b.PinnedBuffer("batch", 64 << 20), device = b.DeviceBuffer("input", 64 << 20);
+  for (int k = 0; k < 8; ++k) {
+    s.Copy("h2d", device, host, 64 << 20);
+    s.Launch("k", Spin(Us(20), 132));
+    b.host().SyncDevice();
+  }
+  Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+  ProgramVerdict pv = ProgramVerdictOf(t);
+  ASSERT_TRUE(pv.found());
+  std::string wait;
+  for (const std::string& line : RenderVerdict(FindingTexts::Load("en"), t, pv))
+    if (line.find("kernels wait for a copy") != std::string::npos) wait = line;
+  ASSERT_FALSE(wait.empty());
+  EXPECT_NE(wait.find("already comes from pinned memory"), std::string::npos) << wait;
+}
+
 // The same copies, made at line 33 of the loop (a range around each call, as the recorder's
 // stack at a copy call says): the copies' fix is at that line (stft_export_pinned's pinned export
 // was placed nowhere, though the recording read the stack at every copy).

@@ -252,7 +252,7 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
   if (f.kind == FixKind::kHostWork && f.at_step_start) remedy += "_step_start";
   if (f.kind == FixKind::kBlockingCall && f.time_kind == TimeKind::kBlockingLaunch) remedy += "_launch";
   if (f.kind == FixKind::kKernels && f.time_kind == TimeKind::kSmallGrid) remedy += "_small_grid";
-  if (f.kind == FixKind::kCopies && AllHostSidesPinned(trace.scenario, f.calls)) remedy += "_pinned";
+  if ((f.kind == FixKind::kCopies || f.kind == FixKind::kCopyWait) && AllHostSidesPinned(trace.scenario, f.calls)) remedy += "_pinned";
   // A read inside PyTorch with a known remedy says it (GradScaler's overflow check, a shape that
   // depends on the data), rather than "read it less often", which the program cannot.
   if (f.kind == FixKind::kHiddenRead && IsGradScalerOverflowRead(f.site)) return text + " " + texts.Get("advice.grad_scaler");
@@ -303,7 +303,8 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.bound.gpu_queued.hardware_queue", "verdict.remedy.py.blocking_call_launch",
                                "verdict.remedy.cpp.blocking_call_launch", "verdict.remedy.py.kernels_small_grid",
                                "verdict.remedy.cpp.kernels_small_grid", "verdict.remedy.py.copies_pinned",
-                               "verdict.remedy.cpp.copies_pinned", "verdict.gpu_busy", "verdict.balanced",
+                               "verdict.remedy.cpp.copies_pinned", "verdict.remedy.py.copy_wait_pinned",
+                               "verdict.remedy.cpp.copy_wait_pinned", "verdict.gpu_busy", "verdict.balanced",
                                "verdict.race.overlapped", "verdict.race.latent"};
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections",
                              "side_stream_copy"})
