@@ -132,6 +132,10 @@ Subcommand AddVerify(CLI::App& app, CliCommands& c, const std::string& self) {
   verify_cmd->add_option("--out-dir", c.verify.out_dir, "Keep each run's trace in this folder");
   verify_cmd->add_option("--profile", c.verify.profile, "Simulator device profile: h100, h200 or a JSON file");
   verify_cmd->add_option("--timeout", c.verify.timeout_s, "GPU watchdog per run, seconds");
+  verify_cmd->add_option("--torch-batch", c.verify.torch_batch,
+                         "--backend torch: programs started together, each run alone once all have imported torch (1: one at a time)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   return {verify_cmd, [&c, self] {
     c.verify.self = self;
     return CmdVerify(c.verify);

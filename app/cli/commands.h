@@ -37,6 +37,7 @@ struct VerifyCommand {
   std::string out_dir;  // keep each run's trace here
   std::string profile;
   double timeout_s = 10;
+  int torch_batch = 6;  // --backend torch: programs that start and import torch together
   std::string self;     // path of this executable, to run GPU labs in child processes
 };
 

@@ -248,6 +248,7 @@ class Writer {
     o_ << "import threading\nimport time\n\nimport torch\n" << (distributed_ ? "import torch.distributed as dist\n" : "")
        << "\nnvtx = torch.cuda.nvtx\n\n\n";
     if (distributed_) DistributedStart();
+    else WaitForTurn();
     o_ << "def cycles_per_us():\n"
        << "    \"\"\"torch.cuda._sleep spins for GPU clock cycles: time a long one to convert.\"\"\"\n"
        << "    torch.cuda._sleep(1000)\n    torch.cuda.synchronize()\n"
@@ -263,6 +264,22 @@ class Writer {
        << "    def __enter__(self):\n        nvtx.range_push(self.name)\n\n"
        << "    def __exit__(self, *exc):\n        nvtx.range_pop()\n\n\n";
     CompiledKernels();
+  }
+
+  // `verify` starts several variants' programs together (importing torch takes seconds) and
+  // lets each touch CUDA only once the GPU and the host are its own.
+  void WaitForTurn() {
+    o_ << "def wait_for_turn():\n"
+       << "    \"\"\"`streamlab-cli verify` starts this program early; it says it is here and goes\n"
+       << "    on once the file STREAMLAB_START_GATE exists (run by hand: at once).\"\"\"\n"
+       << "    gate, owner = os.environ.get(\"STREAMLAB_START_GATE\"), os.environ.get(\"STREAMLAB_GATE_OWNER\")\n"
+       << "    if gate:\n"
+       << "        open(gate + \".ready\", \"w\").close()\n"
+       << "    while gate and not os.path.exists(gate):\n"
+       << "        if owner and not os.path.exists(f\"/proc/{owner}\"):\n"
+       << "            raise SystemExit(\"streamlab-cli verify ended before this run's turn\")\n"
+       << "        time.sleep(0.002)\n\n\n"
+       << "wait_for_turn()\n\n\n";
   }
 
   // One process per GPU (torchrun --nproc_per_node=N): this one drives GPU RANK, and the
