@@ -79,9 +79,16 @@ Expectation EndsBeforeEnd(const std::string& first, const std::string& second, c
 }
 
 Expectation OverlapAtLeast(const std::string& a, const std::string& b, double fraction) {
-  return {a + " and " + b + " overlap >= " + FormatPercent(fraction), [=](const Trace& t) {
-            double f = OverlapFraction(OpNamed(t, a), OpNamed(t, b));
-            return CheckResult{f >= fraction, "overlap " + FormatPercent(f)};
+  return {a + " and " + b + " overlap >= " + FormatPercent(fraction) + " of the time both were launched", [=](const Trace& t) {
+            const OpRecord &first = OpNamed(t, a), &second = OpNamed(t, b);
+            TimeNs overlap = std::max<TimeNs>(0, std::min(first.end, second.end) - std::max(first.start, second.start));
+            TimeNs could = CouldOverlap(first, second);
+            double f = could > 0 ? static_cast<double>(overlap) / static_cast<double>(could) : 0.0;
+            std::string measured = "overlap " + FormatPercent(f);
+            if (could < std::min(first.end - first.start, second.end - second.start))
+              measured += " of the " + FormatDuration(could) + " both were launched; " +
+                          FormatPercent(OverlapFraction(first, second)) + " of the shorter run";
+            return CheckResult{f >= fraction, measured};
           }};
 }
 

@@ -22,6 +22,12 @@ double OverlapFraction(const OpRecord& a, const OpRecord& b) {
   return static_cast<double>(overlap) / static_cast<double>(shorter);
 }
 
+TimeNs CouldOverlap(const OpRecord& a, const OpRecord& b) {
+  TimeNs launched_both = std::min(a.end, b.end) - std::max(a.submit, b.submit);
+  TimeNs shorter = std::min(a.end - a.start, b.end - b.start);
+  return std::max<TimeNs>(0, std::min(launched_both, shorter));
+}
+
 TimeNs GpuMakespan(const Trace& t) {
   TimeNs first = std::numeric_limits<TimeNs>::max(), last = 0;
   for (const OpRecord& r : t.ops) {

@@ -11,6 +11,11 @@ namespace streamlab {
 const OpRecord& OpNamed(const Trace& trace, const std::string& name);
 // Overlap of two GPU spans as a fraction of the shorter one (0 = none, 1 = full).
 double OverlapFraction(const OpRecord& a, const OpRecord& b);
+// The time two ops could have run together: from the host's call of the later one to the end
+// of the first to end, and no more than the shorter run. A GPU cannot start an op the host has
+// not launched yet, and how fast the host launches (a Python launch took 40-125 us on H200
+// hosts) is not what a claim that two streams run together is about.
+TimeNs CouldOverlap(const OpRecord& a, const OpRecord& b);
 // From the first GPU op's start to the last GPU op's end.
 TimeNs GpuMakespan(const Trace& trace);
 // The share of the time from the first kernel on any GPU to the last in which GPU `device`
