@@ -172,6 +172,25 @@ TEST(ExpertAnswer, AProgramWithoutStepsIsJudgedOnItsGpuTime) {
   EXPECT_EQ(v.step, last - first);
 }
 
+// A run without steps has no loop: its fixes never say to move something before, into or out
+// of "the loop" (pageable_vs_pinned: host work, a pinned allocation and a stream creation, each
+// made once; the remedies of a loop were given before).
+TEST(ExpertAnswer, TheFixesOfARunWithoutStepsSpeakOfNoLoop) {
+  for (const char* name : {"pageable_vs_pinned", "graph_replay", "default_plus_side_stream"}) {
+    Trace t = LoadTraceFile(std::string(STREAMLAB_SOURCE_DIR) + "/tests/fixtures/recorded/" + name + ".json");
+    ProgramVerdict v = ProgramVerdictOf(t);
+    ASSERT_TRUE(v.found()) << name;
+    ASSERT_FALSE(v.lead().steps.found()) << name;
+    ASSERT_GE(v.lead().fixes.size(), 2u) << name;
+    for (const char* lang : {"en", "zh"}) {
+      std::vector<std::string> lines = RenderVerdict(FindingTexts::Load(lang), t, v);
+      for (const std::string& l : lines)
+        for (const char* loop : {"before the loop", "in the loop", "out of the loop", "循环之前", "循环中", "移出循环", "循环之外"})
+          EXPECT_EQ(l.find(loop), std::string::npos) << name << ": " << l;
+    }
+  }
+}
+
 // simpleHyperQ's shape: one kernel launched on 4 streams at once, 10 ms each. The verdict names
 // the time it took on the run's critical path (10 ms), not the sum of its launches (40 ms).
 TEST(ExpertAnswer, KernelsSideBySideCountTheirBusyTimeNotTheirSum) {

@@ -206,6 +206,11 @@ std::string RenderAccount(const FindingTexts& texts, const Verdict& v) {
   return line;
 }
 
+// A run without steps has no loop: a text that speaks of one has a ".run" form there.
+std::string ForRun(const FindingTexts& texts, const Verdict& v, const std::string& key) {
+  return !v.found() && texts.Has(key + ".run") ? key + ".run" : key;
+}
+
 std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdict& v, const VerdictFix& f) {
   std::string place;
   if (!f.site.empty()) place = texts.Fill(f.came_back ? "verdict.place_back" : "verdict.place", {{"place", texts.RenderPlace(f.site)}});
@@ -214,7 +219,7 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
     place = texts.Get("verdict.place_unknown");
   std::string kind = ToString(f.kind);
   std::string rank = f.call;  // kOtherDevice: the process's name
-  std::string text = texts.Fill("verdict.fix." + kind, {{"cost", FormatDuration(f.per_step)},
+  std::string text = texts.Fill(ForRun(texts, v, "verdict.fix." + kind), {{"cost", FormatDuration(f.per_step)},
                                                         {"per", Per(texts, v)},
                                                         {"share", Percent(f.per_step, v.step)},
                                                         {"count", Count(f.count)},
@@ -234,7 +239,7 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
     text += " " + texts.Fill("verdict.exposed", {{"call", DisplayName(trace.scenario, f.exposed_by)},
                                                  {"place", f.exposed_site.empty() ? "" : " " + ShortPlace(texts, f.exposed_site)}});
   if (f.simulated_save >= 0) {
-    std::string edit = texts.Get("verdict.edit." + f.simulated_edit);
+    std::string edit = texts.Get(ForRun(texts, v, "verdict.edit." + f.simulated_edit));
     std::string what = texts.Get(v.found() ? "verdict.saved.step" : "verdict.saved.run");
     if (f.simulated_save * 100 < f.simulated_step)
       text += " " + texts.Fill("verdict.would_save_none", {{"edit", edit}, {"what", what}});
@@ -257,7 +262,7 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
   // depends on the data), rather than "read it less often", which the program cannot.
   if (f.kind == FixKind::kHiddenRead && IsGradScalerOverflowRead(f.site)) return text + " " + texts.Get("advice.grad_scaler");
   if (f.kind == FixKind::kHiddenRead && IsDataDependentShapeRead(f.site)) return text + " " + texts.Get("advice.data_dependent_shape");
-  return text + " " + texts.Get(remedy);
+  return text + " " + texts.Get(ForRun(texts, v, remedy));
 }
 
 std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& t, const ProgramVerdict& pv) {
@@ -309,6 +314,13 @@ const std::vector<std::string>& VerdictTextKeys() {
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections",
                              "side_stream_copy"})
       k.push_back(std::string("verdict.edit.") + edit);
+    // A run without a loop (ForRun).
+    for (const char* run : {"verdict.fix.malloc_mid_run", "verdict.fix.graph_build", "verdict.remedy.py.host_work",
+                            "verdict.remedy.cpp.host_work", "verdict.remedy.py.malloc_mid_run", "verdict.remedy.cpp.malloc_mid_run",
+                            "verdict.remedy.py.blocking_call", "verdict.remedy.cpp.blocking_call", "verdict.remedy.py.module_load_wait",
+                            "verdict.remedy.cpp.module_load_wait", "verdict.remedy.cpp.graph_build", "verdict.edit.shorten_host_work",
+                            "verdict.edit.allocate_once"})
+      k.push_back(std::string(run) + ".run");
     for (int c = 0; c < kTimeCategoryCount; ++c) {
       // (The recorder's own work is never the bound: it is not the program's.)
       if (static_cast<TimeCategory>(c) != TimeCategory::kRecording)

@@ -280,6 +280,8 @@ std::optional<WhatIfEdit> EditForFix(const Trace& t, const CallPlaces& places, c
   if (allocation_fix && allocations) {
     edit.kind = EditKind::kAllocateOnce;
     edit.calls = AllocationsInSteps(t, places);
+    // A run without steps has no loop to take them out of: nothing to replay.
+    if (edit.calls.empty()) return std::nullopt;
     return edit;
   }
   switch (fix.kind) {
