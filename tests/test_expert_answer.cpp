@@ -172,6 +172,34 @@ TEST(ExpertAnswer, AProgramWithoutStepsIsJudgedOnItsGpuTime) {
   EXPECT_EQ(v.step, last - first);
 }
 
+// simpleMultiGPU's shape: a context created in cudaFree(0), a 20 ms call, 300 ms of the host's own
+// work (a rand() fill), then one kernel. The run's GPU time leaves all of it out; the one-off line
+// says it, split into the program's own work and CUDA calls, the context's creation apart.
+TEST(ExpertAnswer, ARunWithoutStepsSaysWhatTheHostDidBeforeItsFirstGpuOp) {
+  Trace t = Log()
+                .SlowCall("cudaFree", 100000000)
+                .InsideLastCall("context_created")
+                .SlowCall("cudaMallocHost", 20000000)
+                .Pause(300000000)
+                .Kernel(77, "[4096]", 3000000)
+                .SyncStream(77)
+                .Convert();
+  ProgramVerdict pv = ProgramVerdictOf(t);
+  ASSERT_TRUE(pv.found());
+  const Verdict& v = pv.lead();
+  ASSERT_FALSE(v.steps.found());
+  auto before = std::find_if(v.startup.begin(), v.startup.end(), [](const StartupCost& c) { return c.kind == StartupCost::kBeforeGpuWork; });
+  ASSERT_NE(before, v.startup.end());
+  EXPECT_NEAR(static_cast<double>(before->time), 420e6, 1e6);       // from cudaFree's call to the kernel's start
+  EXPECT_NEAR(static_cast<double>(before->in_calls), 20e6, 0.1e6);  // cudaMallocHost
+  EXPECT_NEAR(static_cast<double>(before->loads), 100e6, 0.1e6);    // the context, apart
+  std::string text;
+  for (const std::string& l : RenderVerdict(FindingTexts::Load("en"), t, pv)) text += l + "\n";
+  EXPECT_NE(text.find("on the host before the first GPU op, which the run's GPU time leaves out: 300.00 ms of the program's own work"),
+            std::string::npos)
+      << text;
+}
+
 // A run without steps has no loop: its fixes never say to move something before, into or out
 // of "the loop" (pageable_vs_pinned: host work, a pinned allocation and a stream creation, each
 // made once; the remedies of a loop were given before).

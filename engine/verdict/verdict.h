@@ -72,13 +72,18 @@ struct VerdictFix {
 const char* OtherCaseName(VerdictFix::OtherCase c);  // "graph_gap", "loader" ("" for none)
 
 struct StartupCost {
-  enum Kind { kContext, kModuleLoads, kBeforeFirstStep, kWarmupSteps, kAfterLastStep } kind = kContext;
+  // kBeforeGpuWork: a run without steps, from the first call of the thread that launched its
+  // first GPU op to that op's start (what the run's GPU time leaves out: a program preparing
+  // its input on the host, CUDA's start-up).
+  enum Kind { kContext, kModuleLoads, kBeforeFirstStep, kWarmupSteps, kAfterLastStep, kBeforeGpuWork } kind = kContext;
   TimeNs time = 0;
   int count = 0;
   int op = -1;  // kContext: the call it was created in
   bool inferred = false;  // kContext: not recorded; the first call that took 10 ms or more before any GPU work
   TimeNs loads = 0;  // kWarmupSteps: the module loads' host time inside those steps
   TimeNs simulated_save = 0;  // kWarmupSteps: replayed with a warm-up step before the loop (0: not simulated)
+  TimeNs in_calls = 0;  // kBeforeGpuWork: inside CUDA calls, context creation apart (the rest, less
+                        // the context's creation, is the host's own work outside CUDA)
 };
 
 // A kernel (by name) on the steps' critical path, and how much of the path it took a step.
