@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "app/runner/child_run.h"
-#include "app/gui/file_picker.h"
+#include "app/gui/loading/file_picker.h"
 #include "app/gui/fonts.h"
-#include "app/gui/gantt_view.h"
+#include "app/gui/chart/gantt_view.h"
 #include "app/gui/progress_store.h"
-#include "app/gui/run_worker.h"
+#include "app/gui/loading/run_worker.h"
 #include "app/gui/ui_text.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/finding_groups.h"

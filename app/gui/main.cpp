@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/bench_trace.h"
+#include "app/gui/chart/bench_trace.h"
 #include "app/gui/gui_app.h"
 #include "app/gui/gui_flags.h"
 #include "app/gui/screenshot.h"

@@ -1,9 +1,9 @@
-// The host's ranges laid out in rows for the chart (app/gui/gantt_ranges.cpp): nesting gives the
+// The host's ranges laid out in rows for the chart (app/gui/chart/gantt_ranges.cpp): nesting gives the
 // row, no row holds two ranges that overlap (even in a file whose ranges are not nested), each
 // row's ends ascend (a frame bisects them), and what is nested too deep is counted, not drawn.
 #include <gtest/gtest.h>
 
-#include "app/gui/gantt_ranges.h"
+#include "app/gui/chart/gantt_ranges.h"
 
 namespace streamlab {
 namespace {

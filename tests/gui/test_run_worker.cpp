@@ -1,6 +1,6 @@
 // The GUI's background worker opening a trace (no display needed): it says which stage it is in
 // (reading, then explaining), and a Cancel takes effect when the stage ends, showing nothing.
-#include "app/gui/run_worker.h"
+#include "app/gui/loading/run_worker.h"
 
 #include <gtest/gtest.h>
 

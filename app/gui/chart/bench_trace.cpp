@@ -1,6 +1,6 @@
 // Synthetic bench trace: back-to-back 10 us kernels, 2 us apart, on 32 streams; the host's
 // ranges as many as the spans, two deep (a "step" around each 32 launches, one range per launch).
-#include "app/gui/bench_trace.h"
+#include "app/gui/chart/bench_trace.h"
 
 #include "engine/trace/backend.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/gantt_frame.h"
+#include "app/gui/chart/gantt_frame.h"
 #include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/trace/trace_query.h"

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "app/gui/gantt_view.h"
+#include "app/gui/chart/gantt_view.h"
 
 namespace streamlab {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "app/gui/gantt_view.h"
+#include "app/gui/chart/gantt_view.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/program_sites.h"

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "app/gui/gantt_frame.h"
-#include "app/gui/gantt_tooltip.h"
+#include "app/gui/chart/gantt_frame.h"
+#include "app/gui/chart/gantt_tooltip.h"
 #include "app/gui/ui_text.h"
 #include "engine/util/format.h"
 

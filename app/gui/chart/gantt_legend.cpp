@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/gantt_frame.h"
+#include "app/gui/chart/gantt_frame.h"
 #include "app/gui/ui_text.h"
 
 namespace streamlab {

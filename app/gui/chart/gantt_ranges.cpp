@@ -1,13 +1,13 @@
 // The host's ranges as rows under each host lane (gantt_ranges.h). Rows are laid out once per
 // trace; a frame bisects each row to what is in view and merges what is under 3 px, so its
 // cost follows the pixels, not the number of ranges.
-#include "app/gui/gantt_ranges.h"
+#include "app/gui/chart/gantt_ranges.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
 
-#include "app/gui/gallop.h"
+#include "app/gui/chart/gallop.h"
 
 namespace streamlab {
 

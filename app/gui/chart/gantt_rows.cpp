@@ -6,7 +6,7 @@
 #include <cctype>
 #include <string>
 
-#include "app/gui/gantt_frame.h"
+#include "app/gui/chart/gantt_frame.h"
 #include "app/gui/ui_text.h"
 
 namespace streamlab {

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <string>
 
-#include "app/gui/gallop.h"
-#include "app/gui/gantt_frame.h"
+#include "app/gui/chart/gallop.h"
+#include "app/gui/chart/gantt_frame.h"
 #include "app/gui/ui_text.h"
 #include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/findings_text.h"

@@ -2,9 +2,9 @@
 // (a headless screenshot with --hover prints it). Where the host was is looked up in the
 // trace's range index (built once per trace with the chart's index) for the one moment hovered;
 // where no range says it, where the host came back to CUDA, in the thread's calls.
-#include "app/gui/gantt_tooltip.h"
+#include "app/gui/chart/gantt_tooltip.h"
 
-#include "app/gui/gantt_frame.h"
+#include "app/gui/chart/gantt_frame.h"
 #include "app/gui/ui_text.h"
 #include "engine/analysis/findings_text.h"
 #include "engine/analysis/program_sites.h"

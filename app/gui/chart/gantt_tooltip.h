@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "app/gui/gantt_view.h"
+#include "app/gui/chart/gantt_view.h"
 
 namespace streamlab {
 

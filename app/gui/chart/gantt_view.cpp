@@ -2,9 +2,9 @@
 // bands and range rows, then each stage in its own file - the lanes' spans and SM rows
 // (gantt_spans.cpp), the explanations (gantt_explain.cpp) and the interaction
 // (gantt_interaction.cpp).
-#include "app/gui/gantt_view.h"
+#include "app/gui/chart/gantt_view.h"
 
-#include "app/gui/gantt_frame.h"
+#include "app/gui/chart/gantt_frame.h"
 
 #include <algorithm>
 #include <cctype>
@@ -13,9 +13,9 @@
 #include <map>
 #include <memory>
 
-#include "app/gui/gallop.h"
-#include "app/gui/gantt_ranges.h"
-#include "app/gui/gantt_tooltip.h"
+#include "app/gui/chart/gallop.h"
+#include "app/gui/chart/gantt_ranges.h"
+#include "app/gui/chart/gantt_tooltip.h"
 #include "app/gui/ui_text.h"
 #include "engine/analysis/analyzer_context.h"
 #include "engine/analysis/findings_text.h"

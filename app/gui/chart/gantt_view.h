@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/gantt_ranges.h"
+#include "app/gui/chart/gantt_ranges.h"
 #include "engine/analysis/analyzer.h"
 #include "engine/analysis/resumed_places.h"
 #include "engine/trace/trace.h"

@@ -1,7 +1,7 @@
 // The ImGui file picker (file_picker.h). The listing is read once per folder entered, not per
 // frame, on a detached thread, and drawn through a list clipper, so a folder of thousands of
 // traces stays smooth and a hung one holds only its own thread.
-#include "app/gui/file_picker.h"
+#include "app/gui/loading/file_picker.h"
 
 #include <imgui.h>
 

@@ -1,5 +1,5 @@
 // "Open a trace": the top bar's button and the first screen's form open a trace file picked in the GUI's file picker
-// (app/gui/file_picker.h) - a recording, a raw recorder log, a torch.profiler trace or a saved
+// (app/gui/loading/file_picker.h) - a recording, a raw recorder log, a torch.profiler trace or a saved
 // lab trace - as --open does, and the compare view's "Browse..." for the second trace.
 #include <imgui.h>
 

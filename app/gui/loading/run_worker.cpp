@@ -1,5 +1,5 @@
 // The background run.
-#include "app/gui/run_worker.h"
+#include "app/gui/loading/run_worker.h"
 
 #include <unistd.h>
 
