@@ -180,3 +180,49 @@ TEST(Verdict, EachTracesWordingIsItsOwnInOneProcess) {
 
 }  // namespace
 }  // namespace streamlab
+
+namespace streamlab {
+namespace {
+
+// Four 8-block workers on four blocking streams, each after a tiny kernel on the legacy default
+// stream, 8 steps (heldout5's legacy_flag_serialize): the legacy stream orders the workers one
+// after another, so the fix is streams that do not wait for it, not "more kernels side by side".
+// With non-blocking streams the workers overlap and nothing on the path is held by it.
+Trace LegacyFlagLoop(bool non_blocking) {
+  ScenarioBuilder b(non_blocking ? "non_blocking_workers" : "legacy_flag_workers");
+  Stream legacy = b.LegacyDefaultStream();
+  std::vector<Stream> workers;
+  for (int w = 0; w < 4; ++w) workers.push_back(b.CreateStream("w" + std::to_string(w), {non_blocking}));
+  for (int step = 0; step < 8; ++step) {
+    for (int w = 0; w < 4; ++w) {
+      legacy.Launch("reset_flag", Spin(Us(2), 1));
+      workers[w].Launch("worker", Spin(Us(1000), 8));
+    }
+    b.host().SyncDevice();
+  }
+  return AsRecording(SimExecutor().Run(b.Build(), {}));
+}
+
+TEST(Verdict, KernelsTheLegacyDefaultStreamSerializesAreToldToStopWaitingForIt) {
+  Trace serialized = LegacyFlagLoop(false);
+  ProgramVerdict pv = ProgramVerdictOf(serialized);
+  ASSERT_TRUE(pv.found());
+  const Verdict& v = pv.lead();
+  EXPECT_GE(v.legacy_serialized * 2, v.step) << "the workers' time on the path was held by the legacy stream";
+  std::string text;
+  for (const std::string& l : RenderVerdict(FindingTexts::Load("en"), serialized, pv)) text += l + "\n";
+  EXPECT_NE(text.find("legacy default stream orders them"), std::string::npos) << text;
+  EXPECT_NE(text.find("cudaStreamNonBlocking"), std::string::npos) << text;
+
+  Trace overlapped = LegacyFlagLoop(true);
+  ProgramVerdict free_pv = ProgramVerdictOf(overlapped);
+  ASSERT_TRUE(free_pv.found());
+  EXPECT_EQ(free_pv.lead().legacy_serialized, 0);
+  EXPECT_LT(free_pv.lead().step * 2, v.step) << "non-blocking workers run side by side";
+  std::string free_text;
+  for (const std::string& l : RenderVerdict(FindingTexts::Load("en"), overlapped, free_pv)) free_text += l + "\n";
+  EXPECT_EQ(free_text.find("legacy default stream orders them"), std::string::npos) << free_text;
+}
+
+}  // namespace
+}  // namespace streamlab

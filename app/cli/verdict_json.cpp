@@ -88,6 +88,7 @@ Json ProcessJson(const Verdict& v, const Trace& trace, const FindingTexts& texts
                        {"walked", v.walked},
                        {"step_ns", v.step},
                        {"gpu_busy_ns", v.gpu_busy},
+                       {"legacy_serialized_ns", v.legacy_serialized},
                        {"categories", categories},
                        {"kinds", kinds}}},
           {"launches_per_step", v.launches},

@@ -66,6 +66,11 @@ struct PathSegment {
   // blocking copy): the GPU drained there, so this host time is exposed, not hidden under GPU work.
   int after_wait = -1;
   int rank = -1;  // rank_wait: the process waited for
+  // A GPU op's own time, where the op could start only once the legacy default stream let it:
+  // it (or the op before it on the path) ran on the legacy default stream, which waits for all
+  // earlier work on blocking streams, and they for it. Kernels on several streams then run one
+  // after another (the course's legacy-stream stall).
+  bool legacy_serialized = false;
   TimeNs length() const { return to - from; }
   TimeCategory category() const { return CategoryOf(kind); }
 };
@@ -93,6 +98,9 @@ struct ProcessAccount {
   // on or off the path. What a faster host alone can save is at most `step - gpu_busy` while
   // the GPU's work stays as it is (tests/corpus/sensitivity.json measures it).
   TimeNs gpu_busy = 0;
+  // Per walked step (the mean): GPU time on the path held in order by the legacy default
+  // stream (PathSegment::legacy_serialized).
+  TimeNs legacy_serialized = 0;
   bool gpu_paced = false;  // the host ran ahead: steps are timed and walked by the GPU's ends
   int sm_count = 0;
 };

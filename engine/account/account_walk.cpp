@@ -133,6 +133,8 @@ void PathWalker::StepGpu(State& s) {
     if (p >= 0 && t_.ops[p].gpu && (node_before < 0 || t_.ops[p].end > t_.ops[node_before].end)) node_before = p;
   TimeNs by_end = reason.by >= 0 ? t_.ops[reason.by].end : kNever;
   if (node_before >= 0 && t_.ops[node_before].end >= std::max(by_end, reason.released)) return go_gpu(node_before);
+  if (reason.cause == Cause::kLegacyBarrier && reason.by >= 0 && !s.out.path.empty() && s.out.path.back().op == g)
+    s.out.path.back().legacy_serialized = true;
   switch (reason.cause) {
     case Cause::kStreamOrder: case Cause::kEventWait: case Cause::kWaitStream: case Cause::kLegacyBarrier:
     case Cause::kSmsBusy: case Cause::kCopyEngineBusy:

@@ -143,7 +143,10 @@ ProcessAccount AccountOfProcess(const Trace& t, PathWalker& walker, int process)
     WalkedStep walked = walker.Walk(w.end_point, w.begin);
     walked.step = w.step;
     walked.gpu_paced = w.end_point.gpu && w.step >= 0;
-    for (const PathSegment& seg : walked.path) a.by_kind[static_cast<int>(seg.kind)] += seg.length();
+    for (const PathSegment& seg : walked.path) {
+      a.by_kind[static_cast<int>(seg.kind)] += seg.length();
+      if (seg.legacy_serialized) a.legacy_serialized += seg.length();
+    }
     a.walked.push_back(std::move(walked));
   }
   if (a.walked.empty()) return a;
@@ -154,6 +157,7 @@ ProcessAccount AccountOfProcess(const Trace& t, PathWalker& walker, int process)
   for (TimeNs& k : a.by_kind) total += k, k /= n, parts += k;
   a.step = total / n;
   a.gpu_busy = std::min(a.step, busy_total / n);
+  a.legacy_serialized /= n;
   *std::max_element(a.by_kind.begin(), a.by_kind.end()) += a.step - parts;
   a.by_category = {};
   for (int k = 0; k < kTimeKindCount; ++k) a.by_category[static_cast<int>(CategoryOf(static_cast<TimeKind>(k)))] += a.by_kind[k];

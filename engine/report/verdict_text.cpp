@@ -260,6 +260,10 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
   if (f.kind == FixKind::kHostWork && f.at_step_start) remedy += "_step_start";
   if (f.kind == FixKind::kBlockingCall && f.time_kind == TimeKind::kBlockingLaunch) remedy += "_launch";
   if (f.kind == FixKind::kKernels && f.time_kind == TimeKind::kSmallGrid) remedy += "_small_grid";
+  // Kernels held in order by the legacy default stream for most of their time on the path: more
+  // streams are not the answer, streams that do not wait for it are.
+  if (f.kind == FixKind::kKernels && v.legacy_serialized * 2 >= f.per_step)
+    remedy = std::string("verdict.remedy.") + (v.python ? "py." : "cpp.") + "kernels_legacy";
   if ((f.kind == FixKind::kCopies || f.kind == FixKind::kCopyWait) && AllHostSidesPinned(trace.scenario, f.calls)) remedy += "_pinned";
   // A read inside PyTorch with a known remedy says it (GradScaler's overflow check, a shape that
   // depends on the data), rather than "read it less often", which the program cannot.
@@ -313,7 +317,8 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.remedy.cpp.kernels_small_grid", "verdict.remedy.py.copies_pinned",
                                "verdict.remedy.cpp.copies_pinned", "verdict.remedy.py.copy_wait_pinned",
                                "verdict.remedy.cpp.copy_wait_pinned", "verdict.gpu_busy", "verdict.balanced",
-                               "verdict.race.overlapped", "verdict.race.latent", "verdict.startup.before_gpu"};
+                               "verdict.race.overlapped", "verdict.race.latent", "verdict.startup.before_gpu", "verdict.remedy.py.kernels_legacy",
+                               "verdict.remedy.cpp.kernels_legacy"};
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections",
                              "side_stream_copy"})
       k.push_back(std::string("verdict.edit.") + edit);

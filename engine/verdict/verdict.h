@@ -110,6 +110,7 @@ struct Verdict {
   // there unrecorded. Its cost inside CUDA's own calls is not measured.
   TimeNs recorder = 0;
   TimeNs gpu_busy = 0;     // of `step`, the time any of the process's GPU work ran (ProcessAccount)
+  TimeNs legacy_serialized = 0;  // of `step`, path GPU time held in order by the legacy default stream
   bool gpu_paced = false;  // the host ran ahead: steps timed by the GPU's ends
   int sm_count = 0;
   TimeCategory bound = TimeCategory::kUnknown;
