@@ -39,6 +39,29 @@ TEST(RecordedRaces, TwoStreamsHandedOneAddressUnorderedIsAPossibleRace) {
   EXPECT_TRUE(std::any_of(t.notes.begin(), t.notes.end(), [](const TraceNote& n) { return n.key == "addresses_recorded"; }));
 }
 
+// PyTorch's own kernels say which argument they write: a TensorIterator kernel's data array
+// holds its outputs first, and softmax forward takes (output, input, classes). So a softmax on a
+// side stream whose output a default-stream kernel reads, unordered (heldout5's distillation
+// loop), is a race one side is known to write: a warning, not a note. The same two launches
+// from kernels nobody knows stay a note, and so does a kernel that only reads the first
+// address another one was handed (the address is not its own first).
+TEST(RecordedRaces, APyTorchKernelsOutputIsAKnownWrite) {
+  const std::string softmax = "_ZN2at6native19cunn_SoftMaxForwardEv";
+  const std::string elementwise = "_ZN2at6native29vectorized_elementwise_kernelEv";
+  Trace known = Log().Kernel(77, "[4096,8192]", 10000, softmax).Kernel(88, "[12288,4096]", 10000, elementwise).Addresses(2).Convert();
+  std::vector<Finding> races = Races(known);
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].address, 4096u);
+  EXPECT_EQ(races[0].severity, Severity::kWarning);
+  Trace unknown = Log().Kernel(77, "[4096,8192]").Kernel(88, "[12288,4096]").Addresses(2).Convert();
+  ASSERT_EQ(Races(unknown).size(), 1u);
+  EXPECT_EQ(Races(unknown)[0].severity, Severity::kNote);
+  // Both read 4096 (neither has it first): no write is known.
+  Trace reads = Log().Kernel(77, "[8192,4096]", 10000, elementwise).Kernel(88, "[12288,4096]", 10000, elementwise).Addresses(2).Convert();
+  ASSERT_EQ(Races(reads).size(), 1u);
+  EXPECT_EQ(Races(reads)[0].severity, Severity::kNote);
+}
+
 // PyTorch's foreach kernels (optimizer.step()) are handed dozens of tensors in one launch:
 // the addresses past a record's 8 follow in launch_args records and are compared too.
 // `whatif --fix races`: each flagged pair ordered by an event in the replay. The two 10 us

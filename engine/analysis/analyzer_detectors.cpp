@@ -166,13 +166,31 @@ struct Extent {
 };
 
 // How op `i` used address `x` (its strongest use), or nothing if it was not handed x.
+// Whether a recorded kernel writes the first device address among its arguments, known from the
+// library that wrote it: PyTorch's TensorIterator kernels take a data array with the outputs
+// first, and its softmax forward kernels take (output, input, classes). Any other kernel's
+// argument says nothing of a read or a write. (A recorder keeps a launch's first 16 addresses
+// in the order its parameters hold them.)
+bool WritesFirstAddress(const Op& op) {
+  if (op.kind != OpKind::kKernel) return false;
+  static const char* const kOutputsFirst[] = {"at::native::vectorized_elementwise_kernel",
+                                              "at::native::unrolled_elementwise_kernel", "at::native::elementwise_kernel"};
+  for (const char* name : kOutputsFirst)
+    if (op.name == name) return true;
+  size_t at = op.name.rfind("::");
+  return op.name.compare(at == std::string::npos ? 0 : at + 2, 19, "cunn_SoftMaxForward") == 0;
+}
+
 std::optional<Access> UseOf(const Op& op, int i, uint64_t x) {
   std::optional<Access> use;
-  for (const AddressPassed& a : op.addresses) {
+  bool first_is_output = WritesFirstAddress(op);
+  for (size_t k = 0; k < op.addresses.size(); ++k) {
+    const AddressPassed& a = op.addresses[k];
     if (a.at != x) continue;
     if (!use) use = Access{i, false, true};
-    use->write = use->write || a.use == AddressUse::kWrite;
-    use->known = use->known && a.use != AddressUse::kArgument;
+    bool written = a.use == AddressUse::kWrite || (k == 0 && first_is_output);
+    use->write = use->write || written;
+    use->known = use->known && (a.use != AddressUse::kArgument || written);
   }
   return use;
 }
