@@ -71,10 +71,14 @@ TEST(ChildRun, ALabsPyTorchProgramWaitsAtItsGateUntilTheFileExists) {
   std::filesystem::remove(gate);
   StartedChild child = StartCommandInChild({"python3", "-c", GateCode()},
                                            {{"STREAMLAB_START_GATE", gate}, {"STREAMLAB_GATE_OWNER", std::to_string(getpid())}});
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Python's start takes its time on a loaded machine: wait for the gate's .ready, then a bit.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!std::filesystem::exists(gate + ".ready") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(std::filesystem::exists(gate + ".ready")) << "did not say it reached its gate";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_TRUE(StillRunning(child.pid)) << "went on before its turn";
   EXPECT_FALSE(child.Exited());
-  EXPECT_TRUE(std::filesystem::exists(gate + ".ready")) << "did not say it reached its gate";
   std::ofstream(gate) << "go\n";
   auto begin = std::chrono::steady_clock::now();
   EXPECT_EQ(WaitForChild(child, 10, nullptr, {}).exit_code, 0);
