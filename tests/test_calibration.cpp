@@ -51,6 +51,7 @@ TEST(Calibration, EveryFigureIsReadFromTheRun) {
   t.graph_launch_host = Us(3.5);
   t.graph_node_host = Ns(150);
   t.graph_node_gap = Ns(700);
+  t.graph_launch_gap = Ns(2300);
   t.module_load = Us(45);
   t.thread_spawn = Us(41);
   t.module_load_host = Us(33);

@@ -86,6 +86,31 @@ TEST(Graphs, OneLaunchSubmitsTheWholeDagInOrder) {
   for (size_t i = launch + 1; i <= static_cast<size_t>(launch) + 7; ++i) EXPECT_EQ(t.ops[i].submit, t.ops[launch].ret);
 }
 
+// Queued launches of a graph: inside a launch the device resolves the edges (graph_node_gap);
+// the next launch's first node waits graph_launch_gap after the last one's last node
+// (2.4-2.9 us measured on H100s and H200s against 0.7 us between nodes).
+TEST(Graphs, AQueuedLaunchStartsALaunchGapAfterTheOneBefore) {
+  ScenarioBuilder b("replays");
+  Stream s = b.CreateStream("s", {.non_blocking = true});
+  s.Launch("hold", Spin(Us(200), 1));
+  for (const char* tag : {"1", "2"}) {
+    b.BeginGraph(s, std::string("g") + tag);
+    s.Launch(std::string("x") + tag, Spin(Us(5), 1));
+    s.Launch(std::string("y") + tag, Spin(Us(5), 1));
+    b.EndGraph();
+  }
+  DeviceProfile p;
+  p.graph_node_gap = Ns(700);
+  p.graph_launch_gap = Ns(2900);
+  Trace t = Simulate(b.Build(), p);
+  EXPECT_EQ(OpNamed(t, "y1").start - OpNamed(t, "x1").end, Ns(700));
+  EXPECT_EQ(OpNamed(t, "x2").start - OpNamed(t, "y1").end, Ns(2900));
+  EXPECT_EQ(OpNamed(t, "y2").start - OpNamed(t, "x2").end, Ns(700));
+  p.graph_launch_gap = 0;  // an older profile: one gap for both
+  t = Simulate(b.Build(), p);
+  EXPECT_EQ(OpNamed(t, "x2").start - OpNamed(t, "y1").end, Ns(700));
+}
+
 TEST(Graphs, CaptureRulesAreEnforced) {
   {  // s2 never waits on anything recorded in the graph
     ScenarioBuilder b("unforked");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine/scenario/scenario_builder.h"
 #include "engine/trace/trace_query.h"
@@ -151,6 +152,14 @@ CalibrationRun Graphs() {
       r.roles["graph" + std::to_string(nodes)].push_back(launch);
       b.host().SyncDevice();
     }
+  // Launches queued behind a long kernel: one launch's last node to the next one's first.
+  s.Launch("hold", Spin(Us(300), 1));
+  for (int i = 0; i < 6; ++i) {
+    r.roles["chained"].push_back(b.BeginGraph(s, "chained"));
+    for (int k = 0; k < 4; ++k) s.Launch("node" + std::to_string(k), Spin(Us(5), 1));
+    b.EndGraph();
+  }
+  b.host().SyncDevice();
   r.scenario = b.Build();
   return r;
 }
@@ -269,6 +278,22 @@ double GraphNodeGap(const Trace& t) {
   return Median(gaps);
 }
 
+// The median gap from one launch's last node to the next launch's first, over `launches`
+// (queued back to back on one stream).
+double GraphLaunchGap(const Trace& t, const std::vector<int>& launches) {
+  auto nodes = [&](int launch, bool first) {
+    TimeNs edge = first ? std::numeric_limits<TimeNs>::max() : 0;
+    for (size_t i = 0; i < t.ops.size(); ++i)
+      if (t.scenario.ops[i].graph == launch && t.ops[i].gpu)
+        edge = first ? std::min(edge, t.ops[i].start) : std::max(edge, t.ops[i].end);
+    return edge;
+  };
+  std::vector<double> gaps;
+  for (size_t k = 1; k < launches.size(); ++k)
+    gaps.push_back(static_cast<double>(nodes(launches[k], true) - nodes(launches[k - 1], false)));
+  return Median(gaps);
+}
+
 }  // namespace
 
 std::vector<CalibrationRun> CalibrationRuns(int sm_count, int devices) {
@@ -375,6 +400,8 @@ Calibration FitProfile(const std::vector<CalibrationRun>& runs, const std::vecto
   set_ns("graph_launch_host_ns", p.graph_launch_host, g4 - 4 * per_node, "cudaGraphLaunch: the rest of 4 nodes' time");
   set_ns("graph_node_gap_ns", p.graph_node_gap, GraphNodeGap(fit.TraceOf("graphs")),
          "a graph node's start after the node before it ended");
+  set_ns("graph_launch_gap_ns", p.graph_launch_gap, GraphLaunchGap(fit.TraceOf("graphs"), fit.RunOf("graphs").roles.at("chained")),
+         "a queued graph launch's first node after the launch before it ended");
 
   // Host threads: the median spacing of their first calls, in time order (they start in
   // any order on a GPU machine).

@@ -39,6 +39,7 @@ void ForEachField(DeviceProfile& p, Fn&& fn) {
   fn("same_stream_gap_ns", p.same_stream_gap);
   fn("cross_stream_gap_ns", p.cross_stream_gap);
   fn("graph_node_gap_ns", p.graph_node_gap);
+  fn("graph_launch_gap_ns", p.graph_launch_gap);
   fn("replay_stream_gap_ns", p.replay_stream_gap);
   fn("replay_graph_node_gap_ns", p.replay_graph_node_gap);
   fn("replay_graph_node_gap_fast_ns", p.replay_graph_node_gap_fast);

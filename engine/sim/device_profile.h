@@ -63,6 +63,10 @@ struct DeviceProfile {
   // (calibrated; 0 in an older profile: same_stream_gap). A replayed program's graph has no
   // timing events (whatif, below).
   TimeNs graph_node_gap = Us(1);
+  // Between one graph launch's last node and the next launch's first, queued on one stream:
+  // 2.4-2.9 us on H100s and H200s against 0.7-0.8 us inside a graph (w3-graphs' replays, four
+  // machine starts). Calibrated; 0 = graph_node_gap (as before this figure existed).
+  TimeNs graph_launch_gap = Ns(2800);
   // A recorded program has no timing events between its ops: back-to-back kernels on a stream,
   // and back-to-back kernels of a CUDA graph, as a probe program measured them
   // (bench/replay_gaps.py). The replay uses them where the recording itself cannot tell

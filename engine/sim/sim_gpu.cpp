@@ -89,11 +89,16 @@ void SimGpu::Finish(int index) {
   devices_[it.device].outstanding--;
 }
 
-TimeNs SimGpu::ReleaseTime(int dep, int stream) const {
+TimeNs SimGpu::ReleaseTime(int dep, const SimItem& item) const {
   const SimItem& d = items_[dep];
-  bool graph_edge = d.graph_node;  // both ends in one graph: the device resolves it
+  const int stream = item.stream;
+  // Both ends in one graph launch: the device resolves the edge. From one launch into the
+  // next on a stream: the next launch's own start-up (calibrated where measured).
+  bool graph_edge = d.graph_node;
+  bool next_launch = d.graph_node && item.graph_node && d.graph != item.graph && profile_.graph_launch_gap > 0;
   TimeNs node_gap = profile_.graph_node_gap > 0 ? profile_.graph_node_gap : profile_.same_stream_gap;
   auto gap = [&](int from) {
+    if (next_launch) return profile_.graph_launch_gap;
     if (graph_edge) return node_gap;
     return from == stream ? profile_.same_stream_gap : profile_.cross_stream_gap;
   };
@@ -150,7 +155,7 @@ bool SimGpu::DrainQueues(Device& d) {
       if (!deps_done) break;
       TimeNs eligible = it.visible_at;
       if (it.kind != SimItem::Kind::kMarker)
-        for (int dep : it.deps) eligible = std::max(eligible, ReleaseTime(dep, it.stream));
+        for (int dep : it.deps) eligible = std::max(eligible, ReleaseTime(dep, it));
       if (eligible > now_) {
         Push(eligible, EventKind::kWake, q.front());
         break;

@@ -39,6 +39,7 @@ struct SimItem {
   // A CUDA graph's node: its edges inside the graph are resolved by the device, so a
   // cross-stream dependency costs what a same-stream one does (~1 us measured on an H200).
   bool graph_node = false;
+  int graph = -1;  // the graph launch (its op) this node belongs to
   // A collective's part (a kernel whose blocks stay resident until the collective ends):
   // the group id (its first op), how many parts it has, and `transfer` = how long it runs
   // once the last part's blocks are all resident.
@@ -117,7 +118,7 @@ class SimGpu {
   void TryStartCollective(int group);
   // When a dependency lets an item on `stream` go: work items add the same-stream or
   // cross-stream gap; markers pass through what they waited for.
-  TimeNs ReleaseTime(int dep, int stream) const;
+  TimeNs ReleaseTime(int dep, const SimItem& item) const;
   void ComputeReach(SimItem& marker);
 
   const DeviceProfile& profile_;

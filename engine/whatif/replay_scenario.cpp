@@ -155,6 +155,9 @@ DeviceProfile ReplayProfile(const Trace& t, const DeviceProfile& base) {
   std::optional<TimeNs> graph_gap = MeasuredGraphNodeGap(t);
   p.graph_node_gap = graph_gap.value_or(base.replay_graph_node_gap > 0 ? base.replay_graph_node_gap : base.graph_node_gap);
   if (graph_gap || p.replay_graph_node_gap_fast >= p.graph_node_gap) p.replay_graph_node_gap_fast = 0;  // one figure
+  // Between two launches of a graph, a replay keeps the node gap it was checked with
+  // (docs/evidence/whatif.md); the labs' launch-to-launch gap was not measured on recordings.
+  p.graph_launch_gap = 0;
   p.sync_wake = AfterWait(t, false, base.sync_wake);
   TimeNs free_after = AfterWait(t, true, 0);
   for (TimeNs* cost : {&p.launch_host, &p.record_host, &p.wait_host, &p.query_host, &p.memset_host, &p.malloc_base,
