@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/gui/text_wrap.h"
 #include "engine/sim/device_profile.h"
 #include "engine/util/errors.h"
 #include "engine/util/format.h"
@@ -26,9 +27,7 @@ namespace {
 void TextSection(const char* heading, const std::string& body, bool open) {
   if (body.empty()) return;
   if (ImGui::CollapsingHeader(heading, open ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(body.c_str());
-    ImGui::PopTextWrapPos();
+    TextWrappedAnyScript(body);
   }
 }
 
@@ -460,7 +459,7 @@ void GuiApp::DrawSidebar(float) {
     float mark = ImGui::CalcTextSize("\xE2\x9C\x93 ").x;
     float wrap = ImGui::GetContentRegionAvail().x - mark;
     ImVec2 at = ImGui::GetCursorPos();
-    float height = ImGui::CalcTextSize(title.c_str(), nullptr, false, wrap).y;
+    float height = WrappedTextHeight(title, wrap);
     bool chosen = ImGui::Selectable(("##" + lab.id).c_str(), mode_ == Mode::kLab && lab.id == lab_id_, 0, ImVec2(0, height));
     bool hovered = ImGui::IsItemHovered();
     ImVec2 after = ImGui::GetCursorPos();
@@ -469,9 +468,7 @@ void GuiApp::DrawSidebar(float) {
       ImGui::TextUnformatted("\xE2\x9C\x93");
     }
     ImGui::SetCursorPos(ImVec2(at.x + mark, at.y));
-    ImGui::PushTextWrapPos(at.x + mark + wrap);
-    ImGui::TextUnformatted(title.c_str());
-    ImGui::PopTextWrapPos();
+    DrawWrappedText(title, wrap);
     ImGui::SetCursorPos(after);
     if (chosen) {
       mode_ = Mode::kLab;
@@ -499,9 +496,7 @@ void GuiApp::DrawLabHeader() {
       TextSection(ui_("theory"), lab_text_->theory, false);
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.4f, 1.0f));
-    ImGui::PushTextWrapPos(0);
-    ImGui::Text("%s: %s", ui_("predict"), lab_text_->predict.c_str());
-    ImGui::PopTextWrapPos();
+    TextWrappedAnyScript(ui_.Fill("predict.line", {{"heading", ui_("predict")}, {"text", lab_text_->predict}}));
     ImGui::PopStyleColor();
     if (trace_ && !presenting_) {
       TextSection(ui_("observe"), lab_text_->observe, false);

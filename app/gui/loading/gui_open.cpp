@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "app/gui/gui_app.h"
+#include "app/gui/text_wrap.h"
 
 namespace streamlab {
 
@@ -28,7 +29,7 @@ void GuiApp::OpenTrace(const std::string& path) {
 
 void GuiApp::DrawOpenForm() {
   ImGui::PushID("open_form");  // drawn in the sidebar and on the first screen
-  ImGui::TextWrapped("%s", ui_("open.hint"));
+  TextWrappedAnyScript(ui_("open.hint"));
   bool busy = worker_.Busy();
   if (busy) ImGui::BeginDisabled();
   if (ImGui::Button(ui_("open.browse")) && !busy) open_picker_.Open(options_.open_trace);

@@ -9,6 +9,7 @@
 #include <imgui.h>
 
 #include "app/gui/gui_app.h"
+#include "app/gui/text_wrap.h"
 
 namespace streamlab {
 namespace {
@@ -68,7 +69,7 @@ void GuiApp::StartRecording(const std::string& command) {
 
 void GuiApp::DrawRecordForm() {
   ImGui::PushID("record_form");  // drawn in the sidebar and on the first screen
-  ImGui::TextWrapped("%s", ui_("record.hint"));
+  TextWrappedAnyScript(ui_("record.hint"));
   ImGui::SetNextItemWidth(-1);
   bool enter = ImGui::InputText("##record_command", record_command_, sizeof(record_command_),
                                 ImGuiInputTextFlags_EnterReturnsTrue);

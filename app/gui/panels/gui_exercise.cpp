@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include "app/gui/gui_app.h"
+#include "app/gui/text_wrap.h"
 #include "engine/util/errors.h"
 #include "labs/catalogue.h"
 
@@ -105,7 +106,7 @@ void GuiApp::DrawExercisePanel() {
   ImGui::PushTextWrapPos(0);
   ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.4f, 1.0f), "%s",
                      ui_.Fill("exercise.heading", {{"title", lab_titles_[exercise_lab_]}}).c_str());
-  if (lab_text_ && lab_id_ == exercise_lab_) ImGui::TextUnformatted(lab_text_->exercise.c_str());
+  if (lab_text_ && lab_id_ == exercise_lab_) TextWrappedAnyScript(lab_text_->exercise);
   if (exercise_->on_params) ImGui::TextDisabled("%s", ui_("exercise.on_params"));
   if (!worker_.Busy() && ImGui::Button(ui_("exercise.check"))) {
     if (exercise_->on_params) {

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include "app/gui/gui_app.h"
+#include "app/gui/text_wrap.h"
 
 namespace streamlab {
 namespace {
@@ -40,7 +41,7 @@ void GuiApp::DrawFinding(int i) {
   }
   ImGui::PopStyleColor();
   ImGui::SameLine();
-  ImGui::TextUnformatted(texts_.Render(*trace_, f).c_str());
+  TextWrappedAnyScript(texts_.Render(*trace_, f));
   ImGui::PopID();
 }
 
@@ -48,8 +49,10 @@ void GuiApp::DrawFindings(float height) {
   ImGui::BeginChild("findings", ImVec2(0, height), true);
   ImGui::TextUnformatted(ui_("findings"));
   ImGui::PushTextWrapPos(0);
-  if (analysis_.summarised_only) ImGui::TextDisabled("%s", texts_.RenderSummarised(*trace_).c_str());
-  ImGui::TextDisabled("%s", texts_.RenderFigures(*trace_, analysis_.figures).c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  if (analysis_.summarised_only) TextWrappedAnyScript(texts_.RenderSummarised(*trace_));
+  TextWrappedAnyScript(texts_.RenderFigures(*trace_, analysis_.figures));
+  ImGui::PopStyleColor();
   // During a replay, only what has happened by the cursor is explained.
   auto shown = [&](const Finding& f) {
     return view_.replay_until < 0 || f.op < 0 || trace_->ops[f.op].start <= view_.replay_until;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "app/gui/gui_app.h"
+#include "app/gui/text_wrap.h"
 #include "engine/util/errors.h"
 #include "labs/catalogue.h"
 
@@ -121,7 +122,7 @@ void GuiApp::DrawAnswerForm() {
   const AnswerForm& f = answer_form_;
   ImGui::PushTextWrapPos(0);
   auto prompt = f.prompt.find(lang_);
-  if (prompt != f.prompt.end()) ImGui::TextUnformatted(prompt->second.c_str());
+  if (prompt != f.prompt.end()) TextWrappedAnyScript(prompt->second);
   if (f.kind == AnswerForm::Kind::kNumber) {
     ImGui::TextUnformatted(ui_.Fill("predict.number", {{"unit", f.unit}}).c_str());
     ImGui::SetNextItemWidth(160);

@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include "app/gui/gui_app.h"
+#include "app/gui/text_wrap.h"
 #include "labs/catalogue.h"
 
 namespace streamlab {
@@ -29,7 +30,7 @@ void GuiApp::DrawWelcome() {
 void GuiApp::DrawLabDoor() {
   ImGui::TextUnformatted(ui_("welcome.labs"));
   welcome_doors_.push_back("labs");
-  ImGui::TextWrapped("%s", ui_("welcome.labs_hint"));
+  TextWrappedAnyScript(ui_("welcome.labs_hint"));
   const Lab& first = AllLabs().front();
   std::string label = ui_.Fill("welcome.start", {{"title", lab_titles_[first.id]}});
   if (!ImGui::Button(label.c_str())) return;
