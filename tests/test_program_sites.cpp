@@ -150,7 +150,7 @@ TEST(ProgramSites, ThePageableCopyIsTheModulesCopy) {
   EXPECT_EQ(pageable[0]->site.function, "<module>");
   EXPECT_EQ(pageable[0]->site.ranges, std::vector<std::string>{"aten::copy_"});
   std::string zh = FindingTexts::Load("zh").Render(t, *pageable[0]);
-  EXPECT_NE(zh.find("调用发生在 <module>(pageable_vs_pinned.py) 中,位于 aten::copy_ 之内。"), std::string::npos) << zh;
+  EXPECT_NE(zh.find("调用发生在 <module>(pageable_vs_pinned.py) 中，位于 aten::copy_ 之内。"), std::string::npos) << zh;
 }
 
 // A recording has neither PyTorch ops nor Python frames: the program's NVTX ranges name the site

@@ -98,7 +98,7 @@ class RecordInference {
     bool exact_record = sync.record_corr >= 0;
     std::string en = exact_record ? "" : "the trace does not say which cudaEventRecord " + event + " came from; the "
                                          "thread's last cudaEventRecord before this wait is taken as its record";
-    std::string zh = exact_record ? "" : "trace 没有说明 " + event + " 来自哪一次 cudaEventRecord;这里取同一线程在等待之前的"
+    std::string zh = exact_record ? "" : "trace 没有说明 " + event + " 来自哪一次 cudaEventRecord；这里取同一线程在等待之前的"
                                          "最后一次 cudaEventRecord";
     if (event_of_record_.count(static_cast<size_t>(record))) {
       // Already matched (one record, several waits): its stream was decided then.
@@ -145,7 +145,7 @@ class RecordInference {
       if (!next) {
         en = "no later work on " + KinetoStreamName(sync.stream) + " is in the trace, so where " + event +
              " was recorded cannot be told";
-        zh = "trace 中 " + KinetoStreamName(sync.stream) + " 之后没有工作,无法判断 " + event + " 记录在哪个流上";
+        zh = "trace 中 " + KinetoStreamName(sync.stream) + " 之后没有工作，无法判断 " + event + " 记录在哪个流上";
         return kUnknownStreamId;
       }
       released = next->start;
@@ -157,7 +157,7 @@ class RecordInference {
       en = waiter + " went on " + Micro(late) + " after it could, so this wait held nothing back; the stream " + event +
            " was recorded on cannot be told";
       zh = (wait.role == CallRole::kSyncEvent ? std::string("主机") : KinetoStreamName(sync.stream) + " 的下一个工作") +
-           "在可以开始后 " + Micro(late) + " 就开始了,这次等待没有拦住任何工作;" + event + " 记录在哪个流上无法判断";
+           "在可以开始后 " + Micro(late) + " 就开始了，这次等待没有拦住任何工作；" + event + " 记录在哪个流上无法判断";
       return kUnknownStreamId;
     }
     // Work submitted before the record that ended just before the release.
@@ -170,13 +170,13 @@ class RecordInference {
     if (!cause) {
       en = waiter + " was held " + Micro(late) + ", but no work in the trace ended just before it went on; the stream " +
            event + " was recorded on cannot be told";
-      zh = "等待方被拦住了 " + Micro(late) + ",但 trace 中没有工作恰在其之前结束;" + event + " 记录在哪个流上无法判断";
+      zh = "等待方被拦住了 " + Micro(late) + "，但 trace 中没有工作恰在其之前结束；" + event + " 记录在哪个流上无法判断";
       return kUnknownStreamId;
     }
     std::string gap = Micro(released > cause->end ? released - cause->end : 0);
     en = "it was on " + KinetoStreamName(cause->stream) + ", because " + waiter + " was held " + Micro(late) +
          " and went on " + gap + " after " + cause->name.substr(0, 60) + " on that stream ended";
-    zh = "它在 " + KinetoStreamName(cause->stream) + " 上:等待方被拦住 " + Micro(late) + ",并在该流上的 " +
+    zh = "它在 " + KinetoStreamName(cause->stream) + " 上：等待方被拦住 " + Micro(late) + "，并在该流上的 " +
          cause->name.substr(0, 60) + " 结束后 " + gap + " 继续";
     return cause->stream;
   }

@@ -103,9 +103,9 @@ std::shared_ptr<const Inference> FirstLaunchOfRange() {
       "range began can hold it (the recorder's cost, measured up to 6.2 ms when other threads were launching), "
       "and so can the program's own first launch of this kernel (module loading and first-call set-up: "
       "17-25 ms for PyTorch's first sum on an H100, with no recorder); the recording cannot tell which",
-      "这是录制范围内的第一次 launch,耗时很长:范围开始时 CUPTI 开启 GPU 活动记录可能拖住它(录制器的开销,"
-      "在其他线程也在 launch 时测得最多 6.2 ms),程序自己第一次 launch 这个内核也可能(加载模块和首次调用的"
-      "准备:H100 上不录制时 PyTorch 的第一次 sum 需要 17-25 ms);录制无法区分是哪一种",
+      "这是录制范围内的第一次 launch，耗时很长：范围开始时 CUPTI 开启 GPU 活动记录可能拖住它（录制器的开销，"
+      "在其他线程也在 launch 时测得最多 6.2 ms），程序自己第一次 launch 这个内核也可能（加载模块和首次调用的"
+      "准备：H100 上不录制时 PyTorch 的第一次 sum 需要 17-25 ms）；录制无法区分是哪一种",
       true});
   return text;
 }
@@ -115,8 +115,8 @@ std::shared_ptr<const Inference> BesideFirstLaunchOfRange() {
       "it ran beside another thread's slow first launch of the capture range; CUDA calls of different threads "
       "share the driver's locks, so it probably waited for that launch (whose cause is inferred there: CUPTI "
       "switching GPU activity recording on, or a kernel's first launch)",
-      "它与另一个线程在录制范围内耗时很长的第一次 launch 同时进行;不同线程的 CUDA 调用共享驱动的锁,所以它"
-      "很可能在等那次 launch(其原因在那里推断:CUPTI 开启 GPU 活动记录,或内核的第一次 launch)",
+      "它与另一个线程在录制范围内耗时很长的第一次 launch 同时进行；不同线程的 CUDA 调用共享驱动的锁，所以它"
+      "很可能在等那次 launch（其原因在那里推断：CUPTI 开启 GPU 活动记录，或内核的第一次 launch）",
       true});
   return text;
 }
