@@ -549,15 +549,18 @@ void GuiApp::DrawRunControls() {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(140);
     float& value = params_[p.name];
-    std::string label = p.name + " (" + p.unit + ")";
+    // The name as exercises and `--param` spell it; the unit beside the value, unless the name
+    // already says it ("blocks", not "blocks (blocks)").
+    const std::string unit = p.unit == "us" ? "\xC2\xB5s" : p.unit;
+    const std::string shown = p.unit.empty() || p.unit == p.name ? "" : " " + (unit == "%" ? "%%" : unit);
     bool changed = false;
     if (p.max - p.min <= 64) {
       int v = static_cast<int>(value);
-      changed = ImGui::SliderInt(label.c_str(), &v, static_cast<int>(p.min), static_cast<int>(p.max));
+      changed = ImGui::SliderInt(p.name.c_str(), &v, static_cast<int>(p.min), static_cast<int>(p.max), ("%d" + shown).c_str());
       if (changed) value = static_cast<float>(v);
     } else {
-      changed = ImGui::SliderFloat(label.c_str(), &value, static_cast<float>(p.min), static_cast<float>(p.max), "%.0f",
-                                   ImGuiSliderFlags_Logarithmic);
+      changed = ImGui::SliderFloat(p.name.c_str(), &value, static_cast<float>(p.min), static_cast<float>(p.max),
+                                   ("%.0f" + shown).c_str(), ImGuiSliderFlags_Logarithmic);
     }
     if (changed && predict_first_) ResetPrediction();  // the question depends on the parameters
   }
