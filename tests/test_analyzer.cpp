@@ -121,6 +121,24 @@ TEST(Analyzer, CriticalPathCrossesTheHostThroughItsSync) {
   EXPECT_NE(text.find("-> host, 2.0"), std::string::npos) << text;
 }
 
+// Idle for less than rounds to 1 %: the line says "under 0.5%", never "0%: many short gaps".
+TEST(Analyzer, ATinyIdleShareIsNotCalledZero) {
+  Figures fig;
+  fig.device_time = Ms(10);
+  fig.gpu_idle = Us(20);  // 0.2 %, in gaps too short to name
+  for (const char* lang : {"en", "zh"}) {
+    std::string text = FindingTexts::Load(lang).RenderFigures(Trace{}, fig);
+    std::string line = text.substr(text.find('\n') + 1);
+    line = line.substr(0, line.find('\n'));
+    EXPECT_EQ(line.find(" 0%"), std::string::npos) << line;
+    EXPECT_EQ(line.find("）0%"), std::string::npos) << line;
+    EXPECT_NE(line.find("0.5%"), std::string::npos) << line;
+  }
+  fig.gpu_idle = Us(300);  // 3 %: the share itself
+  EXPECT_NE(FindingTexts::Load("en").RenderFigures(Trace{}, fig).find("idle over the whole run (no kernel running) 3%"),
+            std::string::npos);
+}
+
 // Another thread submitted the last op after the main thread's sync (as PyTorch's autograd
 // thread does): the path goes through that sync, and says the link between threads is inferred.
 TEST(Analyzer, CriticalPathAcrossThreadsSaysTheLinkIsInferred) {

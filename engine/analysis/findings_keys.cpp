@@ -22,7 +22,7 @@ const std::vector<std::string>& FindingTexts::Keys() {
       "wrong_result", "figures", "figures.mostly_idle", "summarised", "trace_notes", "severity.info", "severity.note", "severity.warning", "critical_path", "critical_path.more", "critical_path.host", "critical_path.host_other", "critical_path.place", "critical_path.came_back", "site.frame", "site.frame_line", "site.at", "site.caller", "site.in", "site.in_only", "site.end", "site.at_within", "site.in_only_within", "site.via", "site.caller_via", "site.at_place", "site.in_only_place", "places", "places.item", "places.separator", "places.spread", "places.unknown", "places.resumed", "advice.grad_scaler", "advice.data_dependent_shape", "advice.dataloader", "group.site_all", "group.site_most", "inferred", "unrecorded_waits",
       "idle.host_sync", "idle.host_call", "idle.host_work", "idle.launch_bound", "idle.launch_bound.graphs", "idle.other_device",
       "idle.module_load", "idle.turnaround", "idle.range_start", "idle.unknown", "idle.summary", "idle.none", "idle.copy_wait",
-      "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small",
+      "idle.part.copy_wait", "idle.gap", "idle.gaps", "idle.example", "idle.example_before", "idle.part.small", "idle.share_tiny",
       "group.start_delay", "group.start_delay_unexplained", "group.host_block", "group.scope_too_wide", "group.overlap",
       "group.wait_captured_nothing", "group.wait_record_unknown", "group.data_race", "group.pageable_async_copy",
       "group.legacy_next_to_blocking", "group.wrong_result", "group.gpu_idle", "group.more",

@@ -578,7 +578,9 @@ std::string FindingTexts::RenderIdle(const Figures& fig) const {
              Fill(std::string("idle.part.") + ToString(static_cast<IdleCause>(c)),
                   {{"share", share(fig.idle_by_cause[c])}, {"each", FormatDuration(fig.launch_interval)}});
   if (split.empty()) split = Fill("idle.part.small", {});
-  return Fill("idle.summary", {{"share", share(fig.gpu_idle)}, {"split", split}});
+  // Idle, but less than rounds to 1 %: "0%: many short gaps" would contradict itself.
+  bool tiny = static_cast<double>(fig.gpu_idle) * 200 < static_cast<double>(fig.device_time);
+  return Fill("idle.summary", {{"share", tiny ? Fill("idle.share_tiny", {}) : share(fig.gpu_idle)}, {"split", split}});
 }
 
 }  // namespace streamlab
