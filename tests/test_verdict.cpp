@@ -178,6 +178,33 @@ TEST(Verdict, EachTracesWordingIsItsOwnInOneProcess) {
   EXPECT_NE(startup(inferred).find("most likely CUDA context creation"), std::string::npos);
 }
 
+// A Python loop that allocates and frees device memory every step: with the caching allocator
+// turned off in the program's environment, the remedy is that setting, not fixed shapes.
+TEST(Verdict, AllocationsWithTheCachingAllocatorOffAreToldToTurnItBackOn) {
+  auto loop = [](bool caching_off) {
+    ScenarioBuilder b("no-cache");
+    Stream s = b.CreateStream("s1");
+    for (int step = 0; step < 10; ++step) {
+      Buffer activation = b.DeviceBuffer("act" + std::to_string(step), 256 << 20);
+      b.host().Malloc(activation);
+      s.Launch("forward", Spin(Us(300)));
+      b.host().Free(activation);
+    }
+    b.host().SyncDevice();
+    Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+    t.notes.push_back(Note("program.exited", {{"command", "python3 train.py"}, {"status", "0"}}));
+    t.scenario.settings.known = true;
+    if (caching_off) t.scenario.settings.env["PYTORCH_NO_CUDA_MEMORY_CACHING"] = "1";
+    std::string text;
+    for (const std::string& l : RenderVerdict(FindingTexts::Load("en"), t, ProgramVerdictOf(t))) text += l + "\n";
+    return text;
+  };
+  std::string off = loop(true), on = loop(false);
+  EXPECT_NE(off.find("PYTORCH_NO_CUDA_MEMORY_CACHING=1 in the program's environment"), std::string::npos) << off;
+  EXPECT_EQ(off.find("growing its pool"), std::string::npos) << off;
+  EXPECT_EQ(on.find("PYTORCH_NO_CUDA_MEMORY_CACHING"), std::string::npos) << on;
+}
+
 }  // namespace
 }  // namespace streamlab
 

@@ -210,6 +210,12 @@ std::string RenderAccount(const FindingTexts& texts, const Verdict& v) {
 }
 
 // A run without steps has no loop: a text that speaks of one has a ".run" form there.
+// PYTORCH_NO_CUDA_MEMORY_CACHING=1 in the recorded process's own environment.
+bool CachingAllocatorOff(const Scenario& s) {
+  auto it = s.settings.env.find("PYTORCH_NO_CUDA_MEMORY_CACHING");
+  return s.settings.known && it != s.settings.env.end() && it->second == "1";
+}
+
 std::string ForRun(const FindingTexts& texts, const Verdict& v, const std::string& key) {
   return !v.found() && texts.Has(key + ".run") ? key + ".run" : key;
 }
@@ -265,6 +271,10 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
   if (f.kind == FixKind::kKernels && v.legacy_serialized * 2 >= f.per_step)
     remedy = std::string("verdict.remedy.") + (v.python ? "py." : "cpp.") + "kernels_legacy";
   if ((f.kind == FixKind::kCopies || f.kind == FixKind::kCopyWait) && AllHostSidesPinned(trace.scenario, f.calls)) remedy += "_pinned";
+  // The program turned PyTorch's caching allocator off: every tensor is a cudaMalloc and a
+  // cudaFree (which waits for the device), and the remedy is the setting, not the shapes.
+  if (f.kind == FixKind::kMallocMidRun && v.python && CachingAllocatorOff(trace.scenario))
+    remedy = "verdict.remedy.py.malloc_mid_run_no_cache";
   // A read inside PyTorch with a known remedy says it (GradScaler's overflow check, a shape that
   // depends on the data), rather than "read it less often", which the program cannot.
   if (f.kind == FixKind::kHiddenRead && IsGradScalerOverflowRead(f.site)) return text + " " + texts.Get("advice.grad_scaler");
@@ -318,7 +328,7 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.remedy.cpp.copies_pinned", "verdict.remedy.py.copy_wait_pinned",
                                "verdict.remedy.cpp.copy_wait_pinned", "verdict.gpu_busy", "verdict.balanced",
                                "verdict.race.overlapped", "verdict.race.latent", "verdict.startup.before_gpu", "verdict.remedy.py.kernels_legacy",
-                               "verdict.remedy.cpp.kernels_legacy"};
+                               "verdict.remedy.cpp.kernels_legacy", "verdict.remedy.py.malloc_mid_run_no_cache"};
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections",
                              "side_stream_copy"})
       k.push_back(std::string("verdict.edit.") + edit);
