@@ -198,6 +198,8 @@ class GuiApp {
   // The backend chosen in the menu, auto resolved with the GPU probe; nullopt (and an error
   // shown) when a GPU backend was chosen and no GPU is usable.
   std::optional<Backend> ResolveBackend();
+  void DrawMachineLine();
+  std::string welcome_machine_;  // what the first screen said of this machine (its report)
 
   GuiOptions options_;
   FontSetup fonts_;

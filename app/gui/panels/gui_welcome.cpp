@@ -25,6 +25,23 @@ void GuiApp::DrawWelcome() {
   welcome_doors_.push_back("record a program");
   DrawRecordForm();
   ImGui::EndTable();
+  ImGui::Spacing();
+  DrawMachineLine();
+}
+
+// What this machine offers, once the GPU probe (started with the app) has answered: where the
+// labs run and whether recording can, so a machine without a GPU says so before a run fails.
+void GuiApp::DrawMachineLine() {
+  if (!probe_ && probe_future_.valid() &&
+      probe_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+    probe_ = probe_future_.get();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  welcome_machine_ = !probe_ ? "looking for a GPU" : probe_->usable ? "gpu" : "no gpu";
+  if (!probe_) TextWrappedAnyScript(ui_("welcome.machine.probing"));
+  else if (probe_->usable)
+    TextWrappedAnyScript(ui_.Fill("welcome.machine.gpu", {{"device", probe_->device}, {"count", std::to_string(probe_->count)}}));
+  else TextWrappedAnyScript(ui_.Fill("welcome.machine.no_gpu", {{"reason", probe_->reason}}));
+  ImGui::PopStyleColor();
 }
 
 void GuiApp::DrawLabDoor() {
@@ -44,6 +61,7 @@ void GuiApp::DrawLabDoor() {
 std::string GuiApp::FirstScreenReport() const {
   std::string report;
   for (const std::string& door : welcome_doors_) report += (report.empty() ? "" : ", ") + door;
+  if (!report.empty() && !welcome_machine_.empty()) report += "; machine: " + welcome_machine_;
   return report;
 }
 
