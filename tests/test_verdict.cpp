@@ -205,6 +205,40 @@ TEST(Verdict, AllocationsWithTheCachingAllocatorOffAreToldToTurnItBackOn) {
   EXPECT_EQ(on.find("PYTORCH_NO_CUDA_MEMORY_CACHING"), std::string::npos) << on;
 }
 
+// A pinned pipeline that moves as much back as up: both copy engines run most of each step, so
+// the copies' fix says both directions bound it and how little one direction alone can save;
+// with a small download, it does not.
+TEST(Verdict, CopiesThatFillBothEnginesSayBothDirectionsBoundTheStep) {
+  auto pipeline = [](uint64_t down_bytes) {
+    ScenarioBuilder b("pipeline");
+    Stream up = b.CreateStream("up", {.non_blocking = true}), compute = b.CreateStream("compute", {.non_blocking = true}),
+           down = b.CreateStream("down", {.non_blocking = true});
+    const uint64_t chunk = 32ull << 20;
+    Buffer host_in = b.PinnedBuffer("host_in", 8 * chunk), host_out = b.PinnedBuffer("host_out", 8 * chunk);
+    Buffer dev_in = b.DeviceBuffer("dev_in", 8 * chunk), dev_out = b.DeviceBuffer("dev_out", 8 * chunk);
+    for (int step = 0; step < 8; ++step) {
+      for (int c = 0; c < 8; ++c) {
+        Event in = b.CreateEvent("in"), out = b.CreateEvent("out");
+        up.Copy("upload", dev_in, host_in, chunk);
+        up.Record(in);
+        compute.Wait(in);
+        compute.Launch("scale", Spin(Us(20)));
+        compute.Record(out);
+        down.Wait(out);
+        down.Copy("download", host_out, dev_out, down_bytes);
+      }
+      down.Synchronize();
+    }
+    Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+    std::string text;
+    for (const std::string& l : RenderVerdict(FindingTexts::Load("en"), t, ProgramVerdictOf(t))) text += l + "\n";
+    return text;
+  };
+  std::string both = pipeline(32ull << 20), one = pipeline(1ull << 20);
+  EXPECT_NE(both.find("both directions bound it"), std::string::npos) << both;
+  EXPECT_EQ(one.find("both directions bound it"), std::string::npos) << one;
+}
+
 }  // namespace
 }  // namespace streamlab
 

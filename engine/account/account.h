@@ -98,6 +98,10 @@ struct ProcessAccount {
   // on or off the path. What a faster host alone can save is at most `step - gpu_busy` while
   // the GPU's work stays as it is (tests/corpus/sensitivity.json measures it).
   TimeNs gpu_busy = 0;
+  // Per walked step (the mean): the time copies of each direction ran, on or off the path
+  // ([0] host to device, [1] device to host). Both engines busy most of a step: the step is the
+  // link's both ways, whichever chain of copies the path happened to follow.
+  std::array<TimeNs, 2> copy_busy{};
   // Per walked step (the mean): GPU time on the path held in order by the legacy default
   // stream (PathSegment::legacy_serialized).
   TimeNs legacy_serialized = 0;

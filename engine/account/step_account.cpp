@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/account/account_walk.h"
+#include "engine/trace/trace_query.h"
 #include "engine/util/median.h"
 
 namespace streamlab {
@@ -90,12 +91,16 @@ std::vector<StepWindow> Typical(std::vector<StepWindow> w) {
 
 // The process's GPU work as disjoint busy intervals, in time order (ops on several streams at
 // once counted once).
-std::vector<std::pair<TimeNs, TimeNs>> GpuBusy(const Trace& t, int process) {
+// The merged intervals in which any of the process's GPU work ran; with `direction` >= 0, only
+// its copies of that direction (CopyDirection: 0 host to device, 1 device to host).
+std::vector<std::pair<TimeNs, TimeNs>> GpuBusy(const Trace& t, int process, int direction = -1) {
   std::vector<std::pair<TimeNs, TimeNs>> ops, merged;
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const OpRecord& r = t.ops[i];
-    if (r.gpu && r.end > r.start && IsGpuWork(t.scenario.ops[i]) && ProcessOfThread(t.scenario, t.scenario.ops[i].thread) == process)
-      ops.emplace_back(r.start, r.end);
+    const Op& op = t.scenario.ops[i];
+    if (!r.gpu || r.end <= r.start || !IsGpuWork(op) || ProcessOfThread(t.scenario, op.thread) != process) continue;
+    if (direction >= 0 && CopyDirection(t.scenario, op) != direction) continue;
+    ops.emplace_back(r.start, r.end);
   }
   std::sort(ops.begin(), ops.end());
   for (const auto& [from, to] : ops) {
@@ -137,9 +142,12 @@ ProcessAccount AccountOfProcess(const Trace& t, PathWalker& walker, int process)
     windows = RunWindow(t, process);
   }
   std::vector<std::pair<TimeNs, TimeNs>> busy = GpuBusy(t, process);
+  const std::array<std::vector<std::pair<TimeNs, TimeNs>>, 2> copying = {GpuBusy(t, process, 0), GpuBusy(t, process, 1)};
   TimeNs busy_total = 0;
+  std::array<TimeNs, 2> copying_total{};
   for (const StepWindow& w : windows) {
     busy_total += BusyWithin(busy, w.begin, w.end);
+    for (int d = 0; d < 2; ++d) copying_total[d] += BusyWithin(copying[d], w.begin, w.end);
     WalkedStep walked = walker.Walk(w.end_point, w.begin);
     walked.step = w.step;
     walked.gpu_paced = w.end_point.gpu && w.step >= 0;
@@ -157,6 +165,7 @@ ProcessAccount AccountOfProcess(const Trace& t, PathWalker& walker, int process)
   for (TimeNs& k : a.by_kind) total += k, k /= n, parts += k;
   a.step = total / n;
   a.gpu_busy = std::min(a.step, busy_total / n);
+  for (int d = 0; d < 2; ++d) a.copy_busy[d] = std::min(a.step, copying_total[d] / n);
   a.legacy_serialized /= n;
   *std::max_element(a.by_kind.begin(), a.by_kind.end()) += a.step - parts;
   a.by_category = {};

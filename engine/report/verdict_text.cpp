@@ -220,6 +220,28 @@ std::string ForRun(const FindingTexts& texts, const Verdict& v, const std::strin
   return !v.found() && texts.Has(key + ".run") ? key + ".run" : key;
 }
 
+// Copies on the path one way while the other direction's engine also ran most of the step: the
+// path followed one chain of copies, but the other is nearly as long, so the step is the link's
+// both ways (heldout6's pinned pipeline: 268 MB each way, both engines ~88 % busy, the downloads'
+// chain critical by 0.08 ms of 6 ms). The other way's copies still run one after another on
+// their engine, so whatever this way loses, the step stays at least as long as they ran.
+std::string BothWays(const FindingTexts& texts, const Verdict& v, const VerdictFix& f) {
+  auto one_way = [](const VerdictFix& x) {
+    return (x.kind == FixKind::kCopies || x.kind == FixKind::kCopyWait) && (x.time_kind == TimeKind::kH2D || x.time_kind == TimeKind::kD2H);
+  };
+  if (!one_way(f) || v.step <= 0) return "";
+  // Said once, at the costliest such fix: it is one fact about the step, not about each fix.
+  auto first = std::find_if(v.fixes.begin(), v.fixes.end(), one_way);
+  if (first == v.fixes.end() || &*first != &f) return "";
+  const int other = f.time_kind == TimeKind::kH2D ? 1 : 0;
+  // Either way's copies alone still take as long as they ran: the step cannot shrink below that.
+  if (3 * v.copy_busy[other] < 2 * v.step) return "";
+  return " " + texts.Fill("verdict.copies.both_ways", {{"other", KindName(texts, other == 0 ? TimeKind::kH2D : TimeKind::kD2H)},
+                                                       {"kind", KindName(texts, f.time_kind)},
+                                                       {"share", Percent(v.copy_busy[other], v.step)},
+                                                       {"save", FormatDuration(v.step - std::min(v.copy_busy[0], v.copy_busy[1]))}});
+}
+
 std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdict& v, const VerdictFix& f) {
   std::string place;
   if (!f.site.empty()) place = texts.Fill(f.came_back ? "verdict.place_back" : "verdict.place", {{"place", texts.RenderPlace(f.site)}});
@@ -242,6 +264,7 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
                                                         {"bytes", Size(static_cast<double>(f.bytes))},
                                                         // bytes per ns is GB/s
                                                         {"rate", f.each > 0 ? Count(static_cast<double>(f.bytes) / static_cast<double>(f.each)) : "?"}});
+  text += BothWays(texts, v, f);
   if (f.exposes > 0)
     text += " " + texts.Fill("verdict.exposes", {{"own", FormatDuration(f.per_step - f.exposes)}, {"exposed", FormatDuration(f.exposes)}});
   if (f.exposed_by >= 0)
@@ -328,7 +351,7 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.remedy.cpp.copies_pinned", "verdict.remedy.py.copy_wait_pinned",
                                "verdict.remedy.cpp.copy_wait_pinned", "verdict.gpu_busy", "verdict.balanced",
                                "verdict.race.overlapped", "verdict.race.latent", "verdict.startup.before_gpu", "verdict.remedy.py.kernels_legacy",
-                               "verdict.remedy.cpp.kernels_legacy", "verdict.remedy.py.malloc_mid_run_no_cache"};
+                               "verdict.remedy.cpp.kernels_legacy", "verdict.remedy.py.malloc_mid_run_no_cache", "verdict.copies.both_ways"};
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections",
                              "side_stream_copy"})
       k.push_back(std::string("verdict.edit.") + edit);

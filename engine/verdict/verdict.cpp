@@ -395,6 +395,7 @@ Verdict VerdictOfProcess(const Trace& t, const Analysis& a, const RangeIndex& in
   v.by_kind = acc.by_kind;
   v.step = acc.step;
   v.gpu_busy = acc.gpu_busy;
+  v.copy_busy = acc.copy_busy;
   v.legacy_serialized = acc.legacy_serialized;
   v.walked = static_cast<int>(acc.walked.size());
   v.gpu_paced = acc.gpu_paced;

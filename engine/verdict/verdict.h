@@ -6,6 +6,7 @@
 // replayed on the simulator, is the predictions stage's (engine/whatif/whatif.h).
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,7 @@ struct Verdict {
   // there unrecorded. Its cost inside CUDA's own calls is not measured.
   TimeNs recorder = 0;
   TimeNs gpu_busy = 0;     // of `step`, the time any of the process's GPU work ran (ProcessAccount)
+  std::array<TimeNs, 2> copy_busy{};  // of `step`, host-to-device and device-to-host copies (ProcessAccount)
   TimeNs legacy_serialized = 0;  // of `step`, path GPU time held in order by the legacy default stream
   bool gpu_paced = false;  // the host ran ahead: steps timed by the GPU's ends
   int sm_count = 0;
