@@ -90,9 +90,8 @@ std::vector<StepWindow> Typical(std::vector<StepWindow> w) {
 }
 
 // The process's GPU work as disjoint busy intervals, in time order (ops on several streams at
-// once counted once).
-// The merged intervals in which any of the process's GPU work ran; with `direction` >= 0, only
-// its copies of that direction (CopyDirection: 0 host to device, 1 device to host).
+// once counted once); with `direction` >= 0, only its copies of that direction (CopyDirection:
+// 0 host to device, 1 device to host).
 std::vector<std::pair<TimeNs, TimeNs>> GpuBusy(const Trace& t, int process, int direction = -1) {
   std::vector<std::pair<TimeNs, TimeNs>> ops, merged;
   for (size_t i = 0; i < t.ops.size(); ++i) {

@@ -209,13 +209,13 @@ std::string RenderAccount(const FindingTexts& texts, const Verdict& v) {
   return line;
 }
 
-// A run without steps has no loop: a text that speaks of one has a ".run" form there.
 // PYTORCH_NO_CUDA_MEMORY_CACHING=1 in the recorded process's own environment.
 bool CachingAllocatorOff(const Scenario& s) {
   auto it = s.settings.env.find("PYTORCH_NO_CUDA_MEMORY_CACHING");
   return s.settings.known && it != s.settings.env.end() && it->second == "1";
 }
 
+// A run without steps has no loop: a text that speaks of one has a ".run" form there.
 std::string ForRun(const FindingTexts& texts, const Verdict& v, const std::string& key) {
   return !v.found() && texts.Has(key + ".run") ? key + ".run" : key;
 }

@@ -385,7 +385,6 @@ class SimRun {
     it.stream = op.stream;
     it.queue = queue_of_stream_[op.stream];
     it.visible_at = host_ + p_.submit_latency;
-    it.graph_node = op.graph >= 0;
     it.graph = op.graph;
     for (const DepEdge& e : deps_.into) it.deps.push_back(item_of_op_[e.from]);
     if (load_barrier_[it.device] >= 0) it.deps.push_back(load_barrier_[it.device]);

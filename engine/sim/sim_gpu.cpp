@@ -94,8 +94,8 @@ TimeNs SimGpu::ReleaseTime(int dep, const SimItem& item) const {
   const int stream = item.stream;
   // Both ends in one graph launch: the device resolves the edge. From one launch into the
   // next on a stream: the next launch's own start-up (calibrated where measured).
-  bool graph_edge = d.graph_node;
-  bool next_launch = d.graph_node && item.graph_node && d.graph != item.graph && profile_.graph_launch_gap > 0;
+  bool graph_edge = d.graph >= 0;
+  bool next_launch = d.graph >= 0 && item.graph >= 0 && d.graph != item.graph && profile_.graph_launch_gap > 0;
   TimeNs node_gap = profile_.graph_node_gap > 0 ? profile_.graph_node_gap : profile_.same_stream_gap;
   auto gap = [&](int from) {
     if (next_launch) return profile_.graph_launch_gap;

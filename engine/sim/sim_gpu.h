@@ -36,10 +36,10 @@ struct SimItem {
   int threads = 0;
   TimeNs block_time = 0;
   int priority = 0;
-  // A CUDA graph's node: its edges inside the graph are resolved by the device, so a
-  // cross-stream dependency costs what a same-stream one does (~1 us measured on an H200).
-  bool graph_node = false;
-  int graph = -1;  // the graph launch (its op) this node belongs to
+  // A CUDA graph's node: the graph launch (its op) it belongs to, -1 if none. Its edges inside
+  // the graph are resolved by the device, so a cross-stream dependency costs what a same-stream
+  // one does (~1 us measured on an H200).
+  int graph = -1;
   // A collective's part (a kernel whose blocks stay resident until the collective ends):
   // the group id (its first op), how many parts it has, and `transfer` = how long it runs
   // once the last part's blocks are all resident.
