@@ -92,6 +92,10 @@ void ExpectLegacyStory(const Trace& t) {
   EXPECT_EQ(last.because, std::vector<int>{OpId(t, "k_default")});
   std::optional<Finding> legacy = Find(a, FindingKind::kLegacyNextToBlocking, OpId(t, "k_default"));
   ASSERT_TRUE(legacy.has_value());
+  // One barrier, one warning: the summary warns (with its remedy), each delay it caused is a note.
+  EXPECT_EQ(legacy->severity, Severity::kWarning);
+  EXPECT_EQ(mid.severity, Severity::kNote);
+  EXPECT_EQ(last.severity, Severity::kNote);
   EXPECT_EQ(a.figures.critical_path,
             (std::vector<int>{OpId(t, "k_s1"), OpId(t, "k_default"), OpId(t, "k_s2")}));
 }

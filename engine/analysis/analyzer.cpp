@@ -191,6 +191,15 @@ void KeepFindingsTrue(const Trace& trace, std::vector<Finding>& findings) {
   for (Finding& f : findings)
     if (f.severity == Severity::kWarning && (OnLibraryStream(s, f.op) || OnLibraryStream(s, f.other)))
       f.severity = Severity::kNote;
+  // One fact, one warning: where a legacy-stream summary says what the legacy default stream
+  // waited for and held back (and how to avoid it), each delay it caused stays as a note
+  // beside it, not a second and third warning of the same barrier.
+  bool summarised = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
+    return f.kind == FindingKind::kLegacyNextToBlocking && f.severity == Severity::kWarning;
+  });
+  for (Finding& f : findings)
+    if (summarised && f.kind == FindingKind::kStartDelay && f.cause == Cause::kLegacyBarrier && f.severity == Severity::kWarning)
+      f.severity = Severity::kNote;
   // (A lab's trace keeps every op's start finding, which its views look up by op.)
   if (!s.recorded) return;
   // In a program, lazy module loads are one-off start-up costs (the verdict lists them), and a
