@@ -17,7 +17,8 @@ inline constexpr size_t kVerdictLines = 10;
 inline constexpr size_t kVerdictFixes = 5;
 
 std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& trace, const ProgramVerdict& verdict);
-// One fix's sentence (without its number).
+// One fix's sentence (without its number). `fix` is one of `verdict.fixes` itself, not a copy:
+// a sentence said once per verdict goes with the first fix it fits.
 std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdict& verdict, const VerdictFix& fix);
 // Where a step's time went, as one line ("GPU compute 45 %, launching 30 %, ...").
 std::string RenderAccount(const FindingTexts& texts, const Verdict& verdict);
