@@ -31,6 +31,15 @@ class Log {
              ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"" + name + "\"");
     return *this;
   }
+  // A kernel handed `ptrs` read at byte offsets `at` ("[0,8]") of its argument block, as the
+  // recorder logs them since 2026-11-29. `name`: as the activity gives it (a demangled name is
+  // kept as is).
+  Log& KernelAt(int stream, const std::string& ptrs, const std::string& at, const std::string& name) {
+    int corr = Call("cudaLaunchKernel", "launch", ",\"stream\":" + std::to_string(stream) + ",\"ptrs\":" + ptrs + ",\"ptr_at\":" + at);
+    Activity("kernel", corr, stream, 10000,
+             ",\"grid\":[1,1,1],\"block\":[32,1,1],\"regs\":16,\"ssmem\":0,\"dsmem\":0,\"name\":\"" + name + "\"");
+    return *this;
+  }
   // A kernel handed more than a record's 8 addresses: the rest come first, in a launch_args
   // record, as the recorder writes them. `crowded`: it had more than the recorder keeps.
   Log& KernelHandedMany(int stream, const std::string& first8, const std::string& rest, bool crowded = false) {

@@ -269,6 +269,11 @@ TEST(RecordedRaces, MalformedAddressesAreRefused) {
             std::string::npos);
   EXPECT_NE(testing::InputErrorOf([&] { ParseRecording(with(",\"ptrs\":\"0x10\""), "x.jsonl"); }).find("ptrs"),
             std::string::npos);
+  // Offsets: one per address, each a byte offset.
+  EXPECT_NE(testing::InputErrorOf([&] { ParseRecording(with(",\"ptrs\":[4096,8192],\"ptr_at\":[0]"), "x.jsonl"); }).find("ptr_at"),
+            std::string::npos);
+  EXPECT_NE(testing::InputErrorOf([&] { ParseRecording(with(",\"ptrs\":[4096],\"ptr_at\":[70000]"), "x.jsonl"); }).find("ptr_at"),
+            std::string::npos);
   // A saved trace's address must be hex text.
   Trace t = Log().Kernel(77, "[4096]").Convert();
   std::string saved = TraceToJson(t).dump();

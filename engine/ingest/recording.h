@@ -49,6 +49,9 @@ struct RecordedCall {
   // Addresses the call was handed: a launch's arguments that point into device memory; a
   // copy's destination then source; a memset's destination.
   std::vector<uint64_t> args;
+  // A launch's: where each of `args` lay in its argument block (bytes); empty when the log
+  // does not say (recordings before 2026-11-29).
+  std::vector<uint16_t> arg_offsets;
   // Set by importers whose source does not say everything: what was inferred rather than
   // recorded; carried into the op's OpRecord. Null = nothing.
   std::shared_ptr<const Inference> inferred;

@@ -415,8 +415,10 @@ class Converter {
   // destination (written) and source (read), a memset's destination (written).
   static std::vector<AddressPassed> AddressesOf(const RecordedCall& c, OpKind kind) {
     std::vector<AddressPassed> out;
+    bool offsets = kind == OpKind::kKernel && c.arg_offsets.size() == c.args.size();
     for (size_t i = 0; i < c.args.size(); ++i)
-      out.push_back({c.args[i], kind == OpKind::kKernel ? AddressUse::kArgument : i ? AddressUse::kRead : AddressUse::kWrite});
+      out.push_back({c.args[i], kind == OpKind::kKernel ? AddressUse::kArgument : i ? AddressUse::kRead : AddressUse::kWrite,
+                     offsets ? static_cast<int>(c.arg_offsets[i]) : -1});
     return out;
   }
 

@@ -43,8 +43,8 @@ int64_t Product3(const JsonReader& r, const char* key) {
   return product;
 }
 
-// A launch's "ptrs" (addresses among its arguments, at most 8, "ptrs_more" if it had more);
-// a copy's "dst" and "src", a memset's "dst".
+// A launch's "ptrs" (addresses among its arguments, at most 8, "ptrs_more" if it had more) and
+// "ptr_at" (each one's byte offset in the arguments); a copy's "dst" and "src", a memset's "dst".
 void ReadAddresses(const JsonReader& r, RecordedCall& c) {
   if (r.Has("ptrs")) {
     const Json& list = r.value().at("ptrs");
@@ -55,6 +55,15 @@ void ReadAddresses(const JsonReader& r, RecordedCall& c) {
       c.args.push_back(a.get<uint64_t>());
     }
     c.more_args = Small(r, "ptrs_more", 0, 1) == 1;
+    if (r.Has("ptr_at")) {
+      const Json& at = r.value().at("ptr_at");
+      if (!at.is_array() || at.size() != list.size()) r.FailAt("ptr_at", "expected one offset per address in \"ptrs\"");
+      for (const Json& o : at) {
+        if (!o.is_number_integer() || o.get<int64_t>() < 0 || o.get<int64_t>() > UINT16_MAX)
+          r.FailAt("ptr_at", "expected byte offsets (0..65535)");
+        c.arg_offsets.push_back(static_cast<uint16_t>(o.get<int64_t>()));
+      }
+    }
   } else if (r.Has("dst")) {
     c.args.push_back(U64(r, "dst"));
     if (r.Has("src")) c.args.push_back(U64(r, "src"));
@@ -244,7 +253,13 @@ void JoinMoreAddresses(Recording& r) {
     if (c.role != CallRole::kLaunch && c.role != CallRole::kGraphNodeParams) continue;
     auto more = more_of.find({c.role == CallRole::kLaunch ? 0 : c.out, c.correlation});
     if (more == more_of.end()) continue;
-    for (const RecordedCall* m : more->second) c.args.insert(c.args.end(), m->args.begin(), m->args.end());
+    for (const RecordedCall* m : more->second) {
+      // Offsets are kept only while every part of the launch has them.
+      bool offsets = c.arg_offsets.size() == c.args.size() && m->arg_offsets.size() == m->args.size();
+      c.args.insert(c.args.end(), m->args.begin(), m->args.end());
+      if (offsets) c.arg_offsets.insert(c.arg_offsets.end(), m->arg_offsets.begin(), m->arg_offsets.end());
+      else c.arg_offsets.clear();
+    }
   }
   std::erase_if(r.calls, [](const RecordedCall& c) { return c.role == CallRole::kLaunchArgs; });
 }

@@ -116,6 +116,9 @@ enum class AddressUse : uint8_t { kArgument, kRead, kWrite, kAllocate, kFree };
 struct AddressPassed {
   uint64_t at = 0;
   AddressUse use = AddressUse::kArgument;
+  // A recorded kernel's argument: its byte offset in the kernel's argument block, -1 = unknown.
+  // Which part of its arguments a library's kernel writes is known by place (analyzer).
+  int offset = -1;
 };
 
 struct Op {

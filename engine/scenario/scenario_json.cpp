@@ -55,7 +55,11 @@ Json OpToJson(const Scenario& s, const Op& op) {
   if (op.query_ready) j["ready"] = true;
   if (!op.addresses.empty()) {
     Json list = Json::array();
-    for (const AddressPassed& a : op.addresses) list.push_back({{"at", FormatAddress(a.at)}, {"use", ToString(a.use)}});
+    for (const AddressPassed& a : op.addresses) {
+      Json entry = {{"at", FormatAddress(a.at)}, {"use", ToString(a.use)}};
+      if (a.offset >= 0) entry["offset"] = a.offset;
+      list.push_back(std::move(entry));
+    }
     j["addresses"] = std::move(list);
   }
   return j;
@@ -87,6 +91,12 @@ std::vector<AddressPassed> AddressesFromJson(const JsonReader& op, OpKind kind) 
     if ((a.use == AddressUse::kAllocate || a.use == AddressUse::kFree) != (kind == OpKind::kApiCall))
       r.FailAt("use", kind == OpKind::kApiCall ? "a recorded API call's address is allocated or freed"
                                                : "only a recorded API call (cudaMallocAsync, cudaFreeAsync) allocates or frees");
+    if (r.Has("offset")) {
+      if (kind != OpKind::kKernel) r.FailAt("offset", "only a kernel's argument has an offset");
+      int64_t offset = r.Int("offset");
+      if (offset < 0 || offset > UINT16_MAX) r.FailAt("offset", "expected a byte offset (0..65535)");
+      a.offset = static_cast<int>(offset);
+    }
     out.push_back(a);
   }
   return out;

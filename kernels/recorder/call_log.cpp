@@ -126,6 +126,8 @@ void FormatCallLocked(const ThreadLog& log, const CallRecord& r) {
   if (kernel && r.nargs) {
     add(",\"ptrs\":[%" PRIu64, r.args[0]);
     for (int i = 1; i < r.nargs && i < 8; ++i) add(",%" PRIu64, r.args[i]);
+    add("],\"ptr_at\":[%u", static_cast<unsigned>(r.arg_offsets[0]));
+    for (int i = 1; i < r.nargs && i < 8; ++i) add(",%u", static_cast<unsigned>(r.arg_offsets[i]));
     add("]%s", r.more_args ? ",\"ptrs_more\":1" : "");
   } else if (r.nargs) {
     add(",\"dst\":%" PRIu64, r.args[0]);

@@ -48,6 +48,7 @@ struct CallRecord {
     // copy's destination and source; a memset's destination (launch_memory.h).
     uint64_t args[8];
   };
+  uint16_t arg_offsets[8] = {};  // a launch's: where each of `args` was in its argument block
 };
 
 struct ThreadLog;

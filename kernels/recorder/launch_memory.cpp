@@ -48,6 +48,7 @@ constexpr size_t kMaxScannedBytes = 4096;
 struct Layout {
   int count = 0;  // parameters whose sizes are known (0: none, the launch is not read)
   uint16_t size[kMaxParams] = {};
+  uint16_t offset[kMaxParams] = {};  // in the argument block
 };
 
 std::mutex g_layouts_mutex;
@@ -67,6 +68,7 @@ int QueryLayout(ParamInfoFn query, CUfunction function, Layout& out) {
     size_t offset = 0, size = 0;
     if (query(reinterpret_cast<void*>(function), static_cast<size_t>(count), &offset, &size) != CUDA_SUCCESS) break;
     out.size[count] = static_cast<uint16_t>(std::min<size_t>(size, UINT16_MAX));
+    out.offset[count] = static_cast<uint16_t>(std::min<size_t>(offset, UINT16_MAX));
   }
   t_in_recorder_call = false;
   return count;
@@ -93,16 +95,25 @@ const Layout* LayoutOf(CUfunction function) {
 
 // Repeats are dropped as they come among the first kSeekRepeats (most launches hand a few
 // pointers); past them a word is only appended, and Deduplicate sorts once at the end, so a
-// foreach kernel's 150 pointers cost no quadratic search.
+// foreach kernel's 150 pointers cost no quadratic search. Each address keeps its first offset,
+// and the kept ones go back into the order of their offsets.
 constexpr int kSeekRepeats = 16;
 
 void Deduplicate(LaunchAddresses& out) {
   if (out.count <= kSeekRepeats) return;
-  std::sort(out.at, out.at + out.count);
-  out.count = static_cast<int>(std::unique(out.at, out.at + out.count) - out.at);
+  std::pair<uint64_t, uint16_t> kept[kMaxLaunchAddresses];
+  for (int i = 0; i < out.count; ++i) kept[i] = {out.at[i], out.offset[i]};
+  std::sort(kept, kept + out.count);  // by address, then offset: the first of each is its first place
+  int n = static_cast<int>(std::unique(kept, kept + out.count, [](const auto& a, const auto& b) { return a.first == b.first; }) - kept);
+  std::sort(kept, kept + n, [](const auto& a, const auto& b) { return a.second < b.second; });
+  for (int i = 0; i < n; ++i) {
+    out.at[i] = kept[i].first;
+    out.offset[i] = kept[i].second;
+  }
+  out.count = n;
 }
 
-void Keep(uint64_t word, LaunchAddresses& out) {
+void Keep(uint64_t word, size_t offset, LaunchAddresses& out) {
   for (int i = 0; i < std::min(out.count, kSeekRepeats); ++i)
     if (out.at[i] == word) return;
   if (out.count == kMaxLaunchAddresses) Deduplicate(out);  // full of repeats, perhaps
@@ -110,18 +121,20 @@ void Keep(uint64_t word, LaunchAddresses& out) {
     out.more = true;
     return;
   }
+  out.offset[out.count] = static_cast<uint16_t>(std::min<size_t>(offset, UINT16_MAX));
   out.at[out.count++] = word;
 }
 
 // Every 8-byte word of `bytes` that points into a device allocation (the caller holds the
 // table's lock). Pointers inside a parameter (a struct of data pointers, as PyTorch's
 // elementwise kernels take) are 8-byte aligned within it.
-void ScanLocked(const unsigned char* bytes, size_t size, uint64_t lowest, uint64_t highest, LaunchAddresses& out) {
+// `base`: where `bytes` lie in the launch's argument block.
+void ScanLocked(const unsigned char* bytes, size_t size, size_t base, uint64_t lowest, uint64_t highest, LaunchAddresses& out) {
   for (size_t at = 0; at + 8 <= size; at += 8) {
     uint64_t word;
     std::memcpy(&word, bytes + at, 8);
     if (word < lowest || word >= highest) continue;
-    if (InAllocationLocked(word)) Keep(word, out);
+    if (InAllocationLocked(word)) Keep(word, base + at, out);
   }
 }
 
@@ -186,7 +199,7 @@ void ReadLaunchAddresses(CUfunction function, void** params, void** extra, Launc
     for (int i = 0; i < layout->count && scanned < kMaxScannedBytes; ++i) {
       if (!params[i]) continue;
       size_t size = std::min<size_t>(layout->size[i], kMaxScannedBytes - scanned);
-      ScanLocked(static_cast<const unsigned char*>(params[i]), size, lowest, highest, out);
+      ScanLocked(static_cast<const unsigned char*>(params[i]), size, layout->offset[i], lowest, highest, out);
       scanned += size;
     }
     Deduplicate(out);
@@ -201,7 +214,7 @@ void ReadLaunchAddresses(CUfunction function, void** params, void** extra, Launc
   }
   if (!buffer) return;
   std::shared_lock<std::shared_mutex> lock(g_allocations_mutex);
-  ScanLocked(static_cast<const unsigned char*>(buffer), std::min(size, kMaxScannedBytes), lowest, highest, out);
+  ScanLocked(static_cast<const unsigned char*>(buffer), std::min(size, kMaxScannedBytes), 0, lowest, highest, out);
   Deduplicate(out);
 }
 
@@ -210,7 +223,10 @@ bool InRecorderCall() { return t_in_recorder_call; }
 void KeepLaunchAddresses(const LaunchAddresses& a, CallRecord& r, uint64_t node) {
   constexpr int kPerRecord = sizeof(r.args) / sizeof(r.args[0]);
   int in_record = std::min(a.count, kPerRecord);
-  for (int i = 0; i < in_record; ++i) r.args[i] = a.at[i];
+  for (int i = 0; i < in_record; ++i) {
+    r.args[i] = a.at[i];
+    r.arg_offsets[i] = a.offset[i];
+  }
   r.nargs = static_cast<uint8_t>(in_record);
   r.more_args = a.more ? 1 : 0;
   for (int from = kPerRecord; from < a.count; from += kPerRecord) {
@@ -221,7 +237,10 @@ void KeepLaunchAddresses(const LaunchAddresses& a, CallRecord& r, uint64_t node)
     more.correlation = r.correlation;
     more.out = node;
     more.nargs = static_cast<uint8_t>(std::min(a.count - from, kPerRecord));
-    for (int i = 0; i < more.nargs; ++i) more.args[i] = a.at[from + i];
+    for (int i = 0; i < more.nargs; ++i) {
+      more.args[i] = a.at[from + i];
+      more.arg_offsets[i] = a.offset[from + i];
+    }
     Append(CurrentThreadLog(), more);
   }
 }

@@ -22,6 +22,10 @@ constexpr int kMaxLaunchAddresses = 256;
 
 struct LaunchAddresses {
   uint64_t at[kMaxLaunchAddresses];  // the first `count` are set (not zeroed: read per launch)
+  // Where each was read: its byte offset in the launch's argument block (the first time it
+  // appears there). A library's kernel says which part of its arguments it writes (PyTorch's
+  // foreach kernels: one tensor list of several); the analysis needs the place, not the order.
+  uint16_t offset[kMaxLaunchAddresses];
   int count = 0;
   bool more = false;  // more distinct addresses than were kept
 };
@@ -40,7 +44,8 @@ void RemoveRange(uint64_t base, uint64_t bytes);
 void ReadLaunchAddresses(CUfunction function, void** params, void** extra, LaunchAddresses& out);
 // True while the recorder itself is in a driver call (its own calls are not the program's).
 bool InRecorderCall();
-// Puts a launch's addresses in its record `r`: the first 8 in r.args, the rest in launch_args
+// Puts a launch's addresses (in the order of their offsets) in its record `r`: the first 8 in
+// r.args and r.arg_offsets, the rest in launch_args
 // records appended now under r.correlation (and `node`, for a graph's kernel node).
 void KeepLaunchAddresses(const LaunchAddresses& a, CallRecord& r, uint64_t node = 0);
 
