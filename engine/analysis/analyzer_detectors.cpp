@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "engine/analysis/analyzer_context.h"
+#include "engine/analysis/library_writes.h"
 #include "engine/trace/trace_query.h"
 
 namespace streamlab {
@@ -166,29 +167,14 @@ struct Extent {
 };
 
 // How op `i` used address `x` (its strongest use), or nothing if it was not handed x.
-// Whether a recorded kernel writes the first device address among its arguments, known from the
-// library that wrote it: PyTorch's TensorIterator kernels take a data array with the outputs
-// first, and its softmax forward kernels take (output, input, classes). Any other kernel's
-// argument says nothing of a read or a write. (A recorder keeps a launch's first 16 addresses
-// in the order its parameters hold them.)
-bool WritesFirstAddress(const Op& op) {
-  if (op.kind != OpKind::kKernel) return false;
-  static const char* const kOutputsFirst[] = {"at::native::vectorized_elementwise_kernel",
-                                              "at::native::unrolled_elementwise_kernel", "at::native::elementwise_kernel"};
-  for (const char* name : kOutputsFirst)
-    if (op.name == name) return true;
-  size_t at = op.name.rfind("::");
-  return op.name.compare(at == std::string::npos ? 0 : at + 2, 19, "cunn_SoftMaxForward") == 0;
-}
-
-std::optional<Access> UseOf(const Op& op, int i, uint64_t x) {
+// `writes`: KnownKernelWrites(op).
+std::optional<Access> UseOf(const Op& op, int i, uint64_t x, const std::vector<bool>& writes) {
   std::optional<Access> use;
-  bool first_is_output = WritesFirstAddress(op);
   for (size_t k = 0; k < op.addresses.size(); ++k) {
     const AddressPassed& a = op.addresses[k];
     if (a.at != x) continue;
     if (!use) use = Access{i, false, true};
-    bool written = a.use == AddressUse::kWrite || (k == 0 && first_is_output);
+    bool written = a.use == AddressUse::kWrite || writes[k];
     use->write = use->write || written;
     use->known = use->known && (a.use != AddressUse::kArgument || written);
   }
@@ -219,6 +205,7 @@ void RacesInsideCopies(const AnalysisContext& ctx, std::set<std::pair<int, int>>
     const Op& op = ctx.op(static_cast<int>(j));
     if (!IsGpuWork(op) || op.addresses.empty()) continue;
     size_t p = static_cast<size_t>(ProcessOfThread(ctx.s, op.thread));
+    std::vector<bool> writes;  // read when a copy's bytes are met
     for (const AddressPassed& a : op.addresses) {
       const std::vector<Extent>& list = extents[p];
       size_t k = std::upper_bound(list.begin(), list.end(), a.at, [](uint64_t x, const Extent& e) { return x < e.at; }) -
@@ -229,7 +216,8 @@ void RacesInsideCopies(const AnalysisContext& ctx, std::set<std::pair<int, int>>
         const Op& copy = ctx.op(e.op);
         if (copy.stream == op.stream || copy_stream_done.count({e.op, op.stream}) || op_stream_done.count({static_cast<int>(j), copy.stream}))
           continue;
-        Access mine = *UseOf(op, static_cast<int>(j), a.at);
+        if (writes.empty()) writes = KnownKernelWrites(op);
+        Access mine = *UseOf(op, static_cast<int>(j), a.at, writes);
         if (!e.write && !mine.write && mine.known) continue;  // both only read
         int first = std::min(e.op, static_cast<int>(j)), second = std::max(e.op, static_cast<int>(j));
         if (ctx.hb.Ordered(first, second) || !reported.insert({first, second}).second) continue;
@@ -258,13 +246,14 @@ void AddressRaces(const AnalysisContext& ctx, std::vector<Finding>& out) {
     const Op& op = ctx.op(static_cast<int>(i));
     if (!IsGpuWork(op)) continue;
     int process = ProcessOfThread(ctx.s, op.thread);
+    std::vector<bool> writes = KnownKernelWrites(op);
     for (const AddressPassed& a : op.addresses) {
       if (a.at == 0) continue;  // a null pointer is no memory
       std::vector<Access>& list = by_address[process][a.at];
       // One op handed an address twice (as a copy's both ends) counts once, as its strongest use.
       if (!list.empty() && list.back().op == static_cast<int>(i)) continue;
       if (list.empty()) order.emplace_back(process, a.at);
-      list.push_back(*UseOf(op, static_cast<int>(i), a.at));
+      list.push_back(*UseOf(op, static_cast<int>(i), a.at, writes));
     }
   }
   std::set<std::pair<int, int>> reported;

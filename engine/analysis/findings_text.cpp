@@ -1,6 +1,7 @@
 // Rendering findings from templates: pick the template for the finding, fill its {vars}.
 #include "engine/analysis/findings_text.h"
 
+#include "engine/analysis/library_writes.h"
 #include "engine/analysis/program_sites.h"
 #include "engine/analysis/program_facts.h"
 
@@ -363,6 +364,9 @@ std::string FindingTexts::RenderAddressRace(const Trace& t, const Finding& f, Va
           return Fill(a.use == AddressUse::kWrite ? "address_race.write_range" : "address_race.read_range",
                       {{"start", FormatAddress(a.at)}, {"bytes", FormatBytes(o.bytes)}});
     }
+    std::vector<bool> library_writes = KnownKernelWrites(o);
+    for (size_t k = 0; k < o.addresses.size(); ++k)
+      if (o.addresses[k].at == f.address && library_writes[k]) return Get("address_race.kernel_write");
     for (const AddressPassed& a : o.addresses) {
       if (a.at != f.address) continue;
       if (a.use == AddressUse::kWrite) strongest = AddressUse::kWrite;
