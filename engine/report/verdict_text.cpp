@@ -137,12 +137,23 @@ std::string RaceTiming(const FindingTexts& texts, const RaceLine& r) {
   return "";
 }
 
+// The remedy orders the two as the program called them: the op called later waits for the one
+// called first, whichever of them writes (a read racing a later write needs it as much).
 std::string RaceLine_(const FindingTexts& texts, const Trace& t, const RaceLine& r, bool python) {
-  return texts.Fill("verdict.race", {{"first", DisplayName(t.scenario, r.first)},
-                                     {"first_place", ShortPlace(texts, r.first_site)},
-                                     {"second", DisplayName(t.scenario, r.second)},
-                                     {"second_place", ShortPlace(texts, r.second_site)}}) +
-         RaceTiming(texts, r) + " " + texts.Get(python ? "verdict.remedy.py.race" : "verdict.remedy.cpp.race");
+  auto stream_of = [&](int op) {
+    int s = t.scenario.ops[op].stream;
+    return s >= 0 ? t.scenario.streams[s].name : std::string("?");
+  };
+  std::map<std::string, std::string> vars = {{"first", DisplayName(t.scenario, r.first)},
+                                             {"first_place", ShortPlace(texts, r.first_site)},
+                                             {"first_stream", stream_of(r.first)},
+                                             {"second", DisplayName(t.scenario, r.second)},
+                                             {"second_place", ShortPlace(texts, r.second_site)},
+                                             {"second_stream", stream_of(r.second)}};
+  bool second_known = !r.second_site.empty();
+  vars["second_at"] = second_known ? texts.Fill("verdict.race.at", {{"place", vars["second_place"]}}) : "";
+  return texts.Fill("verdict.race", vars) + RaceTiming(texts, r) + " " +
+         texts.Fill(python ? "verdict.remedy.py.race" : "verdict.remedy.cpp.race", vars);
 }
 
 // Several processes: each one's step and bound, and the straggler (or none).
@@ -343,7 +354,7 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run",
                                "verdict.would_save_other.graph_gap", "verdict.would_save_other.loader", "verdict.kernel",
                                "verdict.kernel.sep", "verdict.exposes", "verdict.exposed", "verdict.race", "verdict.remedy.py.race",
-                               "verdict.remedy.cpp.race", "verdict.ranks", "verdict.rank.item", "verdict.straggler",
+                               "verdict.remedy.cpp.race", "verdict.race.at", "verdict.ranks", "verdict.rank.item", "verdict.straggler",
                                "verdict.straggler.none", "verdict.bound.gpu_compute.small_grid", "verdict.bound.host_work.data_loading",
                                "verdict.bound.gpu_queued.hardware_queue", "verdict.remedy.py.blocking_call_launch",
                                "verdict.remedy.cpp.blocking_call_launch", "verdict.remedy.py.kernels_small_grid",
