@@ -47,11 +47,12 @@ Trace TraceFor(const ExplainCommand& cmd) {
 Json IdsToJson(const std::vector<int>& ids) { return Json(ids); }
 
 // `first_line`: the line torch.profiler gave the frame (its first line), not the call's;
-// `line`: the call's own line (a recording's Python stack).
+// `line`: the call's own line (a recording's Python stack); `most_line`: where the host was most
+// often in the function (its sampled stacks).
 Json SiteJson(const ProgramSite& s) {
   Json site{{"ranges", s.ranges}};
   if (!s.file.empty())
-    site.update({{"file", s.file}, {s.exact_line ? "line" : "first_line", s.line}, {"function", s.function}});
+    site.update({{"file", s.file}, {s.most_line ? "most_line" : s.exact_line ? "line" : "first_line", s.line}, {"function", s.function}});
   if (!s.caller_file.empty()) site["caller"] = {{"file", s.caller_file}, {"first_line", s.caller_line}, {"function", s.caller_function}};
   if (!s.via_file.empty()) site["via"] = {{"file", s.via_file}, {"function", s.via_function}};
   if (!s.inner_file.empty()) site["inner"] = {{"file", s.inner_file}, {"function", s.inner_function}};

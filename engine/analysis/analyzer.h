@@ -70,6 +70,9 @@ struct ProgramSite {
   int line = 0;  // as torch.profiler gives it: the frame's line when first seen (a function's first line)
   std::string function;
   bool exact_line = false;  // `line` is the one the call was made on (a recording's Python stack)
+  // `line` is where the host was most often in this function, from its sampled stacks (the
+  // host's own work at a place, spread over many lines): not one call's line.
+  bool most_line = false;
   std::string caller_file;
   int caller_line = 0;
   std::string caller_function;

@@ -162,6 +162,8 @@ std::string FindingTexts::SiteWords(const ProgramSite& site, const char* at_key,
     return Fill("site.frame", {{"file", file}, {"function", function}});
   };
   auto program_frame = [&](const std::string& file, const std::string& function) {
+    if (site.most_line && site.line > 0)
+      return Fill("site.frame_most_line", {{"file", file}, {"function", function}, {"line", std::to_string(site.line)}});
     if (!site.exact_line || site.line <= 0) return frame(file, function);
     return Fill("site.frame_line", {{"file", file}, {"function", function}, {"line", std::to_string(site.line)}});
   };

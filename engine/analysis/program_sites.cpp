@@ -225,7 +225,7 @@ bool IsStepMarker(const std::string& name) {
 // op's "autograd::engine::evaluate_function: AddmmBackward0").
 ProgramSite PlaceOf(const RangeIndex& index, int thread, TimeNs at, int* line) {
   ProgramSite site = SiteOf(index, thread, at);
-  *line = site.line;
+  *line = site.exact_line ? site.line : 0;  // torch.profiler's first line says nothing of where
   site.inner_file.clear(), site.inner_function.clear();
   site.via_depth = 0;
   // The caller says who called back into the program; "called from <module>" says nothing.

@@ -306,6 +306,7 @@ class FixBuilder {
       part.to = at = std::min(seg.to, at + place.time);
       ProgramSite site = WithoutStepRanges(place.site);
       site.line = place.line;
+      site.most_line = place.line > 0;
       AddHostWorkAt(part, site, false);
     }
     if (at >= seg.to) return;

@@ -44,6 +44,9 @@ def verdict_lines(text):
 def printed_medians_ms(base, name):
     """The medians the program printed, in order (a torchrun job: one per rank, "rank R: ...")."""
     path = os.path.join(base, "traces", name + ".stdout")
+    kept = os.path.join(os.environ.get("STREAMLAB_CORPUS_TRACES", ""), name + ".stdout")
+    if os.environ.get("STREAMLAB_CORPUS_TRACES") and os.path.exists(kept):  # the re-recording's own run
+        path = kept
     if not os.path.exists(path):
         return {}
     with open(path, encoding="utf-8") as f:
@@ -63,7 +66,7 @@ def place_of(site):
     """A fix's or race side's place as "file.py:LINE" (the line the call was made on, or the frame's first)."""
     if not site or "file" not in site:
         return ""
-    line = site.get("line", site.get("first_line", 0))
+    line = site.get("line", site.get("most_line", site.get("first_line", 0)))
     return os.path.basename(site["file"]) + ":" + str(line)
 
 
@@ -179,10 +182,10 @@ def main():
             with open(os.path.join(base, "expect", path), encoding="utf-8") as f:
                 expect = json.load(f)
             packed = os.path.join(base, "traces", name + ".json.xz")
-            # A trace kept out of git (trace_committed: false) can be read from a folder of
-            # one's own: STREAMLAB_CORPUS_TRACES=DIR holding NAME.json.xz.
+            # A trace kept out of git (trace_committed: false), or a re-recording, is read from a
+            # folder of one's own when it holds one: STREAMLAB_CORPUS_TRACES=DIR with NAME.json.xz.
             kept = os.path.join(os.environ.get("STREAMLAB_CORPUS_TRACES", ""), name + ".json.xz")
-            if not os.path.exists(packed) and os.environ.get("STREAMLAB_CORPUS_TRACES") and os.path.exists(kept):
+            if os.environ.get("STREAMLAB_CORPUS_TRACES") and os.path.exists(kept):
                 packed = kept
             if not os.path.exists(packed):
                 if expect.get("trace_committed", True):
