@@ -12,6 +12,7 @@
 #include "engine/ingest/open_trace.h"
 #include "engine/ingest/recording.h"
 #include "engine/scenario/scenario_builder.h"
+#include "engine/trace/trace_json.h"
 #include "engine/sim/sim_executor.h"
 #include "tests/recorder_log.h"
 #include "tests/test_util.h"
@@ -256,15 +257,15 @@ namespace streamlab {
 namespace {
 
 // A recorded loop (launch, a 100 us kernel, a sync, 300 us outside CUDA) whose recorder spent
-// 50 us of each gap on its own work (the log's "own"): that time is the recorder's, not the
-// program's own work, and the verdict's step unrecorded leaves it out.
-TEST(Account, TheRecordersOwnWorkIsItsOwnCategory) {
+// 50 us of each gap on its own work (the log's "own"), and `own_in` of each 5 us launch call.
+std::string LoopWithRecorderWork(int own_in_ns) {
   std::string log = R"({"t":"meta","format":"streamlab-record","version":1,"pid":7,"start":0})" "\n"
                     R"({"t":"call","tid":0,"fn":"cudaStreamCreateWithFlags","role":"stream_create","dom":0,"b":1000,"e":2000,"corr":1,"stream":77,"sid":13,"flags":1})" "\n";
   uint64_t t = 10000;
   int corr = 2;
   for (int k = 0; k < 8; ++k) {
     std::string own = k > 0 ? R"(,"own":50000)" : "";
+    if (own_in_ns > 0) own += R"(,"own_in":)" + std::to_string(own_in_ns);
     log += R"({"t":"call","tid":0,"fn":"cudaLaunchKernel","role":"launch","dom":0,"b":)" + std::to_string(t) + R"(,"e":)" +
            std::to_string(t + 5000) + R"(,"corr":)" + std::to_string(corr) + R"(,"stream":77,"sid":13)" + own + "}\n";
     log += R"({"t":"kernel","corr":)" + std::to_string(corr) + R"(,"dev":0,"sid":13,"b":)" + std::to_string(t + 8000) +
@@ -274,7 +275,13 @@ TEST(Account, TheRecordersOwnWorkIsItsOwnCategory) {
     t += 112000 + 300000;
     corr += 2;
   }
-  Trace trace = TraceFromRecording(ParseRecording(log, "own.jsonl"));
+  return log;
+}
+
+// That time is the recorder's, not the program's own work, and the verdict's step unrecorded
+// leaves it out.
+TEST(Account, TheRecordersOwnWorkIsItsOwnCategory) {
+  Trace trace = TraceFromRecording(ParseRecording(LoopWithRecorderWork(0), "own.jsonl"));
   ProgramAccount account = AccountOf(trace);
   ExpectTiled(account, "own");
   ASSERT_EQ(account.processes.size(), 1u);
@@ -282,6 +289,20 @@ TEST(Account, TheRecordersOwnWorkIsItsOwnCategory) {
   ASSERT_TRUE(a.steps.found());
   EXPECT_NEAR(static_cast<double>(a.by_category[static_cast<int>(TimeCategory::kRecording)]), Us(50), Us(1));
   EXPECT_NEAR(static_cast<double>(a.by_category[static_cast<int>(TimeCategory::kHostWork)]), Us(250), Us(2));
+}
+
+// The recorder times its reading of a launch's arguments inside the call ("own_in", 2 us of the
+// 5 us launch): that part of the launch on the path is the recorder's too, and a saved trace
+// keeps it.
+TEST(Account, TheRecordersOwnWorkInsideALaunchIsItsOwnCategory) {
+  Trace trace = TraceFromRecording(ParseRecording(LoopWithRecorderWork(2000), "own_in.jsonl"));
+  ProgramAccount account = AccountOf(trace);
+  ExpectTiled(account, "own_in");
+  const ProcessAccount& a = account.processes.at(0);
+  ASSERT_TRUE(a.steps.found());
+  EXPECT_NEAR(static_cast<double>(a.by_category[static_cast<int>(TimeCategory::kRecording)]), Us(52), Us(1));
+  Trace back = TraceFromJsonText(TraceToJson(trace).dump(), "saved.json");
+  EXPECT_NEAR(static_cast<double>(AccountOf(back).processes.at(0).by_category[static_cast<int>(TimeCategory::kRecording)]), Us(52), Us(1));
 }
 
 }  // namespace

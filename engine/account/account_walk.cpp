@@ -201,7 +201,11 @@ void PathWalker::StepHost(State& s) {
     s.at = {true, w, -1, t_.ops[w].end};
     return;
   }
-  s.Emit(rc.submit, t, CallKind(c, false), c, h);
+  // The recorder's own time measured inside the call (reading a launch's arguments): not the
+  // program's either.
+  TimeNs own = std::min(rc.recorder_inside, t - rc.submit);
+  s.Emit(t - own, t, TimeKind::kRecorder, c, h);
+  s.Emit(rc.submit, t - own, CallKind(c, false), c, h);
   s.at.at = rc.submit;
 }
 

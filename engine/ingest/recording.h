@@ -45,6 +45,7 @@ struct RecordedCall {
   bool more_args = false;   // a launch had more addresses among its arguments than were logged
   uint32_t python_stack = 0;  // the Python stack the recorder read at the call (Recording::python_stacks), 0 = none
   uint32_t own_ns = 0;        // the recorder's own time on the thread just before the call (outside calls)
+  uint32_t own_in_ns = 0;     // ... inside the call, where it measured it (reading a launch's arguments)
   std::string text;         // NVTX range name
   // Addresses the call was handed: a launch's arguments that point into device memory; a
   // copy's destination then source; a memset's destination.

@@ -213,6 +213,7 @@ class Converter {
     rec.loaded_module = module_loaded_in_.count(c.correlation) > 0;
     rec.created_context = context_created_in_.count(c.correlation) > 0;
     rec.recorder_before = c.own_ns;
+    rec.recorder_inside = std::min<TimeNs>(c.own_in_ns, c.end > c.begin ? static_cast<TimeNs>(c.end - c.begin) : 0);
     if (gpu) {
       rec.gpu = true;
       rec.ready = rec.start = T(gpu->begin);

@@ -115,6 +115,7 @@ void ParseLine(const Json& json, const std::string& where, Recording& out, NameP
     c.text = r.String("text", "");
     c.python_stack = static_cast<uint32_t>(Small(r, "py", 0, INT32_MAX));
     c.own_ns = static_cast<uint32_t>(Small(r, "own", 0, INT32_MAX));
+    c.own_in_ns = static_cast<uint32_t>(Small(r, "own_in", 0, INT32_MAX));
     ReadAddresses(r, c);
     out.calls.push_back(std::move(c));
   } else if (type == "kernel" || type == "memcpy" || type == "memset") {

@@ -60,6 +60,8 @@ struct OpRecord {
   // the previous call's record, addresses and stack, this call's stack read. Unrecorded, the
   // host's gap before this call would be that much shorter.
   TimeNs recorder_before = 0;
+  // ... and inside its call (submit..ret), where the recorder measured it: not the program's.
+  TimeNs recorder_inside = 0;
 };
 
 // A range a program marked on a host thread (NVTX push ... pop). A PyTorch program StreamLab

@@ -75,6 +75,7 @@ Json TraceToJson(const Trace& t) {
     if (r.loaded_module) j["loaded_module"] = true;
     if (r.created_context) j["created_context"] = true;
     if (r.recorder_before > 0) j["recorder_before_ns"] = r.recorder_before;
+    if (r.recorder_inside > 0) j["recorder_inside_ns"] = r.recorder_inside;
     if (!r.captured_in.empty()) j["captured_in"] = r.captured_in;
     if (!r.blocks.empty()) {
       // Compact: [block, sm, start, end] rows.
@@ -203,6 +204,8 @@ OpRecord OpRecordFromJson(const JsonReader& r, size_t& blocks_total) {
   rec.created_context = r.Bool("created_context", false);
   rec.recorder_before = r.Int("recorder_before_ns", 0);
   if (rec.recorder_before < 0 || !WithinTraceSpan(rec.recorder_before)) r.FailAt("recorder_before_ns", "out of range");
+  rec.recorder_inside = r.Int("recorder_inside_ns", 0);
+  if (rec.recorder_inside < 0 || !WithinTraceSpan(rec.recorder_inside)) r.FailAt("recorder_inside_ns", "out of range");
   rec.captured_in = r.String("captured_in", "");
   if (r.Has("blocks")) {
     const Json& rows = r.value()["blocks"];

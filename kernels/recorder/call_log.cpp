@@ -121,6 +121,7 @@ void FormatCallLocked(const ThreadLog& log, const CallRecord& r) {
   if (r.device >= 0) add(",\"dev\":%d", static_cast<int>(r.device));
   if (r.python_stack) add(",\"py\":%u", r.python_stack);
   if (r.own_ns) add(",\"own\":%u", r.own_ns);
+  if (r.own_in_ns) add(",\"own_in\":%u", r.own_in_ns);
   // A kernel's addresses as a list; a copy's or memset's ends by name (a kernel node: value 0).
   bool kernel = r.role == Role::kLaunch || r.role == Role::kLaunchArgs || (r.role == Role::kGraphNodeParams && r.value == 0);
   if (kernel && r.nargs) {

@@ -32,6 +32,9 @@ struct CallRecord {
   // begin..end: the previous call's exit work (its record, addresses, stack) and this call's
   // stack read at entry. Unrecorded, the gap before this call is that much shorter.
   uint32_t own_ns = 0;
+  // The recorder's own time inside this call's begin..end that it measured: reading a runtime
+  // launch's arguments in the driver launch it makes (CUPTI's own work is not in it).
+  uint32_t own_in_ns = 0;
   int32_t flags = 0;
   int32_t priority = 0;
   int32_t value = 0;         // device for set_device, memcpy kind, query result

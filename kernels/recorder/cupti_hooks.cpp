@@ -77,6 +77,9 @@ thread_local NestedLaunch t_nested_launch;
 // The recorder's own time on this thread since its last logged call (CallRecord::own_ns): the
 // work of each exit after its call's end, and of each entry before its call's begin.
 thread_local uint64_t t_own_ns = 0;
+// Its own time inside the program's call now running (CallRecord::own_in_ns): reading a runtime
+// launch's arguments in its nested driver launch.
+thread_local uint64_t t_own_in_ns = 0;
 // Adds the exit's work after `end` to the thread's own time, however the exit returns.
 struct ExitTail {
   uint64_t end;
@@ -305,8 +308,11 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
     LogGraphBuild(id, d, t_depth > 0 ? t_stack[0].correlation : d->correlationId, g_addresses_supported);
   }
   if (nested) {
-    if (g_addresses_supported && t_depth > 0 && ReadDriverLaunch(id, d, t_nested_launch.addresses))
-      t_nested_launch.correlation = t_stack[t_depth - 1].correlation;
+    if (g_addresses_supported && t_depth > 0) {
+      uint64_t read_begin = Now();
+      if (ReadDriverLaunch(id, d, t_nested_launch.addresses)) t_nested_launch.correlation = t_stack[t_depth - 1].correlation;
+      t_own_in_ns += Now() - read_begin;
+    }
     // Keep only the link, when activity may carry this call's correlation id.
     if (t_depth == 0 || t_stack[t_depth - 1].correlation == d->correlationId) return;
     r.role = Role::kCorrelationAlias;
@@ -319,6 +325,8 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   uint64_t end = Now();
   ExitTail tail{end};
   t_last_exit = end;
+  uint64_t own_in = t_own_in_ns;  // this call's, logged or not
+  t_own_in_ns = 0;
   r.begin = pending.begin;
   r.end = end;
   r.role = runtime ? RuntimeRole(id, d, r) : DriverRole(id, d, r);
@@ -358,6 +366,7 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
       r.stream_id = sid;
   }
   r.own_ns = static_cast<uint32_t>(std::min<uint64_t>(t_own_ns, UINT32_MAX));
+  r.own_in_ns = static_cast<uint32_t>(std::min<uint64_t>(own_in, end - r.begin));
   t_own_ns = 0;  // (this exit's own work, from here, goes to the thread's next logged call)
   Append(CurrentThreadLog(), r);
 }
