@@ -4,6 +4,10 @@
 the wall time between two torch.cuda.synchronize() calls over the steady steps. PROFILE=1 runs
 the steady steps under torch.profiler (CPU and CUDA activity), the anchor to compare with.
 Prints "MODEL: step X ms" for bench/record_cost_steps.sh to read.
+STREAMLAB_AB_STEPS=N instead runs N pairs of steps in this one process, one of each pair inside
+a recorded range (examples/pytorch/streamlab_example.py: alternate), and prints the median of the
+pairs' step ratios (bench/record_overhead.sh, PROGRAMS=bert-pairs): steps milliseconds apart see
+the same host, where separate processes drift by more than the recorder costs.
 Usage: record_cost_steps.py bert|resnet [STEPS]"""
 import contextlib
 import os
@@ -50,6 +54,23 @@ else:
 for _ in range(5):  # warm-up: modules loaded, allocator grown, cuBLAS chosen
     step()
 torch.cuda.synchronize()
+pairs = int(os.environ.get("STREAMLAB_AB_STEPS", "0"))
+if pairs:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "pytorch"))
+    from streamlab_example import alternate, paired_median
+
+    def timed_step():
+        t0 = time.perf_counter()
+        step()
+        torch.cuda.synchronize()
+        return time.perf_counter() - t0
+
+    inside, outside = alternate(pairs, timed_step)
+    difference, ratio = paired_median(inside, outside)
+    print(f"step pairs: {pairs} pairs of {model_name} steps, median step ratio inside/outside {ratio:.3f}, "
+          f"difference {difference * 1e3:+.3f} ms; medians inside/outside: {sorted(inside)[pairs // 2] * 1e3:.2f}/"
+          f"{sorted(outside)[pairs // 2] * 1e3:.2f} ms", flush=True)
+    sys.exit(0)
 profiled = contextlib.nullcontext()
 if os.environ.get("PROFILE"):
     acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]

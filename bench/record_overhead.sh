@@ -11,6 +11,8 @@
 #    under torch.profiler* the recorded batch of each pair runs inside torch.profiler instead;
 #  - resnet-pairs: ResNet-50, PAIRS (40) pairs of steps, one in each pair recorded the same way:
 #    the median of the pairs' step ratios, with the host's dispatch time and the GPU time;
+#  - bert-pairs: bench/record_cost_steps.py's BERT training step (AMP, GradScaler: ~500 launches,
+#    the host sets the pace), PAIRS (40) pairs of steps, one in each pair recorded the same way;
 #  - resnet-ab: ResNet-50, 60 steps, steps 20..39 inside torch.cuda.profiler.start()/stop()
 #    and recorded with --capture-range cudaProfilerApi: the steps inside and outside the range
 #    compared within one process. Run plain, the same program is the control.
@@ -70,6 +72,8 @@ for i in $(seq "$rounds"); do
           RANGE=cudaProfilerApi run_in "$c" python3 bench/launch_rate.py)" ;;
         resnet-pairs) echo "round $i $c (pairs): $(STREAMLAB_AB_STEPS=${PAIRS:-40} STREAMLAB_RECORD_RANGE_REPEAT=1 \
           RANGE=cudaProfilerApi run_in "$c" python3 examples/pytorch/resnet50_amp.py)" ;;
+        bert-pairs) echo "round $i $c (pairs): $(STREAMLAB_AB_STEPS=${PAIRS:-40} STREAMLAB_RECORD_RANGE_REPEAT=1 \
+          RANGE=cudaProfilerApi run_in "$c" python3 bench/record_cost_steps.py bert)" ;;
         launch-ab) echo "round $i $c (range): $(RANGE=cudaProfilerApi run_in "$c" python3 bench/launch_rate.py)" ;;
         resnet-ab) echo "round $i $c (range): $(STREAMLAB_STEPS=60 STREAMLAB_CAPTURE_STEPS=20:40 RANGE=cudaProfilerApi \
           run_in "$c" python3 examples/pytorch/resnet50_amp.py)" ;;

@@ -13,6 +13,7 @@
 #include "engine/analysis/compare_programs_text.h"
 #include "engine/ingest/recording.h"
 #include "engine/ingest/open_trace.h"
+#include "engine/trace/host_cost.h"
 #include "engine/trace/trace_json.h"
 #include "engine/util/format.h"
 #include "tests/test_util.h"
@@ -45,8 +46,8 @@ TEST(HostCostNotes, ARecordingEstimatesTheRecordersTimeFromItsCalls) {
   size_t n = OwnCallOps(t);
   ASSERT_GT(n, 500u);
   EXPECT_EQ(note->vars.at("n"), std::to_string(n));
-  EXPECT_EQ(note->vars.at("low"), FormatDuration(static_cast<TimeNs>(700 * n)));
-  EXPECT_EQ(note->vars.at("high"), FormatDuration(static_cast<TimeNs>(1800 * n)));
+  EXPECT_EQ(note->vars.at("low"), FormatDuration(static_cast<TimeNs>(kRecordLowNs * static_cast<double>(n))));
+  EXPECT_EQ(note->vars.at("high"), FormatDuration(static_cast<TimeNs>(kRecordHighNs * static_cast<double>(n))));
   // The span: from the first GPU work's submission to the last one's end.
   TimeNs first = std::numeric_limits<TimeNs>::max(), last = 0;
   for (const OpRecord& rec : t.ops) {
@@ -55,7 +56,7 @@ TEST(HostCostNotes, ARecordingEstimatesTheRecordersTimeFromItsCalls) {
     last = std::max({last, rec.ret, rec.end});
   }
   EXPECT_EQ(note->vars.at("span"), FormatDuration(last - first));
-  double high_share = 100.0 * 1800.0 * static_cast<double>(n) / static_cast<double>(last - first);
+  double high_share = 100.0 * kRecordHighNs * static_cast<double>(n) / static_cast<double>(last - first);
   EXPECT_NEAR(std::stod(note->vars.at("high_share")), high_share, 0.06);
   EXPECT_NE(note->text.find("an estimate from those machines, not measured in this run"), std::string::npos);
 }
@@ -97,8 +98,8 @@ TEST(HostCostNotes, ThePerStepReportEstimatesItAStep) {
   ASSERT_EQ(steps.a.steps, 3);
   EXPECT_GE(steps.a.submitting_calls, steps.a.kernels);
   EXPECT_LT(steps.a.submitting_calls, OwnCallOps(t));  // those submitted inside the steps only
-  EXPECT_EQ(steps.a.tool_low, static_cast<TimeNs>(700.0 * static_cast<double>(steps.a.submitting_calls)));
-  EXPECT_EQ(steps.a.tool_high, static_cast<TimeNs>(1800.0 * static_cast<double>(steps.a.submitting_calls)));
+  EXPECT_EQ(steps.a.tool_low, static_cast<TimeNs>(kRecordLowNs * static_cast<double>(steps.a.submitting_calls)));
+  EXPECT_EQ(steps.a.tool_high, static_cast<TimeNs>(kRecordHighNs * static_cast<double>(steps.a.submitting_calls)));
   std::string per_step_low = FormatDuration(steps.a.tool_low / steps.a.steps);
   bool said = false;
   for (const std::string& line : RenderStepReport(steps, FindingTexts::Load("en")))

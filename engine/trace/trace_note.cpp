@@ -81,7 +81,8 @@ const std::map<std::string, std::string>& EnglishNoteTemplates() {
                         "collect them): their calls are kept, their GPU work is not in the chart"},
       {"host_threads", "{n} host threads called CUDA (one host lane each)"},
       {"recording_cost", "recording lengthens each call that submits GPU work: by {per_call} us on the H100 and H200 "
-                         "hosts measured (bench/README.md), so this trace's {n} such calls hold an estimated "
+                         "hosts measured (bench/README.md; tiny ops at the low end, a launch-bound BERT step's "
+                         "launches at the high end), so this trace's {n} such calls hold an estimated "
                          "{low} to {high} of the recorder's own time ({low_share} to {high_share}% of its {span}). Where the "
                          "host set the pace the program runs about that much faster unrecorded; an estimate from "
                          "those machines, not measured in this run"},
