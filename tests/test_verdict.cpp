@@ -79,6 +79,27 @@ TEST(Verdict, TheBoundIsTheAccountsLargestCategoryAndRacesComeFirst) {
   EXPECT_GE(races, 1);
 }
 
+// A race whose later call writes where the earlier one only read is the freed-block reuse that
+// tensor.record_stream prevents (record_stream.py --without-record-stream: the main stream's
+// torch.zeros got a block the side stream still read); its remedy says so. A write before a read
+// (one_tensor_two_streams.py) needs the wait alone.
+TEST(Verdict, AWriteAfterAReadOnAnotherStreamNamesRecordStream) {
+  FindingTexts en = FindingTexts::Load("en");
+  auto first_line = [&](const char* fixture) {
+    Trace t = LoadTraceFile(testing::SourcePath(std::string("tests/fixtures/recorded/") + fixture));
+    std::vector<std::string> lines = RenderVerdict(en, t, ProgramVerdictOf(t));
+    return lines.empty() ? std::string() : lines.front();
+  };
+  for (const char* reuse : {"record_stream_without.json", "prefetch_overlap_without_record_stream.json"}) {
+    std::string line = first_line(reuse);
+    EXPECT_NE(line.find("wrong results first"), std::string::npos) << reuse;
+    EXPECT_NE(line.find("tensor.record_stream(the reading stream)"), std::string::npos) << reuse << ": " << line;
+  }
+  std::string raw = first_line("one_tensor_two_streams.json");
+  EXPECT_NE(raw.find("wrong results first"), std::string::npos);
+  EXPECT_EQ(raw.find("record_stream"), std::string::npos) << raw;
+}
+
 // Every figure explain and the app show about a program says its scope: the verdict's are a
 // steady step's (or, without steps, the whole run's, said so), and the figures and idle findings
 // below it are the whole run's, said so; no two figures of one scope disagree without saying why.

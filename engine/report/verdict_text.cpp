@@ -152,8 +152,10 @@ std::string RaceLine_(const FindingTexts& texts, const Trace& t, const RaceLine&
                                              {"second_stream", stream_of(r.second)}};
   bool second_known = !r.second_site.empty();
   vars["second_at"] = second_known ? texts.Fill("verdict.race.at", {{"place", vars["second_place"]}}) : "";
-  return texts.Fill("verdict.race", vars) + RaceTiming(texts, r) + " " +
-         texts.Fill(python ? "verdict.remedy.py.race" : "verdict.remedy.cpp.race", vars);
+  std::string text = texts.Fill("verdict.race", vars) + RaceTiming(texts, r) + " " +
+                     texts.Fill(python ? "verdict.remedy.py.race" : "verdict.remedy.cpp.race", vars);
+  if (python && r.write_after_read) text += " " + texts.Get("verdict.remedy.py.race_reuse");
+  return text;
 }
 
 // Several processes: each one's step and bound, and the straggler (or none).
@@ -354,7 +356,7 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run",
                                "verdict.would_save_other.graph_gap", "verdict.would_save_other.loader", "verdict.kernel",
                                "verdict.kernel.sep", "verdict.exposes", "verdict.exposed", "verdict.race", "verdict.remedy.py.race",
-                               "verdict.remedy.cpp.race", "verdict.race.at", "verdict.ranks", "verdict.rank.item", "verdict.straggler",
+                               "verdict.remedy.cpp.race", "verdict.race.at", "verdict.remedy.py.race_reuse", "verdict.ranks", "verdict.rank.item", "verdict.straggler",
                                "verdict.straggler.none", "verdict.bound.gpu_compute.small_grid", "verdict.bound.host_work.data_loading",
                                "verdict.bound.gpu_queued.hardware_queue", "verdict.remedy.py.blocking_call_launch",
                                "verdict.remedy.cpp.blocking_call_launch", "verdict.remedy.py.kernels_small_grid",

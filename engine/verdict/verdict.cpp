@@ -10,6 +10,7 @@
 #include <set>
 
 #include "engine/analysis/explain_thresholds.h"
+#include "engine/analysis/library_writes.h"
 #include "engine/analysis/program_sites.h"
 #include "engine/trace/trace_query.h"
 
@@ -37,6 +38,18 @@ namespace {
 ProgramSite WithoutStepRanges(ProgramSite site) {
   std::erase_if(site.ranges, [](const std::string& r) { return r.rfind("ProfilerStep#", 0) == 0; });
   return site;
+}
+
+// Whether `op` is known to write at `address`: a copy's or memset's destination covering it, or
+// a library kernel's argument its code says it writes (library_writes.h).
+bool KnownToWriteAt(const Op& op, uint64_t address) {
+  std::vector<bool> library = KnownKernelWrites(op);
+  for (size_t k = 0; k < op.addresses.size(); ++k) {
+    const AddressPassed& a = op.addresses[k];
+    bool covers = a.at == address || (op.kind != OpKind::kKernel && a.at < address && address < a.at + op.bytes);
+    if (covers && (a.use == AddressUse::kWrite || library[k])) return true;
+  }
+  return false;
 }
 
 bool IsPageable(const Scenario& s, const Op& op) {
@@ -447,6 +460,13 @@ std::vector<RaceLine> RacesOf(const Trace& t, const Analysis& a, const RangeInde
     };
     r.first_site = site(f.op);
     r.second_site = site(f.other);
+    // A write into memory another stream read before: a new tensor filled where a dropped one
+    // lay, typically. A foreach or fused-optimizer kernel updates tensors the program keeps
+    // (parameters, optimizer state) in place: its writes are no freed block's reuse.
+    const Op& later = t.scenario.ops[t.ops[f.other].submit >= t.ops[f.op].submit ? f.other : f.op];
+    const Op& earlier = t.scenario.ops[&later == &t.scenario.ops[f.other] ? f.op : f.other];
+    bool in_place = later.kind == OpKind::kKernel && later.name.find("multi_tensor_apply_kernel") != std::string::npos;
+    r.write_after_read = f.address != 0 && !in_place && KnownToWriteAt(later, f.address) && !KnownToWriteAt(earlier, f.address);
     // One line per pair of places (a loop races the same two lines each step).
     std::string key = DisplayName(t.scenario, f.op) + '\n' + PlaceKey(r.first_site) + '\n' + DisplayName(t.scenario, f.other) +
                       '\n' + PlaceKey(r.second_site);

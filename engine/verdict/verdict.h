@@ -139,6 +139,10 @@ struct RaceLine {
   // not timed).
   int occurrences = 0, overlapped = 0;
   TimeNs closest = -1;
+  // The op called later is known to write there and the one called first is not (and the later
+  // is no in-place optimizer update): a write after a read, as when the caching allocator hands a
+  // block the first stream still read to new work (the remedy then names record_stream).
+  bool write_after_read = false;
 };
 
 // Counts one more race between ops `x` and `y` in `line` (its occurrences, overlapped, closest).
