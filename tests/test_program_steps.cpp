@@ -64,6 +64,29 @@ TEST(ProgramSteps, AWarmUpWithTheLoopsPeriodInOtherKernelsIsNotPartOfIt) {
   }
 }
 
+// heldout7's torch.compile(mode="reduce-overhead") server: eager calls before the capture (12
+// kernels and a sync each, 5 times: 65 ops), then 10 replays of the captured 12-node graph, each
+// followed by a sync. The sequence holds a replay as one op (20 ops for the loop), so counted in
+// it the warm-up would look wider; counted in GPU ops, a replay's every node, the loop is.
+TEST(ProgramSteps, ALoopOfGraphReplaysIsWiderThanTheEagerWarmUpBeforeItsCapture) {
+  Log log;
+  const std::string kernels = "abcdefghijkl";
+  for (int call = 0; call < 5; ++call) Step(log, kernels);
+  log.BeginCapture(77);
+  for (uint64_t node = 1; node <= kernels.size(); ++node) log.CapturedKernel(77, "[4096]", node);
+  log.EndCapture(77).Instantiate({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  for (int round = 0; round < 10; ++round) {
+    log.Replay(77, {{1, 77}, {2, 77}, {3, 77}, {4, 77}, {5, 77}, {6, 77}, {7, 77}, {8, 77}, {9, 77}, {10, 77}, {11, 77}, {12, 77}});
+    log.SyncStream(77);
+  }
+  Trace t = log.Convert();
+  StepSplit s = FindSteps(t);
+  ASSERT_EQ(s.source, StepSource::kRepeating);
+  EXPECT_GE(s.steps.size(), 9u);
+  EXPECT_LE(s.steps.size(), 10u);
+  for (const ProgramStep& step : s.steps) EXPECT_TRUE(t.ops[step.first_op].graph_replay) << t.scenario.ops[step.first_op].name;
+}
+
 TEST(ProgramSteps, AStepThatAlsoLogsItsLossIsStillAStep) {
   // 12 steps of six kernels; steps 5 and 11 also copy the loss back and wait for it.
   Log log;

@@ -384,15 +384,28 @@ StepSplit FindSteps(const Trace& trace, int process) {
   } else {
     split.steps.clear();
     WorkSequence w = SequenceOf(trace, process);
-    // The loop that covers most of the sequence, and of the periods that cover about as much (a
+    // The loop that covers most of the run, and of the periods that cover about as much (a
     // step's, twice a step's; not a layer's, whose repeats break at each step's end), the
     // smallest whose repeats make a loop of steps: a period one kernel long repeats 98 % of 64
     // launches of one kernel on 32 streams and a sync, but those repeats run side by side; the
     // 65 ops a round takes run one round after another.
+    // Covering is counted in GPU ops, a graph replay's every node: the sequence holds a replay
+    // as one op, and a loop of replays (a compiled model's, mode="reduce-overhead") would look
+    // narrower than the eager warm-up before its capture.
     std::vector<Candidate> loops = w.symbols.size() >= 6 ? CandidatePeriods(w) : std::vector<Candidate>{};
+    std::map<int, size_t> nodes_of;  // a graph launch -> its replayed ops
+    for (size_t i = 0; i < trace.ops.size(); ++i)
+      if (trace.ops[i].graph_replay && trace.scenario.ops[i].graph >= 0) ++nodes_of[trace.scenario.ops[i].graph];
+    std::vector<size_t> ops_before(w.ops.size() + 1, 0);
+    for (size_t i = 0; i < w.ops.size(); ++i) {
+      const Op& op = trace.scenario.ops[w.ops[i]];
+      bool replay = trace.ops[w.ops[i]].graph_replay && op.graph >= 0;
+      ops_before[i + 1] = ops_before[i] + (replay ? nodes_of[op.graph] : 1);
+    }
+    auto covered = [&](const Candidate& c) { return ops_before[c.to] - ops_before[c.from]; };
     size_t widest = 0;
-    for (const Candidate& c : loops) widest = std::max(widest, c.length());
-    std::erase_if(loops, [&](const Candidate& c) { return 2 * c.length() < widest; });
+    for (const Candidate& c : loops) widest = std::max(widest, covered(c));
+    std::erase_if(loops, [&](const Candidate& c) { return 2 * covered(c) < widest; });
     // A period whose multiple repeats clearly more exactly over about the same stretch is a part
     // of a step: 4 kernels on 4 streams and then their 4 copies repeat with period 2 at half of
     // their ops (and at each period's first op or second), with period 8 at all of them. (A step
