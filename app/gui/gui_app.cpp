@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/gui/fill_slider.h"
 #include "app/gui/text_wrap.h"
 #include "engine/sim/device_profile.h"
 #include "engine/util/errors.h"
@@ -556,10 +557,10 @@ void GuiApp::DrawRunControls() {
     bool changed = false;
     if (p.max - p.min <= 64) {
       int v = static_cast<int>(value);
-      changed = ImGui::SliderInt(p.name.c_str(), &v, static_cast<int>(p.min), static_cast<int>(p.max), ("%d" + shown).c_str());
+      changed = FillSliderInt(p.name.c_str(), &v, static_cast<int>(p.min), static_cast<int>(p.max), ("%d" + shown).c_str());
       if (changed) value = static_cast<float>(v);
     } else {
-      changed = ImGui::SliderFloat(p.name.c_str(), &value, static_cast<float>(p.min), static_cast<float>(p.max),
+      changed = FillSliderFloat(p.name.c_str(), &value, static_cast<float>(p.min), static_cast<float>(p.max),
                                    ("%.0f" + shown).c_str(), ImGuiSliderFlags_Logarithmic);
     }
     if (changed && predict_first_) ResetPrediction();  // the question depends on the parameters

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "app/gui/fill_slider.h"
 #include "app/gui/gui_app.h"
 #include "labs/catalogue.h"
 
@@ -70,12 +71,12 @@ void GuiApp::DrawReplayControls() {
   }
   ImGui::SameLine();
   ImGui::SetNextItemWidth(110);
-  ImGui::SliderFloat(ui_("replay.speed"), &replay_speed_, 0.1f, 10.0f, "%.1fx", ImGuiSliderFlags_Logarithmic);
+  FillSliderFloat(ui_("replay.speed"), &replay_speed_, 0.1f, 10.0f, "%.1fx", ImGuiSliderFlags_Logarithmic);
   if (replay_pos_ < 1.0) {
     ImGui::SameLine();
     float pos = static_cast<float>(replay_pos_);
     ImGui::SetNextItemWidth(120);
-    if (ImGui::SliderFloat("##replay_pos", &pos, 0.0f, 1.0f, "%.2f")) replay_pos_ = pos;
+    if (FillSliderFloat("##replay_pos", &pos, 0.0f, 1.0f, "%.2f")) replay_pos_ = pos;
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "app/gui/fill_slider.h"
 #include "app/gui/gui_app.h"
 #include "engine/util/format.h"
 
@@ -71,7 +72,7 @@ void GuiApp::DrawSandbox() {
   ImGui::Checkbox(ui_("sandbox.non_blocking"), &non_blocking);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(80);
-  ImGui::SliderInt(ui_("sandbox.priority"), &priority, -5, 0);
+  FillSliderInt(ui_("sandbox.priority"), &priority, -5, 0);
   ImGui::SameLine();
   if (ImGui::Button(ui_("sandbox.add_stream"))) sandbox_.AddStream(name, non_blocking, priority);
   ImGui::SameLine();
@@ -100,7 +101,7 @@ void GuiApp::DrawSandbox() {
   ImGui::InputFloat("us", &us, 0, 0, "%.0f");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(80);
-  ImGui::SliderInt(ui_("sandbox.blocks"), &grid, 1, 528);
+  FillSliderInt(ui_("sandbox.blocks"), &grid, 1, 528);
   ImGui::SameLine();
   if (ImGui::Button(ui_("sandbox.add_kernel")) && !streams.empty())
     sandbox_.AddKernel(stream, "k" + std::to_string(s.ops.size() + 1), us, grid);
