@@ -137,6 +137,10 @@ bool WritesFirstAddress(const Op& op) {
 
 TensorListLayout TensorListLayoutOf(const std::string& function) { return ReadLayout(function); }
 
+bool IsTensorListKernel(const Op& op) {
+  return op.kind == OpKind::kKernel && op.name.find("multi_tensor_apply_kernel") != std::string::npos;
+}
+
 std::vector<bool> KnownKernelWrites(const Op& op) {
   std::vector<bool> out(op.addresses.size(), false);
   if (op.kind != OpKind::kKernel || op.addresses.empty()) return out;
@@ -145,7 +149,7 @@ std::vector<bool> KnownKernelWrites(const Op& op) {
     out[0] = true;
     return out;
   }
-  if (op.name.find("multi_tensor_apply_kernel") == std::string::npos) return out;
+  if (!IsTensorListKernel(op)) return out;
   const TensorListLayout& layout = CachedLayout(op.kernel.function);
   if (layout.lists == 0) return out;
   std::unordered_set<int> at;  // the offsets that held an address

@@ -18,6 +18,10 @@ namespace streamlab {
 // that is not a kernel or a kernel the table does not know).
 std::vector<bool> KnownKernelWrites(const Op& op);
 
+// A foreach or fused-optimizer kernel (multi_tensor_apply): it updates tensors the program
+// keeps (parameters, optimizer state) in place, rather than filling new memory.
+bool IsTensorListKernel(const Op& op);
+
 // For tests: the foreach layout read from a multi_tensor_apply kernel's full name.
 struct TensorListLayout {
   int lists = 0;             // tensor lists (the metadata's depth), 0 = not a known layout

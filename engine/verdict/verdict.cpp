@@ -465,8 +465,7 @@ std::vector<RaceLine> RacesOf(const Trace& t, const Analysis& a, const RangeInde
     // (parameters, optimizer state) in place: its writes are no freed block's reuse.
     const Op& later = t.scenario.ops[t.ops[f.other].submit >= t.ops[f.op].submit ? f.other : f.op];
     const Op& earlier = t.scenario.ops[&later == &t.scenario.ops[f.other] ? f.op : f.other];
-    bool in_place = later.kind == OpKind::kKernel && later.name.find("multi_tensor_apply_kernel") != std::string::npos;
-    r.write_after_read = f.address != 0 && !in_place && KnownToWriteAt(later, f.address) && !KnownToWriteAt(earlier, f.address);
+    r.write_after_read = f.address != 0 && !IsTensorListKernel(later) && KnownToWriteAt(later, f.address) && !KnownToWriteAt(earlier, f.address);
     // One line per pair of places (a loop races the same two lines each step).
     std::string key = DisplayName(t.scenario, f.op) + '\n' + PlaceKey(r.first_site) + '\n' + DisplayName(t.scenario, f.other) +
                       '\n' + PlaceKey(r.second_site);
