@@ -12,23 +12,9 @@
 #include <cstdint>
 
 #include "kernels/recorder/call_log.h"
+#include "kernels/recorder/launch_addresses.h"
 
 namespace streamlab::recorder {
-
-// The most addresses kept per launch; a launch with more says so. A record holds 8
-// (CallRecord::args) and the rest follow in launch_args records: PyTorch's foreach kernels,
-// which optimizer.step() runs, are handed up to about 160 tensors in one launch (H100, AdamW).
-constexpr int kMaxLaunchAddresses = 256;
-
-struct LaunchAddresses {
-  uint64_t at[kMaxLaunchAddresses];  // the first `count` are set (not zeroed: read per launch)
-  // Where each was read: its byte offset in the launch's argument block (the first time it
-  // appears there). A library's kernel says which part of its arguments it writes (PyTorch's
-  // foreach kernels: one tensor list of several); the analysis needs the place, not the order.
-  uint16_t offset[kMaxLaunchAddresses];
-  int count = 0;
-  bool more = false;  // more distinct addresses than were kept
-};
 
 // Finds cuFuncGetParamInfo / cuKernelGetParamInfo (CUDA 12.4 drivers and later). False when
 // this driver has neither: launches are then recorded without their addresses.
