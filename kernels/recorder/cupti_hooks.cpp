@@ -25,6 +25,7 @@
 #include "kernels/recorder/api_roles.h"
 #include "kernels/recorder/call_log.h"
 #include "kernels/recorder/call_stack.h"
+#include "kernels/recorder/cross_stream_reads.h"
 #include "kernels/recorder/fatal_signals.h"
 #include "kernels/recorder/graph_build.h"
 #include "kernels/recorder/launch_memory.h"
@@ -251,6 +252,17 @@ bool LoggedWhileWaiting(Role role) {
          role == Role::kGraphEdit || role == Role::kGraphBuild || g_logging_capture.load(std::memory_order_relaxed);
 }
 
+// A call's stream as the GPU sees it: the legacy default stream is 0 (or CU_STREAM_LEGACY),
+// the per-thread one 2 (a _ptsz call's stream 0).
+uint64_t StreamKey(const CallRecord& r) {
+  if (r.stream == 0 && r.per_thread) return 2;
+  return r.stream == 1 ? 0 : r.stream;
+}
+
+bool WritesDestination(Role role) {
+  return role == Role::kMemcpy || role == Role::kMemcpyAsync || role == Role::kMemset || role == Role::kMemsetAsync;
+}
+
 void KeepAddresses(const LaunchAddresses& a, CallRecord& r) {
   KeepLaunchAddresses(a, r);
   g_launches_read.fetch_add(1, std::memory_order_relaxed);
@@ -353,11 +365,16 @@ void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId id, const CUpti_Callbac
   }
   if (r.role == Role::kLaunch && g_addresses_supported) {
     LaunchAddresses direct;
-    if (runtime && t_nested_launch.correlation == r.correlation) KeepAddresses(t_nested_launch.addresses, r);
-    else if (!runtime && ReadDriverLaunch(id, d, direct)) KeepAddresses(direct, r);
+    const LaunchAddresses* read = nullptr;
+    if (runtime && t_nested_launch.correlation == r.correlation) read = &t_nested_launch.addresses;
+    else if (!runtime && ReadDriverLaunch(id, d, direct)) read = &direct;
+    if (read) KeepAddresses(*read, r);
     else g_launches_unread.fetch_add(1, std::memory_order_relaxed);
     t_nested_launch.correlation = 0;
+    if (read && g_python_stacks && !r.python_stack && ReadsAnotherStreamsCopy(StreamKey(r), *read))
+      r.python_stack = CapturePythonStack();
   }
+  if (r.status == 0 && r.nargs > 0 && WritesDestination(r.role)) NoteCopyDestination(StreamKey(r), r.args[0], r.size);
   ReadOutputs(d, r);
   if (r.role == Role::kQueryEvent || r.role == Role::kQueryStream) r.value = r.status == 0 ? 1 : 0;
   if (NeedsStreamId(r.role) && d->context) {
