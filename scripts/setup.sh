@@ -14,7 +14,7 @@ shift || true
 case "$mode" in run|test|build) ;; *) echo "usage: scripts/setup.sh run|test|build" >&2; exit 2;; esac
 
 packages=(build-essential cmake ninja-build pkg-config git
-          nlohmann-json3-dev libcli11-dev libgtest-dev
+          nlohmann-json3-dev libcli11-dev libgtest-dev zlib1g-dev liblzma-dev xz-utils
           libimgui-dev libglfw3-dev libgl-dev libfontconfig-dev libfreetype-dev fonts-noto-cjk
           xvfb xauth python3)
 # The sanitizer and fuzzing stages of the tests need clang and its runtimes.

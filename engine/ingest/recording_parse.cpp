@@ -11,6 +11,7 @@
 #include "engine/ingest/python_traceback.h"
 #include "engine/ingest/recording.h"
 #include "engine/util/errors.h"
+#include "engine/util/plain_file.h"
 #include "engine/util/json_reader.h"
 
 namespace streamlab {
@@ -313,17 +314,29 @@ Recording ParseRecording(const std::string& text, const std::string& path) {
 
 Recording ReadRecordingFile(const std::string& path) {
   FileSize(path);  // a folder or a missing file: the same errors as for any other file
-  std::ifstream in(path, std::ios::binary);
+  PlainFile plain(path, kMaxDecompressedBytes);  // a compressed log: read as its plain lines
+  std::ifstream in(plain.path(), std::ios::binary);
   if (!in) throw InputError(path + ": cannot open file");
   return ParseRecording(in, path);
 }
+
+namespace {
+// A recorder log's name, as written or compressed (raw.PID.jsonl, raw.PID.jsonl.xz, .gz).
+bool IsLogName(const std::string& name) {
+  for (const char* end : {".jsonl", ".jsonl.xz", ".jsonl.gz"}) {
+    std::string e = end;
+    if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0) return true;
+  }
+  return false;
+}
+}  // namespace
 
 std::vector<Recording> ReadRecordingFolder(const std::string& dir, size_t* logs, std::string* problem) {
   namespace fs = std::filesystem;
   std::vector<std::string> paths;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(dir, error))
-    if (entry.path().extension() == ".jsonl") paths.push_back(entry.path().string());
+    if (IsLogName(entry.path().filename().string())) paths.push_back(entry.path().string());
   if (error) throw InputError(dir + ": cannot read the folder: " + error.message());
   std::sort(paths.begin(), paths.end());
   *logs = paths.size();

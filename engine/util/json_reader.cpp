@@ -7,15 +7,17 @@
 
 #include "engine/util/errors.h"
 #include "engine/util/json_scan.h"
+#include "engine/util/plain_file.h"
 
 namespace streamlab {
 
 namespace {
 
-std::ifstream OpenFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
+// A compressed file is read as its plain bytes (plain_file.h): up to `max_bytes`, or only its
+// first `stop_after` bytes.
+std::ifstream OpenFile(const std::string& path, uint64_t max_bytes = kMaxDecompressedBytes, uint64_t stop_after = 0) {
+  PlainFile plain(path, max_bytes, stop_after);
+  std::ifstream in(plain.path(), std::ios::binary);
   if (!in) throw InputError(path + ": cannot open file");
   return in;
 }
@@ -23,7 +25,10 @@ std::ifstream OpenFile(const std::string& path) {
 }  // namespace
 
 uint64_t FileSize(const std::string& path) {
-  std::ifstream in = OpenFile(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a folder, not a file");
+  std::ifstream in(path, std::ios::binary);  // the stored bytes, compressed or not
+  if (!in) throw InputError(path + ": cannot open file");
   in.seekg(0, std::ios::end);
   std::streamoff size = in.tellg();
   if (size < 0) throw InputError(path + ": cannot read file");
@@ -31,7 +36,7 @@ uint64_t FileSize(const std::string& path) {
 }
 
 std::string ReadFileStart(const std::string& path, size_t bytes) {
-  std::ifstream in = OpenFile(path);
+  std::ifstream in = OpenFile(path, kMaxDecompressedBytes, bytes);
   std::string text(bytes, '\0');
   in.read(text.data(), static_cast<std::streamsize>(bytes));
   text.resize(static_cast<size_t>(in.gcount()));
@@ -39,7 +44,7 @@ std::string ReadFileStart(const std::string& path, size_t bytes) {
 }
 
 std::string ReadTextFile(const std::string& path, uint64_t max_bytes) {
-  std::ifstream in = OpenFile(path);
+  std::ifstream in = OpenFile(path, max_bytes);
   in.seekg(0, std::ios::end);
   std::streamoff size = in.tellg();
   if (size < 0) throw InputError(path + ": cannot read file");

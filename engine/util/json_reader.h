@@ -18,11 +18,13 @@ inline constexpr uint64_t kMaxTextFileBytes = uint64_t{256} << 20;
 // the text is most of what it costs in memory.
 inline constexpr uint64_t kMaxKinetoFileBytes = uint64_t{1} << 30;
 
+// Both read a gzip or xz file as its plain bytes (plain_file.h).
 // Throws InputError if the file is missing, unreadable or larger than `max_bytes`.
 std::string ReadTextFile(const std::string& path, uint64_t max_bytes = kMaxTextFileBytes);
 // The file's first `bytes` bytes (fewer if it is shorter), to tell formats apart.
 std::string ReadFileStart(const std::string& path, size_t bytes);
-// The file's size; throws InputError as ReadTextFile does for a folder or a missing file.
+// The file's size as stored (compressed or not); throws InputError as ReadTextFile does for a
+// folder or a missing file.
 uint64_t FileSize(const std::string& path);
 // Throws InputError "source:line:column: message" on malformed JSON.
 Json ParseJson(const std::string& text, const std::string& source);

@@ -7,16 +7,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "engine/util/errors.h"
+#include "engine/util/plain_file.h"
 
 namespace streamlab {
 
 MappedFile::MappedFile(const std::string& path, uint64_t max_bytes) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a folder, not a file");
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  PlainFile plain(path, max_bytes);  // a folder, a compressed file: said or decompressed here
+  int fd = open(plain.path().c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(path + ": cannot open file");
   struct stat st {};
   if (fstat(fd, &st) != 0 || st.st_size < 0) {

@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kTraceSuffixes{".json", ".jsonl"};
+// Compressed ones too: torch.profiler writes .pt.trace.json.gz (engine/util/plain_file.h).
+const std::vector<std::string> kTraceSuffixes{".json", ".jsonl", ".json.gz", ".json.xz", ".jsonl.gz", ".jsonl.xz"};
 
 // A file's size to a tenth of its unit (FormatBytes gives exact sizes: buffers, not files).
 std::string FileSize(uintmax_t bytes) {
