@@ -35,7 +35,7 @@ const FindingTally* TallyOf(const ProgramComparison& c, FindingKind kind) {
 }
 
 TEST(ComparePrograms, AFusedOptimizerRemovesTheReadFromEachStep) {
-  Trace plain = Fixture("recorded/grad_scaler_step.json"), fused = Fixture("recorded/grad_scaler_step_fused.json");
+  Trace plain = Fixture("recorded/grad_scaler_step.json.xz"), fused = Fixture("recorded/grad_scaler_step_fused.json.xz");
   ProgramComparison c = Compare(plain, fused, "step");
   EXPECT_EQ(c.unit, "step");
   EXPECT_EQ(c.a.steps, 3);
@@ -63,7 +63,7 @@ TEST(ComparePrograms, AFusedOptimizerRemovesTheReadFromEachStep) {
 }
 
 TEST(ComparePrograms, TorchProfilerTracesNameTheLibraryCall) {
-  Trace plain = Fixture("kineto/grad_scaler_step_stack.json"), fused = Fixture("kineto/grad_scaler_step_fused_stack.json");
+  Trace plain = Fixture("kineto/grad_scaler_step_stack.json.xz"), fused = Fixture("kineto/grad_scaler_step_fused_stack.json.xz");
   EXPECT_EQ(StepRangeOf(plain, fused, ""), "");  // no ProfilerStep#N: whole traces unless told
   ProgramComparison c = Compare(plain, fused, "step");
   const FindingTally* reads = TallyOf(c, FindingKind::kHiddenSync);
@@ -119,7 +119,7 @@ TEST(ComparePrograms, OnlyWhatHappenedInTheStepsIsCounted) {
 // training_loop.py --layers 1 --batch 32, 2 steps recorded with emit_nvtx() (H100): with 2
 // DataLoader workers the host no longer makes the batches in the GPU's idle time.
 TEST(ComparePrograms, WorkersTakeTheBatchesOffTheHost) {
-  Trace w0 = Fixture("recorded/training_loop_nvtx_w0.json"), w2 = Fixture("recorded/training_loop_nvtx_w2.json");
+  Trace w0 = Fixture("recorded/training_loop_nvtx_w0.json.xz"), w2 = Fixture("recorded/training_loop_nvtx_w2.json.xz");
   ProgramComparison c = Compare(w0, w2, "step");
   ASSERT_EQ(c.a.steps, 2);
   ASSERT_EQ(c.b.steps, 2);
@@ -146,7 +146,7 @@ TEST(ComparePrograms, WorkersTakeTheBatchesOffTheHost) {
 // 2026-11-26): no range says where the host was, so the places are where it came back to CUDA,
 // from the Python stacks the recorder read at calls made after 1 ms or more outside CUDA.
 TEST(ComparePrograms, WithoutRangesTheStacksSayWhereTheHostCameBack) {
-  Trace w0 = Fixture("recorded/training_loop_stacks.raw.jsonl"), w2 = Fixture("recorded/training_loop_stacks_w2.raw.jsonl");
+  Trace w0 = Fixture("recorded/training_loop_stacks.raw.jsonl.xz"), w2 = Fixture("recorded/training_loop_stacks_w2.raw.jsonl.xz");
   ProgramComparison c = Compare(w0, w2, "step");
   ASSERT_EQ(c.a.steps, 2);
   ASSERT_EQ(c.b.steps, 2);
@@ -180,7 +180,7 @@ TEST(ComparePrograms, WithoutRangesTheStacksSayWhereTheHostCameBack) {
 // explain --per step: one trace described step by step, with the same figures, places and
 // finding counts as a comparison, and no "A -> B" anywhere.
 TEST(ComparePrograms, OneTraceDescribedPerStep) {
-  Trace t = Fixture("recorded/grad_scaler_step.json");
+  Trace t = Fixture("recorded/grad_scaler_step.json.xz");
   Analysis a = Analyze(t);
   ProgramComparison c = DescribeSteps(t, a, "step");
   EXPECT_TRUE(c.single);
@@ -198,12 +198,12 @@ TEST(ComparePrograms, OneTraceDescribedPerStep) {
   EXPECT_TRUE(Contains(text, "hidden syncs (small reads the host waited for), inside step: 1 a step (")) << text;
   EXPECT_TRUE(Contains(text, "kernels launched 41")) << text;
   // The same figures as the trace's side of a comparison.
-  ProgramComparison pair = ComparePrograms(t, a, Fixture("recorded/grad_scaler_step_fused.json"),
-                                           Analyze(Fixture("recorded/grad_scaler_step_fused.json")), "step");
+  ProgramComparison pair = ComparePrograms(t, a, Fixture("recorded/grad_scaler_step_fused.json.xz"),
+                                           Analyze(Fixture("recorded/grad_scaler_step_fused.json.xz")), "step");
   EXPECT_EQ(c.a.gpu_busy, pair.a.gpu_busy);
   EXPECT_EQ(c.a.host_blocked, pair.a.host_blocked);
   // Without NVTX: where the host came back to CUDA, the largest first.
-  Trace w2 = Fixture("recorded/training_loop_stacks_w2.raw.jsonl");
+  Trace w2 = Fixture("recorded/training_loop_stacks_w2.raw.jsonl.xz");
   ProgramComparison back = DescribeSteps(w2, Analyze(w2), "step");
   EXPECT_TRUE(back.host_work_resumed);
   ASSERT_FALSE(back.host_work_places.empty());
@@ -229,7 +229,7 @@ TEST(ComparePrograms, StepRangesAreCountedByName) {
 // ranges the recorder logged from the start: the steps that ended before the window are not in
 // the trace, and the one the window opened in, begun before it, is not measured as a step.
 TEST(ComparePrograms, AWindowsStepsAreTheOnesItRecorded) {
-  Trace t = Fixture("recorded/training_loop_timed.raw.jsonl");
+  Trace t = Fixture("recorded/training_loop_timed.raw.jsonl.xz");
   const TimeNs first_op = TraceBegin(t);
   int steps_in_trace = 0;
   for (const HostRange& r : t.ranges) {
@@ -242,7 +242,7 @@ TEST(ComparePrograms, AWindowsStepsAreTheOnesItRecorded) {
   // Written with the trace (streamlab-cli import) and read back, in both readers.
   EXPECT_EQ(TraceFromJson(TraceToJson(t), "t.json").recorded_from, t.recorded_from);
   EXPECT_EQ(TraceFromJsonText(TraceToJson(t).dump(), "t.json").recorded_from, t.recorded_from);
-  EXPECT_FALSE(Fixture("recorded/training_loop_nvtx.json").recorded_from.has_value());  // written before it
+  EXPECT_FALSE(Fixture("recorded/training_loop_nvtx.json.xz").recorded_from.has_value());  // written before it
   ProgramComparison steps = DescribeSteps(t, Analyze(t), "step");
   EXPECT_EQ(steps.a.steps, 3);
   EXPECT_GE(steps.a.from, *t.recorded_from);

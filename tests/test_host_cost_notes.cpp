@@ -40,7 +40,7 @@ size_t OwnCallOps(const Trace& t) {
 }
 
 TEST(HostCostNotes, ARecordingEstimatesTheRecordersTimeFromItsCalls) {
-  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/training_loop_timed.raw.jsonl"));
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/training_loop_timed.raw.jsonl.xz"));
   const TraceNote* note = FindNote(t, "recording_cost");
   ASSERT_NE(note, nullptr);
   size_t n = OwnCallOps(t);
@@ -92,7 +92,7 @@ TEST(HostCostNotes, ATorchProfilerTraceSaysWhichProfilingItHad) {
 }
 
 TEST(HostCostNotes, ThePerStepReportEstimatesItAStep) {
-  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/training_loop_timed.raw.jsonl"));
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/training_loop_timed.raw.jsonl.xz"));
   Analysis analysis = Analyze(t);
   ProgramComparison steps = DescribeSteps(t, analysis, "step");
   ASSERT_EQ(steps.a.steps, 3);
@@ -109,8 +109,8 @@ TEST(HostCostNotes, ThePerStepReportEstimatesItAStep) {
 
 TEST(HostCostNotes, AComparisonSaysWhichTraceDoesNotSayIt) {
   // A trace converted before the note existed has no estimate: "not said", not zero.
-  Trace a = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/training_loop_timed.raw.jsonl"));
-  Trace b = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/training_loop_nvtx_w0.json"));
+  Trace a = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/training_loop_timed.raw.jsonl.xz"));
+  Trace b = LoadTraceFile(testing::SourcePath("tests/fixtures/recorded/training_loop_nvtx_w0.json.xz"));
   Analysis analysis_a = Analyze(a), analysis_b = Analyze(b);
   ProgramComparison c = ComparePrograms(a, analysis_a, b, analysis_b, "step");
   EXPECT_GT(c.a.tool_high, 0);

@@ -120,7 +120,7 @@ TEST(HostPlaces, BoundariesAreTheRangesEdgesBetweenTwoTimes) {
 // grad_scaler_step.py, 3 steps under torch.profiler with_stack=True: each step's GradScaler.step
 // read found_inf back and waited for the 2 ms spin; the text says why and what avoids it.
 TEST(HostPlaces, GradScalersReadIsNamedWithItsRemedy) {
-  Trace t = Fixture("kineto/grad_scaler_step_stack.json");
+  Trace t = Fixture("kineto/grad_scaler_step_stack.json.xz");
   Analysis a = Analyze(t);
   std::vector<const Finding*> reads = testing::FindingsOfKind(a, FindingKind::kHiddenSync);
   ASSERT_EQ(reads.size(), 3u);
@@ -144,8 +144,8 @@ TEST(HostPlaces, GradScalersReadIsNamedWithItsRemedy) {
 // Recorded whole (2 warm-up steps and 3 studied ones): one read a step with a plain AdamW, none
 // with AdamW(fused=True), which takes the overflow flag as a tensor.
 TEST(HostPlaces, AFusedOptimizerTakesTheReadAway) {
-  Trace plain = Fixture("recorded/grad_scaler_step.json");
-  Trace fused = Fixture("recorded/grad_scaler_step_fused.json");
+  Trace plain = Fixture("recorded/grad_scaler_step.json.xz");
+  Trace fused = Fixture("recorded/grad_scaler_step_fused.json.xz");
   Analysis a = Analyze(plain), b = Analyze(fused);
   EXPECT_EQ(testing::FindingsOfKind(a, FindingKind::kHiddenSync).size(), 5u);
   EXPECT_TRUE(testing::FindingsOfKind(b, FindingKind::kHiddenSync).empty());
@@ -156,7 +156,7 @@ TEST(HostPlaces, AFusedOptimizerTakesTheReadAway) {
 // which forms keep the shape. Recorded whole: 5 reads (2 warm-up steps and the 3 studied
 // ones), and with --where (torch.where(x > 0, x, 0)) one, outside the steps.
 TEST(HostPlaces, ADataDependentShapeReadIsNamedWithItsRemedy) {
-  Trace t = Fixture("kineto/data_dependent_shape_stack.json");
+  Trace t = Fixture("kineto/data_dependent_shape_stack.json.xz");
   Analysis a = Analyze(t);
   std::vector<const Finding*> reads = testing::FindingsOfKind(a, FindingKind::kHiddenSync);
   ASSERT_EQ(reads.size(), 3u);
@@ -180,7 +180,7 @@ TEST(HostPlaces, ADataDependentShapeReadIsNamedWithItsRemedy) {
 // training_loop.py --workers 0, 2 steps recorded with emit_nvtx(): the GPU waited while the host
 // made the next batch itself, and the findings say so from the DataLoader's range.
 TEST(HostPlaces, TheHostWasMakingTheNextBatch) {
-  Trace t = Fixture("recorded/training_loop_nvtx.json");
+  Trace t = Fixture("recorded/training_loop_nvtx.json.xz");
   ASSERT_FALSE(t.ranges.empty());
   for (const HostRange& r : t.ranges) {
     // emit_nvtx()'s ", seq = N, op_id = N" is left out by the recorder.
@@ -253,7 +253,7 @@ TEST(HostPlaces, NoRangesNoPlaces) {
 // gaps is unknown, but the recorder read the Python stack at each call made after a millisecond
 // or more outside CUDA, so the finding says where the host came back, as that and no more.
 TEST(HostPlaces, ARecordingWithoutRangesSaysWhereTheHostCameBack) {
-  Trace t = Fixture("recorded/training_loop_stacks.raw.jsonl");
+  Trace t = Fixture("recorded/training_loop_stacks.raw.jsonl.xz");
   Analysis a = Analyze(t);
   const Finding* idle = HostWorkIdle(a);
   ASSERT_NE(idle, nullptr);
@@ -316,7 +316,7 @@ TEST(HostPlaces, ARecordingWithoutRangesSaysWhereTheHostCameBack) {
 // Hovering a moment of the host's own work (the GUI's tooltip): the stretch it lies in, and the
 // line the host came back to CUDA at, from the stack of the call that ended the stretch.
 TEST(HostPlaces, AMomentOfTheHostsOwnWorkSaysWhereItCameBack) {
-  Trace t = Fixture("recorded/training_loop_stacks.raw.jsonl");
+  Trace t = Fixture("recorded/training_loop_stacks.raw.jsonl.xz");
   Analysis a = Analyze(t);
   RangeIndex index(t);
   ThreadCalls calls(t);

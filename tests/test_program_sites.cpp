@@ -99,7 +99,7 @@ TEST(ProgramSites, TheRangesAroundACallAreFoundThroughTheNesting) {
 // loss.item() every step: each hidden sync is named as made in step(), called from the module,
 // inside aten::item; without Python frames the same trace's ops are still named.
 TEST(ProgramSites, EachItemIsLedBackToTheFunctionThatCalledIt) {
-  Trace t = Kineto("item_every_step_stack.json");
+  Trace t = Kineto("item_every_step_stack.json.xz");
   EXPECT_TRUE(HasNote(t, "kineto_stack"));
   Analysis a = Analyze(t);
   std::vector<const Finding*> syncs = testing::FindingsOfKind(a, FindingKind::kHiddenSync);
@@ -142,7 +142,7 @@ TEST(ProgramSites, EachItemIsLedBackToTheFunctionThatCalledIt) {
 }
 
 TEST(ProgramSites, ThePageableCopyIsTheModulesCopy) {
-  Trace t = Kineto("pageable_vs_pinned_stack.json");
+  Trace t = Kineto("pageable_vs_pinned_stack.json.xz");
   Analysis a = Analyze(t);
   std::vector<const Finding*> pageable = testing::FindingsOfKind(a, FindingKind::kPageableAsyncCopy);
   ASSERT_EQ(pageable.size(), 1u);

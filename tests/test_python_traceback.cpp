@@ -18,6 +18,7 @@
 #include "engine/ingest/open_trace.h"
 #include "engine/ingest/recording.h"
 #include "engine/trace/trace_json.h"
+#include "engine/util/json_reader.h"
 #include "tests/test_util.h"
 
 namespace streamlab {
@@ -75,7 +76,7 @@ TEST(PythonTraceback, ARecordedFrameKeepsItsExactLine) {
 // GradScaler.step's overflow read, recorded with no profiler and no NVTX around torch's calls:
 // the stack names the program's line, the library call it made, and so the remedy.
 TEST(PythonTraceback, ARecordingNamesTheLineOfEachHiddenSync) {
-  Trace t = Recorded("grad_scaler_step_stacks.raw.jsonl");
+  Trace t = Recorded("grad_scaler_step_stacks.raw.jsonl.xz");
   EXPECT_TRUE(HasNote(t, "python_stacks"));
   Analysis a = Analyze(t);
   std::vector<const Finding*> syncs = testing::FindingsOfKind(a, FindingKind::kHiddenSync);
@@ -138,9 +139,8 @@ TEST(PythonTraceback, ACrashedProgramKeepsItsStacks) {
 // added here to a real log (training_loop_stacks, whose stacks cover only the calls) inside
 // the longest stretch of host work in a step, as the sampler would write them.
 TEST(PythonTraceback, SampledStacksPlaceTheHostsOwnWork) {
-  std::ifstream file(testing::SourcePath("tests/fixtures/recorded/training_loop_stacks.raw.jsonl"));
   std::stringstream log;
-  log << file.rdbuf();
+  log << ReadTextFile(testing::SourcePath("tests/fixtures/recorded/training_loop_stacks.raw.jsonl.xz"));
   uint64_t zero = 0;
   Trace plain = TraceFromRecording(ParseRecording(log.str(), "plain"), &zero);
   Analysis before = Analyze(plain);

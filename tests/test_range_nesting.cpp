@@ -42,7 +42,7 @@ TEST(RangeNesting, NestedRangesAreLeftAlone) {
 // record_function("step"), begun inside record_function.__enter__'s frame. Paired as a stack,
 // a step's range took the frame's end (about 20 us); each holds a 1.5 ms read, so it is longer.
 TEST(RangeNesting, AStepAnnotationKeepsItsLength) {
-  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/kineto/grad_scaler_step_stack.json"));
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/kineto/grad_scaler_step_stack.json.xz"));
   int steps = 0;
   for (const HostRange& r : t.ranges)
     if (r.name == "step") {

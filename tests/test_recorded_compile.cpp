@@ -37,7 +37,7 @@ Trace Fixture(const std::string& name) { return LoadTraceFile(testing::SourcePat
 // Eagerly 10 kernels a step; Inductor fuses the element-wise ops into 3 Triton kernels beside
 // the GEMMs (7 a step); each launch-bound, and only there is "use a CUDA graph" the advice.
 TEST(CompiledStep, EagerAndCompiledAreLaunchBoundOpByOp) {
-  for (const char* name : {"compiled_step_eager.json", "compiled_step_default.json"}) {
+  for (const char* name : {"compiled_step_eager.json.xz", "compiled_step_default.json"}) {
     bool eager = std::string(name).find("eager") != std::string::npos;
     Trace t = Fixture(name);
     EXPECT_EQ(Kernels(t), eager ? 200 : 140) << name;
@@ -62,7 +62,7 @@ TEST(CompiledStep, EagerAndCompiledAreLaunchBoundOpByOp) {
 // into the graph's memory. No race, nothing unchecked; the GPU still idles between steps, next
 // to the replays, and the advice says a graph is already used.
 TEST(CompiledStep, ReduceOverheadReplaysAreLedBackToTheirCapture) {
-  for (const char* name : {"compiled_step_reduce_overhead.json", "compiled_step_reduce_overhead.raw.jsonl"}) {
+  for (const char* name : {"compiled_step_reduce_overhead.json.xz", "compiled_step_reduce_overhead.raw.jsonl"}) {
     Trace t = Fixture(name);
     std::vector<int> replayed = ReplayedOps(t);
     ASSERT_EQ(replayed.size(), 140u) << name;
@@ -87,7 +87,7 @@ TEST(CompiledStep, ReduceOverheadReplaysAreLedBackToTheirCapture) {
 // Kineto names no graph node, but each kernel of a replay follows its cudaGraphLaunch: it is a
 // replayed node, not a host call of its own (before, each claimed the launch's host time, up to 47 us).
 TEST(CompiledStep, KinetoReplayedKernelsAreNotHostCalls) {
-  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/kineto/compiled_step_reduce_overhead.json"));
+  Trace t = LoadTraceFile(testing::SourcePath("tests/fixtures/kineto/compiled_step_reduce_overhead.json.xz"));
   EXPECT_EQ(t.backend, "kineto");
   int nodes = 0;
   for (size_t i = 0; i < t.scenario.ops.size(); ++i) {

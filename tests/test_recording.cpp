@@ -393,7 +393,7 @@ TEST(Recording, AHostLateDelayNamesTheLaunchThatHeldTheHost) {
 // timer thread's start and stop marks on no lane, and the GPU records of the grace period after
 // the stop (work launched later) neither placed nor counted as records without a call.
 TEST(Recording, ATimedWindowHoldsItsCallsAndSaysWhen) {
-  std::string path = testing::SourcePath("tests/fixtures/recorded/training_loop_timed.raw.jsonl");
+  std::string path = testing::SourcePath("tests/fixtures/recorded/training_loop_timed.raw.jsonl.xz");
   Recording r = ParseRecording(ReadTextFile(path), path);
   uint64_t start = 0, stop = 0;
   for (const RecordedCall& c : r.calls) {

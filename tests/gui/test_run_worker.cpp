@@ -11,7 +11,7 @@
 namespace streamlab {
 namespace {
 
-const std::string kTrace = std::string(STREAMLAB_SOURCE_DIR) + "/tests/fixtures/recorded/training_loop_nvtx.json";
+const std::string kTrace = std::string(STREAMLAB_SOURCE_DIR) + "/tests/fixtures/recorded/training_loop_nvtx.json.xz";
 
 RunResult Wait(RunWorker& worker) {
   for (int i = 0; i < 6000; ++i) {
