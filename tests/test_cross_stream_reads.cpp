@@ -46,6 +46,18 @@ TEST(CrossStreamReads, ALaterCopyIntoTheBufferMakesItsStreamTheWriter) {
   EXPECT_TRUE(ReadsAnotherStreamsCopy(kSide, Launch({0x9000'0040})));
 }
 
+// heldout7's prefetcher, recorded on an H200: between the side stream's copy of the next batch
+// and the step that reads it, the default stream made dozens of memsets (cuDNN's workspaces).
+// They must not push the side stream's copy out of the table.
+TEST(CrossStreamReads, AStreamsOwnManyCopiesKeepAnotherStreamsCopy) {
+  constexpr uint64_t kSide = 0x9000, kDefault = 0;
+  NoteCopyDestination(kSide, 0xb000'0000, 77 << 20);  // the next batch
+  for (uint64_t i = 0; i < 500; ++i) NoteCopyDestination(kDefault, 0xc000'0000 + i * 4096, 4096);
+  EXPECT_TRUE(ReadsAnotherStreamsCopy(kDefault, Launch({0xb000'0000})));
+  // And the default stream's own latest copies stay known to a reader on the side stream.
+  EXPECT_TRUE(ReadsAnotherStreamsCopy(kSide, Launch({0xc000'0000 + 499 * 4096})));
+}
+
 TEST(CrossStreamReads, NoDestinationNoAddressesNoStack) {
   EXPECT_FALSE(ReadsAnotherStreamsCopy(0, Launch({})));
   NoteCopyDestination(0x8000, 0, 4096);  // no destination: nothing noted
