@@ -226,6 +226,38 @@ TEST(Verdict, AllocationsWithTheCachingAllocatorOffAreToldToTurnItBackOn) {
   EXPECT_EQ(on.find("PYTORCH_NO_CUDA_MEMORY_CACHING"), std::string::npos) << on;
 }
 
+// A C++ loop that pins its staging buffer every frame (heldout8's pinned_staging_per_frame): the
+// fix says host memory is pinned and unpinned, not that device memory is allocated, and its
+// remedy is to pin once, not cudaMallocAsync (which allocates device memory); a loop that
+// allocates device memory keeps its own words.
+TEST(Verdict, PinningHostMemoryInTheLoopIsToldAsSuchNotAsDeviceMemory) {
+  auto loop = [](bool pinned) {
+    ScenarioBuilder b("staging");
+    Stream s = b.CreateStream("s1");
+    Buffer device = b.DeviceBuffer("frame", 24 << 20);
+    for (int step = 0; step < 10; ++step) {
+      Buffer staging = pinned ? b.PinnedBuffer("staging" + std::to_string(step), 24 << 20)
+                              : b.DeviceBuffer("scratch" + std::to_string(step), 24 << 20);
+      if (pinned) b.host().MallocHost(staging);
+      else b.host().Malloc(staging);
+      s.Copy("upload", device, pinned ? staging : device, 24 << 20);
+      s.Launch("grade", Spin(Us(300)));
+      s.Synchronize();
+      if (!pinned) b.host().Free(staging);  // (a scenario frees device memory only: a recording has cudaFreeHost as its own call)
+    }
+    Trace t = AsRecording(SimExecutor().Run(b.Build(), {}));
+    std::string text;
+    for (const std::string& l : RenderVerdict(FindingTexts::Load("en"), t, ProgramVerdictOf(t))) text += l + "\n";
+    return text;
+  };
+  std::string pinned = loop(true), device = loop(false);
+  EXPECT_NE(pinned.find("host memory pinned or unpinned in the loop"), std::string::npos) << pinned;
+  EXPECT_NE(pinned.find("Pin the staging buffers once before the loop"), std::string::npos) << pinned;
+  EXPECT_EQ(pinned.find("device memory allocated"), std::string::npos) << pinned;
+  EXPECT_EQ(pinned.find("cudaMallocAsync"), std::string::npos) << pinned;
+  EXPECT_NE(device.find("device memory allocated or freed in the loop"), std::string::npos) << device;
+}
+
 // A pinned pipeline that moves as much back as up: both copy engines run most of each step, so
 // the copies' fix says both directions bound it and how little one direction alone can save;
 // with a small download, it does not.

@@ -195,6 +195,23 @@ bool AllHostSidesPinned(const Scenario& s, const std::vector<int>& ops) {
   return any;
 }
 
+// Whether every call among `ops` pins or unpins host memory (cudaMallocHost, cudaFreeHost,
+// cudaHostAlloc, cudaHostRegister ...): a loop that pins its staging buffers each frame allocates
+// no device memory, and cudaMallocAsync is no remedy for it (heldout8's staging loop).
+bool AllPinnedHostAllocations(const Scenario& s, const std::vector<int>& ops) {
+  auto pins = [&](const Op& op) {
+    if (op.kind == OpKind::kMallocHost) return true;
+    if (op.kind == OpKind::kFree)
+      return op.buffer >= 0 && op.buffer < static_cast<int>(s.buffers.size()) && s.buffers[op.buffer].kind == MemoryKind::kPinnedHost;
+    if (op.kind != OpKind::kApiCall) return false;
+    for (const char* name : {"cudaFreeHost", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister", "cudaMallocHost",
+                             "cuMemAllocHost", "cuMemFreeHost", "cuMemHostAlloc", "cuMemHostRegister", "cuMemHostUnregister"})
+      if (op.name.rfind(name, 0) == 0) return true;
+    return false;
+  };
+  return !ops.empty() && std::all_of(ops.begin(), ops.end(), [&](int i) { return pins(s.ops[i]); });
+}
+
 }  // namespace
 
 std::string CategoryName(const FindingTexts& texts, TimeCategory category) {
@@ -262,6 +279,8 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
                         f.kind == FixKind::kPageableCopy || f.kind == FixKind::kBlockingCall || f.kind == FixKind::kMallocMidRun))
     place = texts.Get("verdict.place_unknown");
   std::string kind = ToString(f.kind);
+  const bool pinned_host = f.kind == FixKind::kMallocMidRun && AllPinnedHostAllocations(trace.scenario, f.calls);
+  if (pinned_host) kind += "_pinned";  // its text and its remedy: host memory, not the device's
   std::string rank = f.call;  // kOtherDevice: the process's name
   std::string text = texts.Fill(ForRun(texts, v, "verdict.fix." + kind), {{"cost", FormatDuration(f.per_step)},
                                                         {"per", Per(texts, v)},
@@ -309,7 +328,7 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
   if ((f.kind == FixKind::kCopies || f.kind == FixKind::kCopyWait) && AllHostSidesPinned(trace.scenario, f.calls)) remedy += "_pinned";
   // The program turned PyTorch's caching allocator off: every tensor is a cudaMalloc and a
   // cudaFree (which waits for the device), and the remedy is the setting, not the shapes.
-  if (f.kind == FixKind::kMallocMidRun && v.python && CachingAllocatorOff(trace.scenario))
+  if (f.kind == FixKind::kMallocMidRun && !pinned_host && v.python && CachingAllocatorOff(trace.scenario))
     remedy = "verdict.remedy.py.malloc_mid_run_no_cache";
   // A read inside PyTorch with a known remedy says it (GradScaler's overflow check, a shape that
   // depends on the data), rather than "read it less often", which the program cannot.
@@ -389,6 +408,9 @@ const std::vector<std::string>& VerdictTextKeys() {
       k.push_back("verdict.remedy.py." + kind);
       k.push_back("verdict.remedy.cpp." + kind);
     }
+    for (const char* pinned : {"verdict.fix.malloc_mid_run_pinned", "verdict.remedy.py.malloc_mid_run_pinned",
+                               "verdict.remedy.cpp.malloc_mid_run_pinned"})
+      k.push_back(pinned);
     return k;
   }();
   return keys;
