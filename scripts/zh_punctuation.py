@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Chinese text takes Chinese punctuation: the comma, colon, semicolon, question and exclamation
 marks and parentheses next to a Chinese character become their full-width forms (，：；？！（）),
-and the blanks around them go. Between two Latin characters (file.py:12, 1,000, a,b) and inside
+and so does a mark between a filled-in value and a Latin word that Chinese follows ("{serial},GPU
+等待"); the blanks around them go. Between two Latin characters (file.py:12, 1,000, a,b) and inside
 {placeholders} nothing changes. Reads every "zh" section of assets/ui.json, assets/analyzer.json
 and assets/labs/*.json.
 
@@ -46,6 +47,21 @@ def matching_parens(text):
     return pairs
 
 
+def latin_word_then_cjk(text, i):
+    """From i: blanks, one Latin word (GPU, cudaFree, trace) and blanks, then Chinese. A value
+    filled in before the mark and a word after it ("{serial},GPU 等待") are one Chinese clause."""
+    while i < len(text) and text[i] == " ":
+        i += 1
+    start = i
+    while i < len(text) and text[i].isascii() and (text[i].isalnum() or text[i] in "_."):
+        i += 1
+    if i == start:
+        return False
+    while i < len(text) and text[i] == " ":
+        i += 1
+    return i < len(text) and is_cjk(text[i])
+
+
 def fix(text):
     """Until nothing changes: a mark made full-width can decide its neighbour's."""
     while True:
@@ -73,7 +89,7 @@ def fix_once(text):
         before, after = neighbour(text, i, -1), neighbour(text, i, 1)
         if c == ":" and after == "/":  # a URL
             continue
-        if is_cjk(before) or is_cjk(after):
+        if is_cjk(before) or is_cjk(after) or (before == "}" and latin_word_then_cjk(text, i + 1)):
             chars[i] = FULL[c]
     out = "".join(chars)
     # No blanks around full-width punctuation.
