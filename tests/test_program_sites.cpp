@@ -98,6 +98,39 @@ TEST(ProgramSites, TheRangesAroundACallAreFoundThroughTheNesting) {
 
 // loss.item() every step: each hidden sync is named as made in step(), called from the module,
 // inside aten::item; without Python frames the same trace's ops are still named.
+// PyTorch runs a backward's CUDA work on autograd's own thread while the caller waits in
+// _engine_run_backward: a call on that thread (no Python frame of its own) is placed at the
+// backward's line, said to be autograd's; not when two threads are in a backward at once, not
+// from another process, and not outside the backward.
+TEST(ProgramSites, AutogradsThreadCallsAreAtTheBackwardTheyServe) {
+  Trace t;
+  t.scenario.thread_process = {0, 0, 1, 1};
+  t.ranges = {{0, "train.py:62 in <module>", 1000, 2000},
+              {0, "torch/_tensor.py:631 in backward", 1000, 2000},
+              {0, "torch/autograd/__init__.py:381 in backward", 1000, 2000},
+              {0, "torch/autograd/graph.py:869 in _engine_run_backward", 1000, 2000},
+              {0, "train.py:61 in <module>", 500, 600},
+              {1, "autograd::engine::evaluate_function: NllLossBackward0", 1100, 1200}};
+  RangeIndex index(t);
+  ProgramSite site = SiteOf(index, 1, 1150);
+  EXPECT_EQ(site.file, "train.py");
+  EXPECT_EQ(site.line, 62);
+  EXPECT_TRUE(site.by_autograd);
+  EXPECT_EQ(site.ranges, std::vector<std::string>{"autograd::engine::evaluate_function: NllLossBackward0"});
+  EXPECT_FALSE(SiteOf(index, 0, 1500).by_autograd);  // the caller's own call
+  EXPECT_TRUE(SiteOf(index, 1, 550).file.empty());  // the main thread in its forward: no backward to serve
+  EXPECT_TRUE(SiteOf(index, 3, 1500).file.empty());  // another process's thread
+  FindingTexts en = FindingTexts::Load("en");
+  EXPECT_NE(en.RenderPlace(site).find("by autograd's own thread"), std::string::npos) << en.RenderPlace(site);
+  // Two threads in a backward at once: whose, the trace cannot say.
+  Trace two = t;
+  two.scenario.thread_process = {0, 0, 0, 0};
+  two.ranges.push_back({2, "torch/autograd/graph.py:869 in _engine_run_backward", 1000, 2000});
+  two.ranges.push_back({2, "other.py:5 in run", 1000, 2000});
+  RangeIndex both(two);
+  EXPECT_TRUE(SiteOf(both, 3, 1500).file.empty());
+}
+
 TEST(ProgramSites, EachItemIsLedBackToTheFunctionThatCalledIt) {
   Trace t = Kineto("item_every_step_stack.json.xz");
   EXPECT_TRUE(HasNote(t, "kineto_stack"));
@@ -123,10 +156,12 @@ TEST(ProgramSites, EachItemIsLedBackToTheFunctionThatCalledIt) {
               "aten::item > aten::_local_scalar_dense.");
   }
   EXPECT_TRUE(said);
-  // The backward pass's calls come from autograd's own thread: no Python frame, its ops only.
+  // The backward pass's calls come from autograd's own thread, which has no Python frame: they
+  // are placed at the program's line that called backward (the main thread waits there), said to
+  // be autograd's, with the thread's own ops.
   bool autograd = false;
   for (const Finding* f : testing::FindingsOfKind(a, FindingKind::kHostBlock))
-    autograd |= f->site.file.empty() && !f->site.ranges.empty() &&
+    autograd |= f->site.by_autograd && f->site.file == "item_every_step.py" && !f->site.ranges.empty() &&
                 f->site.ranges.front().rfind("autograd::engine::evaluate_function", 0) == 0;
   EXPECT_TRUE(autograd);
 

@@ -71,7 +71,7 @@ TEST(TraceNotes, RecordedImportedMergedAndCutTracesAreNotedInChinese) {
       EXPECT_EQ(chinese.find('{'), std::string::npos) << chinese;
       for (const auto& [name, value] : note.vars) EXPECT_NE(chinese.find(value), std::string::npos) << chinese;
       if (!note.process.empty()) {
-        EXPECT_EQ(chinese.rfind(note.process + ":", 0), 0u) << chinese;
+        EXPECT_EQ(chinese.rfind(note.process + "：", 0), 0u) << chinese;  // a Chinese sentence follows: full-width
       }
     }
   }

@@ -87,6 +87,8 @@ struct ProgramSite {
   // program back (a Dataset's __getitem__ from the DataLoader's __next__, a forward from
   // nn.Module's _call_impl).
   std::string caller_via_file, caller_via_function;
+  // The call was made by PyTorch's autograd thread, for the backward this site called (program_sites.h).
+  bool by_autograd = false;
   bool empty() const { return file.empty() && ranges.empty(); }
 };
 

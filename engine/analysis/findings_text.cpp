@@ -196,6 +196,7 @@ std::string FindingTexts::SiteWords(const ProgramSite& site, const char* at_key,
     }
     text += Fill("site.via", {{"frames", frames}});
   }
+  if (site.by_autograd) text += Get("site.by_autograd");
   if (!ranges.empty()) text += Fill("site.in", {{"ranges", ranges}});
   return text;
 }

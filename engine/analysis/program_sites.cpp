@@ -111,7 +111,7 @@ bool IsDataLoaderPlace(const ProgramSite& site) {
                      [](const std::string& r) { return StartsWith(r, "enumerate(DataLoader)#"); });
 }
 
-RangeIndex::RangeIndex(const Trace& trace) {
+RangeIndex::RangeIndex(const Trace& trace) : thread_process_(trace.scenario.thread_process) {
   for (const HostRange& r : trace.ranges) threads_[r.thread].by_begin.push_back(&r);
   for (auto& [thread, th] : threads_) {
     std::stable_sort(th.by_begin.begin(), th.by_begin.end(), [](const HostRange* a, const HostRange* b) {
@@ -127,6 +127,14 @@ RangeIndex::RangeIndex(const Trace& trace) {
       open.push_back(static_cast<int>(i));
     }
   }
+}
+
+std::vector<int> RangeIndex::ThreadsBeside(int thread) const {
+  auto process = [&](int t) { return t >= 0 && t < static_cast<int>(thread_process_.size()) ? thread_process_[t] : 0; };
+  std::vector<int> out;
+  for (const auto& [other, th] : threads_)
+    if (other != thread && process(other) == process(thread)) out.push_back(other);
+  return out;
 }
 
 std::vector<const HostRange*> RangeIndex::Enclosing(int thread, TimeNs at) const {
@@ -166,7 +174,52 @@ std::vector<TimeNs> RangeIndex::Boundaries(int thread, TimeNs from, TimeNs to, s
   return out;
 }
 
+namespace {
+
+ProgramSite SiteOnThread(const RangeIndex& index, int thread, TimeNs at);
+
+// PyTorch's backward as the caller's stack shows it while the engine runs: torch.autograd's
+// _engine_run_backward (2.x), or Variable._execution_engine.run_backward called from backward.
+bool InBackward(const RangeIndex& index, int thread, TimeNs at) {
+  for (const HostRange* r : index.Enclosing(thread, at)) {
+    SourceFrame frame;
+    if (!IsPythonRange(r->name) || !ParseSourceFrame(r->name, &frame)) continue;
+    bool autograd = frame.file.find("torch/autograd/") != std::string::npos;
+    if (autograd && (frame.function == "_engine_run_backward" || frame.function == "backward")) return true;
+  }
+  return false;
+}
+
+// The site of the backward that autograd's thread was working for at `at`: the one other thread
+// of the process inside a backward then (none, or two at once: unknown).
+ProgramSite BackwardCallerSite(const RangeIndex& index, int thread, TimeNs at) {
+  int caller = -1;
+  for (int other : index.ThreadsBeside(thread)) {
+    if (!InBackward(index, other, at)) continue;
+    if (caller >= 0) return {};
+    caller = other;
+  }
+  if (caller < 0) return {};
+  ProgramSite site = SiteOnThread(index, caller, at);
+  if (site.file.empty()) return {};
+  site.by_autograd = true;
+  return site;
+}
+
+}  // namespace
+
 ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at) {
+  ProgramSite site = SiteOnThread(index, thread, at);
+  if (!site.file.empty()) return site;
+  ProgramSite caller = BackwardCallerSite(index, thread, at);
+  if (caller.file.empty()) return site;
+  caller.ranges = site.ranges;  // the ops around the call, on its own thread
+  return caller;
+}
+
+namespace {
+
+ProgramSite SiteOnThread(const RangeIndex& index, int thread, TimeNs at) {
   ProgramSite site;
   std::vector<std::string> inside;  // innermost first
   int library_frames = 0, inner_at = 0;  // library frames seen (innermost first); the inner one's count
@@ -209,6 +262,8 @@ ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at) {
   site.ranges.assign(inside.rbegin(), inside.rend());
   return site;
 }
+
+}  // namespace
 
 namespace {
 

@@ -51,6 +51,9 @@ class RangeIndex {
   // `from`, `to` and the begins and ends of `thread`'s ranges between them, sorted; empty when
   // more than `limit` ranges begin between them.
   std::vector<TimeNs> Boundaries(int thread, TimeNs from, TimeNs to, size_t limit) const;
+  // The other threads of `thread`'s process that hold ranges (a recording's threads are of one
+  // process each; a trace without processes counts as one).
+  std::vector<int> ThreadsBeside(int thread) const;
 
  private:
   struct Thread {
@@ -58,6 +61,7 @@ class RangeIndex {
     std::vector<int> parent;                 // the innermost range around each, or -1
   };
   std::map<int, Thread> threads_;  // by thread: a trace file may name any thread number
+  std::vector<int> thread_process_;  // the scenario's: a thread with no range has a process too
 };
 
 // Sums the time a thread spent at each place over stretches of its time (a place: the
@@ -80,7 +84,11 @@ class PlaceTally {
   TimeNs known_ = 0;
 };
 
-// The site of a call made at `at` on `thread`.
+// The site of a call made at `at` on `thread`. A call on a thread with no Python frame of the
+// program, made while exactly one other thread of its process waited inside PyTorch's backward
+// (torch.autograd's _engine_run_backward), was made by autograd's own thread for that backward:
+// its site is that call's (`by_autograd`), as the engine runs the backward of CUDA tensors on a
+// thread of its own while the caller waits.
 ProgramSite SiteOf(const RangeIndex& index, int thread, TimeNs at);
 
 // The places the host was at while the GPU sat idle for `cause` (host's own work, launching op

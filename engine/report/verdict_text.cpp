@@ -41,7 +41,8 @@ std::string Per(const FindingTexts& texts, const Verdict& v) { return texts.Get(
 std::string ShortPlace(const FindingTexts& texts, const ProgramSite& site) {
   if (!site.file.empty() && site.exact_line) {
     std::string file = site.file.substr(site.file.find_last_of('/') + 1);
-    return file + ":" + std::to_string(site.line);
+    std::string place = file + ":" + std::to_string(site.line);
+    return site.by_autograd ? texts.Fill("verdict.place_autograd_short", {{"place", place}}) : place;
   }
   return site.empty() ? texts.Get("verdict.place_unknown_short") : texts.RenderPlace(site);
 }
@@ -366,7 +367,7 @@ const std::vector<std::string>& VerdictTextKeys() {
     std::vector<std::string> k{"verdict.title", "verdict.steps.none", "verdict.steps.ranges", "verdict.steps.repeating",
                                "verdict.steps.gpu_paced", "verdict.account", "verdict.account.item", "verdict.scope.steps",
                                "verdict.scope.run", "verdict.unit.step", "verdict.unit.run", "verdict.fixes.run", "verdict.fixes",
-                               "verdict.place", "verdict.place_unknown", "verdict.place_unknown_short", "verdict.place_back",
+                               "verdict.place", "verdict.place_unknown", "verdict.place_unknown_short", "verdict.place_autograd_short", "verdict.place_back",
                                "verdict.startup", "verdict.startup.context", "verdict.startup.context_inferred",
                                "verdict.startup.module_loads", "verdict.startup.before", "verdict.startup.warmup",
                                "verdict.startup.warmup_simulated", "verdict.startup.warmup_simulated_loads", "verdict.startup.after",
