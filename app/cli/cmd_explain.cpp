@@ -48,7 +48,8 @@ Json IdsToJson(const std::vector<int>& ids) { return Json(ids); }
 
 // `first_line`: the line torch.profiler gave the frame (its first line), not the call's;
 // `line`: the call's own line (a recording's Python stack); `most_line`: where the host was most
-// often in the function (its sampled stacks).
+// often in the function (its sampled stacks); `by_autograd`: made by autograd's thread for the
+// backward called at this site.
 Json SiteJson(const ProgramSite& s) {
   Json site{{"ranges", s.ranges}};
   if (!s.file.empty())
@@ -57,6 +58,7 @@ Json SiteJson(const ProgramSite& s) {
   if (!s.via_file.empty()) site["via"] = {{"file", s.via_file}, {"function", s.via_function}};
   if (!s.inner_file.empty()) site["inner"] = {{"file", s.inner_file}, {"function", s.inner_function}};
   if (!s.caller_via_file.empty()) site["caller_via"] = {{"file", s.caller_via_file}, {"function", s.caller_via_function}};
+  if (s.by_autograd) site["by_autograd"] = true;
   return site;
 }
 
