@@ -150,6 +150,17 @@ constexpr HostCallKind HostCallKindOfName(std::string_view function) {
   return HostCallKind::kOther;
 }
 
+// Calls that page-lock host memory or release it (their own roles in a recording, an api_call
+// op's name in a trace): such a loop allocates no device memory, and its remedy is to pin once.
+inline constexpr std::string_view kHostPinningCalls[] = {
+    "cudaMallocHost", "cudaHostAlloc", "cudaHostRegister", "cudaFreeHost", "cudaHostUnregister",
+    "cuMemAllocHost", "cuMemHostAlloc", "cuMemHostRegister", "cuMemFreeHost", "cuMemHostUnregister"};
+constexpr bool PinsHostMemory(std::string_view function) {
+  for (std::string_view name : kHostPinningCalls)
+    if (function.substr(0, name.size()) == name) return true;
+  return false;
+}
+
 // [SECTION] by role: what each role the recorder writes means; by_name: the role says nothing
 // more than the name does (kOther), so the name decides.
 struct RoleKind {

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "engine/analysis/program_sites.h"
+#include "engine/ingest/host_call_kinds.h"
 #include "engine/util/format.h"
 
 namespace streamlab {
@@ -204,11 +205,7 @@ bool AllPinnedHostAllocations(const Scenario& s, const std::vector<int>& ops) {
     if (op.kind == OpKind::kMallocHost) return true;
     if (op.kind == OpKind::kFree)
       return op.buffer >= 0 && op.buffer < static_cast<int>(s.buffers.size()) && s.buffers[op.buffer].kind == MemoryKind::kPinnedHost;
-    if (op.kind != OpKind::kApiCall) return false;
-    for (const char* name : {"cudaFreeHost", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister", "cudaMallocHost",
-                             "cuMemAllocHost", "cuMemFreeHost", "cuMemHostAlloc", "cuMemHostRegister", "cuMemHostUnregister"})
-      if (op.name.rfind(name, 0) == 0) return true;
-    return false;
+    return op.kind == OpKind::kApiCall && PinsHostMemory(op.name);
   };
   return !ops.empty() && std::all_of(ops.begin(), ops.end(), [&](int i) { return pins(s.ops[i]); });
 }
