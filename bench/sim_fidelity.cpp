@@ -27,6 +27,7 @@
 #include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
 #include "engine/trace/trace_query.h"
+#include "engine/util/plain_file.h"
 #include "labs/catalogue.h"
 
 using namespace streamlab;
@@ -105,7 +106,7 @@ std::vector<Trace> MedianRuns(const std::vector<std::string>& dirs) {
   for (const std::string& dir : dirs) {
     std::vector<std::string> paths;
     for (const auto& entry : std::filesystem::directory_iterator(dir))
-      if (entry.path().extension() == ".json") paths.push_back(entry.path().string());
+      if (IsJsonFileName(entry.path().string())) paths.push_back(entry.path().string());
     for (const std::string& p : paths) {
       Trace t = LoadTraceFile(p);
       std::string key = t.lab.empty() ? t.scenario.name : t.lab + "/" + t.variant;

@@ -333,7 +333,7 @@ TEST(Analyzer, LazyLoadingIsAHiddenBarrier) {
   for (const char* source : {"sim", "gpu"}) {
     Trace t = std::string(source) == "sim"
                   ? Simulate(LoadScenarioFile(testing::SourcePath("scenarios/gpu-facts/lazy-loading-lazy.json")))
-                  : LoadTraceFile(testing::SourcePath("tests/fixtures/gpu-facts/lazy-loading-lazy.json"));
+                  : LoadTraceFile(testing::SourcePath("tests/fixtures/gpu-facts/lazy-loading-lazy.json.xz"));
     Analysis a = Analyze(t);
     const Finding b0 = Delay(a, t, "B0");
     EXPECT_EQ(b0.cause, Cause::kModuleLoad) << source;

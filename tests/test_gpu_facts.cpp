@@ -20,7 +20,7 @@ class GpuFacts : public ::testing::TestWithParam<std::string> {
     if (GetParam() == "sim")
       return testing::Simulate(
           LoadScenarioFile(testing::SourcePath("scenarios/gpu-facts/" + name + ".json")));
-    std::string path = testing::SourcePath("tests/fixtures/gpu-facts/" + name + ".json");
+    std::string path = testing::SourcePath("tests/fixtures/gpu-facts/" + name + ".json.xz");
     if (!std::filesystem::exists(path)) return std::nullopt;
     return LoadTraceFile(path);
   }

@@ -8,6 +8,7 @@
 
 #include "engine/sim/device_profile.h"
 #include "engine/util/errors.h"
+#include "engine/util/plain_file.h"
 #include "engine/scenario/scenario_json.h"
 #include "engine/ingest/open_trace.h"
 #include "engine/trace/trace_json.h"
@@ -168,7 +169,7 @@ TEST(TraceJson, TheTextReaderReadsWhatTheTreeReaderReads) {
   for (const char* dir : {"tests/fixtures/gpu", "tests/fixtures/gpu-facts", "tests/fixtures/torch",
                           "tests/fixtures/fidelity/h100"}) {
     for (const auto& entry : std::filesystem::directory_iterator(std::string(STREAMLAB_SOURCE_DIR) + "/" + dir)) {
-      if (entry.path().extension() != ".json") continue;
+      if (!IsJsonFileName(entry.path().string())) continue;
       std::string text = ReadTextFile(entry.path().string());
       if (!IsTraceContent(text)) continue;
       Json tree = TraceToJson(TraceFromJson(ParseJson(text, "t"), "t"));

@@ -13,6 +13,7 @@
 #include "engine/util/assets.h"
 #include "engine/util/format.h"
 #include "engine/util/json_reader.h"
+#include "engine/util/plain_file.h"
 #include "tests/test_util.h"
 
 namespace streamlab {
@@ -121,7 +122,7 @@ TEST(TraceNotes, EveryCommittedTraceIsNotedInChinese) {
   size_t traces = 0;
   for (const char* dir : {"tests/fixtures/recorded", "tests/fixtures/torch", "tests/fixtures/gpu", "tests/fixtures/gpu-facts"}) {
     for (const auto& e : std::filesystem::directory_iterator(testing::SourcePath(dir))) {
-      if (e.path().extension() != ".json") continue;
+      if (!IsJsonFileName(e.path().string())) continue;
       ++traces;
       for (const TraceNote& note : LoadTraceFile(e.path().string()).notes)
         EXPECT_FALSE(note.key.empty()) << e.path() << ": " << note.text;

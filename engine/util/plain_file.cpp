@@ -134,6 +134,12 @@ Compression CompressionOf(const std::string& path) {
   return Compression::kNone;
 }
 
+bool IsJsonFileName(const std::string& path) {
+  for (const char* suffix : {".json", ".json.gz", ".json.xz"})
+    if (path.ends_with(suffix)) return true;
+  return false;
+}
+
 PlainFile::PlainFile(const std::string& path, uint64_t max_bytes, uint64_t stop_after) : path_(path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a folder, not a file");

@@ -7,10 +7,18 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace streamlab {
 
 enum class Compression : uint8_t { kNone, kGzip, kXz };
+
+// The names a trace file can have: JSON or JSON lines, stored plain or compressed. Whoever lists
+// a folder of traces (the picker, the fidelity bench, the fixture tests) keeps these.
+inline const std::vector<std::string> kTraceFileSuffixes{".json", ".jsonl", ".json.gz", ".json.xz", ".jsonl.gz", ".jsonl.xz"};
+
+// A JSON file, plain or compressed (NAME.json, NAME.json.gz, NAME.json.xz).
+bool IsJsonFileName(const std::string& path);
 
 // The most a file is decompressed to where its reader sets no bound of its own (a recorder
 // log is read line by line, with no limit on the whole file).

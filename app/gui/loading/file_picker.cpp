@@ -11,13 +11,12 @@
 #include <system_error>
 #include <thread>
 
+#include "engine/util/plain_file.h"
+
 namespace streamlab {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Compressed ones too: torch.profiler writes .pt.trace.json.gz (engine/util/plain_file.h).
-const std::vector<std::string> kTraceSuffixes{".json", ".jsonl", ".json.gz", ".json.xz", ".jsonl.gz", ".jsonl.xz"};
 
 // A file's size to a tenth of its unit (FormatBytes gives exact sizes: buffers, not files).
 std::string FileSize(uintmax_t bytes) {
@@ -55,7 +54,7 @@ void FilePicker::Enter(const std::string& dir) {
   reading_ = reading;
   try {
     std::thread([reading, folder = dir_] {
-      DirListing listing = ListDirectory(folder, kTraceSuffixes);
+      DirListing listing = ListDirectory(folder, kTraceFileSuffixes);
       // The layout a --screenshot writes beside its PNG (NAME.png.layout.json) is not a trace.
       std::erase_if(listing.entries, [](const DirEntry& e) { return !e.folder && e.name.ends_with(".layout.json"); });
       std::lock_guard<std::mutex> lock(reading->mutex);
@@ -64,7 +63,7 @@ void FilePicker::Enter(const std::string& dir) {
     }).detach();
   } catch (const std::system_error&) {  // no thread to spare: read it here
     reading_.reset();
-    listing_ = ListDirectory(dir_, kTraceSuffixes);
+    listing_ = ListDirectory(dir_, kTraceFileSuffixes);
   }
 }
 
