@@ -30,7 +30,7 @@ HALVES = {"dev": os.path.join(ROOT, "tests", "corpus"), "heldout": os.path.join(
           "heldout5": os.path.join(ROOT, "tests", "corpus", "heldout5"),
           "heldout6": os.path.join(ROOT, "tests", "corpus", "heldout6"),
           "heldout7": os.path.join(ROOT, "tests", "corpus", "heldout7"),
-          "heldout8": os.path.join(ROOT, "tests", "corpus", "heldout8")}
+          "heldout8": os.path.join(ROOT, "tests", "corpus", "heldout8"), "heldout9": os.path.join(ROOT, "tests", "corpus", "heldout9")}
 
 
 def build(entry, half_dir, bin_dir, log):
