@@ -163,6 +163,36 @@ Role RuntimeRole(CUpti_CallbackId id, const CUpti_CallbackData* d, CallRecord& r
       Ends(r, H(p->dst), H(p->src));
       return Role::kMemcpyAsync;
     }
+    // Pitched and symbol copies: their bytes and kind. Their ends are not logged: a pitched
+    // copy touches rows, not the range from its start, and a symbol's address is the host's
+    // handle of it, so the race check leaves them out rather than compare a wrong range.
+    case SL_RT(cudaMemcpy2D_v3020): case SL_RT(cudaMemcpy2D_ptds_v7000): {
+      SL_P(cudaMemcpy2D_v3020); r.size = p->width * p->height; r.value = static_cast<int32_t>(p->kind); return Role::kMemcpy; }
+    case SL_RT(cudaMemcpy2DAsync_v3020): case SL_RT(cudaMemcpy2DAsync_ptsz_v7000): {
+      SL_P(cudaMemcpy2DAsync_v3020);
+      r.size = p->width * p->height;
+      r.value = static_cast<int32_t>(p->kind);
+      r.stream = H(p->stream);
+      return Role::kMemcpyAsync;
+    }
+    case SL_RT(cudaMemcpyToSymbol_v3020): case SL_RT(cudaMemcpyToSymbol_ptds_v7000): {
+      SL_P(cudaMemcpyToSymbol_v3020); r.size = p->count; r.value = static_cast<int32_t>(p->kind); return Role::kMemcpy; }
+    case SL_RT(cudaMemcpyFromSymbol_v3020): case SL_RT(cudaMemcpyFromSymbol_ptds_v7000): {
+      SL_P(cudaMemcpyFromSymbol_v3020); r.size = p->count; r.value = static_cast<int32_t>(p->kind); return Role::kMemcpy; }
+    case SL_RT(cudaMemcpyToSymbolAsync_v3020): case SL_RT(cudaMemcpyToSymbolAsync_ptsz_v7000): {
+      SL_P(cudaMemcpyToSymbolAsync_v3020);
+      r.size = p->count;
+      r.value = static_cast<int32_t>(p->kind);
+      r.stream = H(p->stream);
+      return Role::kMemcpyAsync;
+    }
+    case SL_RT(cudaMemcpyFromSymbolAsync_v3020): case SL_RT(cudaMemcpyFromSymbolAsync_ptsz_v7000): {
+      SL_P(cudaMemcpyFromSymbolAsync_v3020);
+      r.size = p->count;
+      r.value = static_cast<int32_t>(p->kind);
+      r.stream = H(p->stream);
+      return Role::kMemcpyAsync;
+    }
     case SL_RT(cudaMemset_v3020): case SL_RT(cudaMemset_ptds_v7000): {
       SL_P(cudaMemset_v3020); r.size = p->count; Ends(r, H(p->devPtr)); return Role::kMemset; }
     case SL_RT(cudaMemsetAsync_v3020): case SL_RT(cudaMemsetAsync_ptsz_v7000): {
@@ -224,8 +254,11 @@ constexpr CUpti_CallbackId kRuntimeCalls[] = {
     SL_RT(cudaMallocManaged_v6000), SL_RT(cudaMallocAsync_v11020), SL_RT(cudaFreeAsync_v11020),
     SL_RT(cudaMallocFromPoolAsync_v11020), SL_RT(cudaMallocFromPoolAsync_ptsz_v11020), SL_RT(cudaMallocPitch_v3020),
     SL_RT(cudaMallocAsync_ptsz_v11020), SL_RT(cudaFreeAsync_ptsz_v11020),
-    SL_RT(cudaMemPrefetchAsync_v8000), SL_RT(cudaMemcpy2D_v3020), SL_RT(cudaMemcpy2DAsync_v3020),
-    SL_RT(cudaMemcpyToSymbol_v3020), SL_RT(cudaMemcpyFromSymbol_v3020), SL_RT(cudaMemcpyPeer_v4000),
+    SL_RT(cudaMemPrefetchAsync_v8000), SL_RT(cudaMemcpy2D_v3020), SL_RT(cudaMemcpy2D_ptds_v7000),
+    SL_RT(cudaMemcpy2DAsync_v3020), SL_RT(cudaMemcpy2DAsync_ptsz_v7000), SL_RT(cudaMemcpyToSymbol_v3020),
+    SL_RT(cudaMemcpyToSymbol_ptds_v7000), SL_RT(cudaMemcpyFromSymbol_v3020), SL_RT(cudaMemcpyFromSymbol_ptds_v7000),
+    SL_RT(cudaMemcpyToSymbolAsync_v3020), SL_RT(cudaMemcpyToSymbolAsync_ptsz_v7000),
+    SL_RT(cudaMemcpyFromSymbolAsync_v3020), SL_RT(cudaMemcpyFromSymbolAsync_ptsz_v7000), SL_RT(cudaMemcpyPeer_v4000),
     SL_RT(cudaGraphInstantiate_v10000), SL_RT(cudaGraphInstantiateWithFlags_v11040),
     SL_RT(cudaStreamBeginCapture_v10000), SL_RT(cudaStreamBeginCapture_ptsz_v10000), SL_RT(cudaStreamEndCapture_v10000),
     SL_RT(cudaStreamEndCapture_ptsz_v10000), SL_RT(cudaIpcOpenMemHandle_v4010),
