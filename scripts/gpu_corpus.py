@@ -5,7 +5,7 @@ held-out half), each with `streamlab-cli record`, keeping the program's own outp
 trace. The development half is also explained; the held-out half is NOT (its explanations are
 read only at the end of a session, tests/corpus/README.md).
 
-Usage: gpu_corpus.py OUT_DIR CLI [--half dev|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7|heldout8|all] [--gpus N] [NAME...]
+Usage: gpu_corpus.py OUT_DIR CLI [--half dev|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7|heldout8|heldout9|all] [--gpus N] [NAME...]
   CLI: the streamlab-cli built on this machine (scripts/gpu_build.sh)
 A manifest entry: {"name", "gpus", one of "python": FILE | "torchrun": {"nproc", "script"} |
 "sample": "Samples/.../dir" (+ "libs", "args") | "cuda": FILE.cu, "env": {...}}. Samples come from
