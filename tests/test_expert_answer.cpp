@@ -160,22 +160,30 @@ TEST(ExpertAnswer, TheVerdictComesFirstAndFitsTenLines) {
   }
 }
 
-TEST(ExpertAnswer, AProgramWithoutStepsIsJudgedOnItsGpuTime) {
+TEST(ExpertAnswer, AProgramWithoutStepsIsJudgedOnTheWholeRun) {
   Trace t = Log().Kernel(77, "[4096]").Pause(50000000).Kernel(77, "[4096]").Convert();
   Verdict v = LeadVerdict(t);
   EXPECT_FALSE(v.steps.found());
-  // The window is the GPU's first op to its last, not the whole recording.
+  // The window is the whole run, from its first call to its last call or GPU op, not the GPU's
+  // span alone: the 50 ms the host spent between the kernels is in it, and bounds it.
   EXPECT_EQ(v.walked, 1);
   TimeNs first = INT64_MAX, last = 0;
-  for (const OpRecord& r : t.ops)
-    if (r.gpu && r.end > r.start) first = std::min(first, r.start), last = std::max(last, r.end);
+  for (const OpRecord& r : t.ops) {
+    first = std::min(first, r.submit);
+    last = std::max({last, r.ret, r.gpu ? r.end : 0});
+  }
   EXPECT_EQ(v.step, last - first);
+  EXPECT_EQ(v.bound, TimeCategory::kHostWork);
+  TimeNs sum = 0;
+  for (TimeNs c : v.by_category) sum += c;
+  EXPECT_EQ(sum, v.step);
 }
 
 // simpleMultiGPU's shape: a context created in cudaFree(0), a 20 ms call, 300 ms of the host's own
-// work (a rand() fill), then one kernel. The run's GPU time leaves all of it out; the one-off line
-// says it, split into the program's own work and CUDA calls, the context's creation apart.
-TEST(ExpertAnswer, ARunWithoutStepsSaysWhatTheHostDidBeforeItsFirstGpuOp) {
+// work (a rand() fill), then one 3 ms kernel. With no loop the account is the whole run after
+// CUDA's start-up: the host's own work bounds it, the allocation comes next, and the context's
+// creation is said apart as a one-off (the GPU's 3 ms alone would say "GPU compute").
+TEST(ExpertAnswer, ARunWithoutStepsIsAccountedFromTheEndOfCudasStartUp) {
   Trace t = Log()
                 .SlowCall("cudaFree", 100000000)
                 .InsideLastCall("context_created")
@@ -188,16 +196,41 @@ TEST(ExpertAnswer, ARunWithoutStepsSaysWhatTheHostDidBeforeItsFirstGpuOp) {
   ASSERT_TRUE(pv.found());
   const Verdict& v = pv.lead();
   ASSERT_FALSE(v.steps.found());
-  auto before = std::find_if(v.startup.begin(), v.startup.end(), [](const StartupCost& c) { return c.kind == StartupCost::kBeforeGpuWork; });
-  ASSERT_NE(before, v.startup.end());
-  EXPECT_NEAR(static_cast<double>(before->time), 420e6, 1e6);       // from cudaFree's call to the kernel's start
-  EXPECT_NEAR(static_cast<double>(before->in_calls), 20e6, 0.1e6);  // cudaMallocHost
-  EXPECT_NEAR(static_cast<double>(before->loads), 100e6, 0.1e6);    // the context, apart
+  EXPECT_NEAR(static_cast<double>(v.step), 323e6, 1e6);  // from cudaFree's return to the sync's
+  EXPECT_EQ(v.bound, TimeCategory::kHostWork);
+  EXPECT_NEAR(static_cast<double>(v.by_category[static_cast<int>(TimeCategory::kHostWork)]), 300e6, 1e6);
+  EXPECT_EQ(v.by_kind[static_cast<int>(TimeKind::kContext)], 0);
+  ASSERT_GE(v.fixes.size(), 2u);
+  EXPECT_EQ(v.fixes[1].time_kind, TimeKind::kAllocation);
+  auto context = std::find_if(v.startup.begin(), v.startup.end(), [](const StartupCost& c) { return c.kind == StartupCost::kContext; });
+  ASSERT_NE(context, v.startup.end());
+  EXPECT_NEAR(static_cast<double>(context->time), 100e6, 0.1e6);
   std::string text;
   for (const std::string& l : RenderVerdict(FindingTexts::Load("en"), t, pv)) text += l + "\n";
-  EXPECT_NE(text.find("on the host before the first GPU op, which the run's GPU time leaves out: 300.00 ms of the program's own work"),
-            std::string::npos)
-      << text;
+  EXPECT_NE(text.find("the whole run after CUDA's start-up"), std::string::npos) << text;
+  EXPECT_EQ(text.find("GPU time leaves out"), std::string::npos) << text;
+}
+
+// A thread's time before its first recorded call is not its own (simpleCallback's callback
+// threads begin after the main thread's calls): the path goes on on the thread whose call
+// returned last before it, here the main thread's 20 ms pinned allocation, not "host work".
+TEST(ExpertAnswer, APathReachingAThreadsFirstCallGoesOnOnTheThreadBeforeIt) {
+  Log log;
+  log.SlowCall("cudaFree", 100000000).InsideLastCall("context_created").SlowCall("cudaMallocHost", 20000000);
+  log.Skip(500000).Kernel(77, "[4096]", 2000000);
+  // The kernel's launch made by a second thread, its first call.
+  std::string text = log.text();
+  size_t launch = text.rfind("\"tid\":0,\"fn\":\"cudaLaunchKernel\"");
+  ASSERT_NE(launch, std::string::npos);
+  text.replace(launch, 7, "\"tid\":1");
+  Trace t = TraceFromRecording(ParseRecording(text, "threads.jsonl"));
+  ProgramVerdict pv = ProgramVerdictOf(t);
+  ASSERT_TRUE(pv.found());
+  const Verdict& v = pv.lead();
+  ASSERT_FALSE(v.steps.found());
+  EXPECT_NEAR(static_cast<double>(v.by_kind[static_cast<int>(TimeKind::kAllocation)]), 20e6, 0.1e6);
+  EXPECT_LT(v.by_category[static_cast<int>(TimeCategory::kHostWork)], 1'000'000);
+  EXPECT_EQ(v.bound, TimeCategory::kCudaCall);
 }
 
 // A run without steps has no loop: its fixes never say to move something before, into or out

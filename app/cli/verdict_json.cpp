@@ -9,7 +9,7 @@ namespace {
 
 const char* StartupName(StartupCost::Kind kind) {
   static const char* const kNames[] = {"context_creation", "module_loads", "before_first_step", "warmup_steps",
-                                       "after_last_step", "before_gpu_work"};
+                                       "after_last_step", "after_gpu_work"};
   return kNames[kind];
 }
 
@@ -59,7 +59,7 @@ Json ProcessJson(const Verdict& v, const Trace& trace, const FindingTexts& texts
   Json startup = Json::array();
   for (const StartupCost& c : v.startup)
     startup.push_back({{"kind", StartupName(c.kind)}, {"time_ns", c.time}, {"count", c.count}, {"inferred", c.inferred},
-                       {"loads_ns", c.loads}, {"simulated_save_ns", c.simulated_save}, {"in_calls_ns", c.in_calls}});
+                       {"loads_ns", c.loads}, {"simulated_save_ns", c.simulated_save}});
   Json categories = Json::object(), kinds = Json::object();
   for (int c = 0; c < kTimeCategoryCount; ++c)
     if (v.by_category[c] > 0) categories[ToString(static_cast<TimeCategory>(c))] = v.by_category[c];

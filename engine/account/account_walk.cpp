@@ -161,9 +161,15 @@ void PathWalker::StepHost(State& s) {
   const TimeNs t = s.at.at;
   const std::vector<int>& calls = calls_.Of(h);
   int pos = calls_.LastBefore(h, t);
-  if (pos < 0) {
-    s.Emit(s.begin, t, TimeKind::kHostWork, -1, h);
-    s.at.at = s.begin;
+  if (pos < 0) {  // before the thread's first call: the process went on on another thread
+    int before = calls.empty() ? -1 : StarterOf(calls.front(), t);
+    if (before < 0) {
+      s.Emit(s.begin, t, TimeKind::kHostWork, -1, h);
+      s.at.at = s.begin;
+      return;
+    }
+    s.Emit(t_.ops[before].ret, t, TimeKind::kHostWork, calls.front(), h);
+    s.at = {false, -1, t_.scenario.ops[before].thread, t_.ops[before].ret};
     return;
   }
   const int c = calls[pos];
@@ -207,6 +213,28 @@ void PathWalker::StepHost(State& s) {
   s.Emit(t - own, t, TimeKind::kRecorder, c, h);
   s.Emit(rc.submit, t - own, CallKind(c, false), c, h);
   s.at.at = rc.submit;
+}
+
+// What a thread's first call (made at or after `at`) went on from: the thread that woke it, or
+// else the call of another thread of its process that returned last before `at`. A thread's
+// time before its first recorded call is not its own: it did not exist yet, or did what the
+// recording does not show, and the process's time ran on the threads that were calling CUDA
+// (simpleCallback's callback threads begin after the main thread's 122 ms context creation).
+int PathWalker::StarterOf(int first_call, TimeNs at) const {
+  if (int waker = calls_.wakers()[first_call]; waker >= 0 && t_.ops[waker].ret <= at) return waker;
+  const int process = ProcessOfThread(t_.scenario, t_.scenario.ops[first_call].thread);
+  int best = -1;
+  for (int th = 0; th < ThreadCount(t_.scenario); ++th) {
+    if (th == t_.scenario.ops[first_call].thread || ProcessOfThread(t_.scenario, th) != process) continue;
+    const std::vector<int>& calls = calls_.Of(th);
+    // Calls return in order on a thread: the last one begun before `at` that has also returned.
+    for (int pos = calls_.LastBefore(th, at); pos >= 0; --pos) {
+      if (t_.ops[calls[pos]].ret > at) continue;
+      if (best < 0 || t_.ops[calls[pos]].ret > t_.ops[best].ret) best = calls[pos];
+      break;
+    }
+  }
+  return best;
 }
 
 // The GPU work that ended last among what op reached through records and waits.

@@ -37,6 +37,7 @@ class PathWalker {
   void StepGpu(State& s);
   void StepHost(State& s);
   int WaitedOp(int call, TimeNs at) const;
+  int StarterOf(int first_call, TimeNs at) const;
   int LatestWorkBefore(int op, int depth) const;
   const StartReason& ReasonOf(int op);
   TimeKind GpuKind(int op, TimeNs from, TimeNs to) const;

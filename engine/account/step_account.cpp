@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/account/account_walk.h"
+#include "engine/analysis/program_facts.h"
 #include "engine/trace/trace_query.h"
 #include "engine/util/median.h"
 
@@ -61,18 +62,17 @@ bool HostRanAhead(const Trace& t, const StepSplit& s, const std::vector<int>& an
   return 2 * ahead > judged;
 }
 
-// A run without steps: from its first GPU op's start to its last one's end, as a GPU's time is
-// counted without steps (Holistic Trace Analysis does the same).
+// A run without steps: from the end of CUDA's start-up (the context's creation, said apart as a
+// one-off every process pays) or the process's first recorded call, to its GPU work's end. With
+// no steady state there is no warm-up to set apart: what the host did before and between the
+// GPU's work fed it, and a program that spends 0.5 s filling its input on the host before 3 ms
+// of GPU work is bound by that host work, not by its GPU's (Holistic Trace Analysis counts only
+// the GPU's span: how busy the GPU was, not where the run went). What the host did after the
+// GPU's last op (checking results, freeing, exiting) is teardown, said apart too.
 std::vector<StepWindow> RunWindow(const Trace& t, int process) {
-  int first = -1, last = -1;
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    const Op& op = t.scenario.ops[i];
-    if (!t.ops[i].gpu || !IsGpuWork(op) || ProcessOfThread(t.scenario, op.thread) != process) continue;
-    if (first < 0 || t.ops[i].start < t.ops[first].start) first = static_cast<int>(i);
-    if (last < 0 || t.ops[i].end > t.ops[last].end) last = static_cast<int>(i);
-  }
-  if (first < 0 || t.ops[last].end <= t.ops[first].start) return {};
-  return {{-1, t.ops[first].start, t.ops[last].end, {true, last, -1, t.ops[last].end}}};
+  RunBounds run = RunBoundsOf(t, process, StartupEnd(t, process));
+  if (run.length() <= 0) return {};
+  return {{-1, run.begin, run.end, {true, run.last_gpu, -1, run.end}}};
 }
 
 // The windows a steady step's time is judged on: those within half and twice the median (one

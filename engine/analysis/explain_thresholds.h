@@ -26,6 +26,9 @@ inline constexpr TimeNs kShortestHandOff = Us(200);
 inline constexpr TimeNs kLongestHandOffDelay = Ms(2);
 // Kernels whose blocks covered fewer than this share of the GPU's SMs left it mostly empty.
 inline constexpr double kSmallGridShare = 0.5;
+// A run without steps says its teardown (the host's time after the GPU's last op) from this
+// long: shorter, it says nothing a student needs.
+inline constexpr TimeNs kOneOffShown = Ms(1);
 // A fix worth naming costs at least this share of a step.
 inline constexpr double kFixShareMin = 0.01;
 // A line that holds at least this share of its place's time in one fix is a fix of its own (two

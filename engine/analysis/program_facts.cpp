@@ -17,9 +17,12 @@ bool IsPythonProgram(const Trace& t) {
   return std::any_of(t.ranges.begin(), t.ranges.end(), [](const HostRange& r) { return IsPythonRange(r.name); });
 }
 
-int ContextCreationCall(const Trace& t, bool* inferred) {
+int ContextCreationCall(const Trace& t, bool* inferred, int process) {
   int first_long = -1;
-  for (size_t i = 0; i < t.ops.size() && !t.ops[i].gpu; ++i) {
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    const int thread = t.scenario.ops[i].thread;
+    if (process >= 0 && (thread < 0 || ProcessOfThread(t.scenario, thread) != process)) continue;
+    if (t.ops[i].gpu) break;  // after the process's first GPU work: a context was there
     if (t.ops[i].created_context) {
       if (inferred) *inferred = false;
       return static_cast<int>(i);
@@ -29,6 +32,11 @@ int ContextCreationCall(const Trace& t, bool* inferred) {
   }
   if (inferred) *inferred = true;
   return first_long;
+}
+
+TimeNs StartupEnd(const Trace& t, int process) {
+  int call = ContextCreationCall(t, nullptr, process);
+  return call >= 0 ? t.ops[call].ret : -1;
 }
 
 }  // namespace streamlab

@@ -13,6 +13,12 @@ bool IsPythonProgram(const Trace& trace);
 // The call CUDA created the (first) context in: recorded (CUPTI's callback), or else inferred
 // (`*inferred`) as the first call of 10 ms or more before any GPU work; -1 if neither. A
 // program's first call that needs a context pays for creating it, however cheap the call.
-int ContextCreationCall(const Trace& trace, bool* inferred);
+// With `process` >= 0, that process's own (each process of a recording creates one).
+int ContextCreationCall(const Trace& trace, bool* inferred, int process = -1);
+
+// When CUDA's start-up ended for `process` (-1: the first process): the return of the call
+// that created its context; -1 without one. A run without steps is judged from there on (the
+// context's creation is said apart, as a one-off every process pays).
+TimeNs StartupEnd(const Trace& trace, int process = -1);
 
 }  // namespace streamlab

@@ -115,15 +115,13 @@ std::string StartupLine(const FindingTexts& texts, const Trace& t, const Verdict
                                    : "verdict.startup.warmup";
         break;
       case StartupCost::kAfterLastStep: key = "verdict.startup.after"; break;
-      case StartupCost::kBeforeGpuWork: key = "verdict.startup.before_gpu"; break;
+      case StartupCost::kAfterGpuWork: key = "verdict.startup.after_gpu"; break;
     }
     list += (list.empty() ? "" : "; ") +
             texts.Fill(key, {{"time", FormatDuration(c.time)},
                              {"n", std::to_string(c.count)},
                              {"saved", FormatDuration(std::min(c.simulated_save, c.time))},
                              {"loads", FormatDuration(c.loads)},
-                             {"own", FormatDuration(std::max<TimeNs>(0, c.time - c.in_calls - c.loads))},
-                             {"in_calls", FormatDuration(c.in_calls)},
                              {"call", c.op >= 0 ? DisplayName(t.scenario, c.op) : ""}});
   }
   return list.empty() ? "" : texts.Fill("verdict.startup", {{"list", list}});
@@ -380,7 +378,7 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.remedy.cpp.kernels_small_grid", "verdict.remedy.py.copies_pinned",
                                "verdict.remedy.cpp.copies_pinned", "verdict.remedy.py.copy_wait_pinned",
                                "verdict.remedy.cpp.copy_wait_pinned", "verdict.gpu_busy", "verdict.balanced",
-                               "verdict.race.overlapped", "verdict.race.latent", "verdict.startup.before_gpu", "verdict.remedy.py.kernels_legacy",
+                               "verdict.race.overlapped", "verdict.race.latent", "verdict.startup.after_gpu", "verdict.remedy.py.kernels_legacy",
                                "verdict.remedy.cpp.kernels_legacy", "verdict.remedy.py.malloc_mid_run_no_cache", "verdict.copies.both_ways"};
     for (const char* edit : {"defer_read", "drop_sync", "pin_copy", "allocate_once", "graph_steps", "shorten_host_work", "connections",
                              "side_stream_copy"})

@@ -38,6 +38,32 @@ TimeNs GpuMakespan(const Trace& t) {
   return last > first ? last - first : 0;
 }
 
+RunBounds RunBoundsOf(const Trace& t, int process, TimeNs not_before) { return RunBoundsOf(t.scenario, t.ops, process, not_before); }
+
+RunBounds RunBoundsOf(const Scenario& scenario, const std::vector<OpRecord>& ops, int process, TimeNs not_before) {
+  RunBounds b;
+  int first_gpu = -1;
+  bool calls = false;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = scenario.ops[i];
+    const OpRecord& r = ops[i];
+    if (process >= 0 && (op.thread < 0 || ProcessOfThread(scenario, op.thread) != process)) continue;
+    if (op.thread >= 0 && !r.graph_replay && r.ret >= r.submit) {
+      if (!calls || r.submit < b.begin) b.begin = r.submit;
+      b.calls_end = std::max(b.calls_end, r.ret);
+      calls = true;
+    }
+    if (!r.gpu || r.end <= r.start || !IsGpuWork(op)) continue;
+    if (first_gpu < 0 || r.start < ops[first_gpu].start) first_gpu = static_cast<int>(i);
+    if (b.last_gpu < 0 || r.end > ops[b.last_gpu].end) b.last_gpu = static_cast<int>(i);
+  }
+  if (first_gpu < 0) return {};
+  b.begin = !calls ? ops[first_gpu].start : std::min(b.begin, ops[first_gpu].start);
+  if (not_before >= 0) b.begin = std::max(b.begin, std::min(not_before, ops[first_gpu].start));
+  b.end = ops[b.last_gpu].end;
+  return b;
+}
+
 TimeNs HostTimeInCalls(const Trace& t, int until) {
   TimeNs total = 0;
   size_t n = until < 0 ? t.ops.size() : std::min<size_t>(t.ops.size(), until);

@@ -18,6 +18,21 @@ double OverlapFraction(const OpRecord& a, const OpRecord& b);
 TimeNs CouldOverlap(const OpRecord& a, const OpRecord& b);
 // From the first GPU op's start to the last GPU op's end.
 TimeNs GpuMakespan(const Trace& trace);
+// A run's bounds: from its first host call (or GPU op, if earlier) to the end of its last GPU
+// op; only process `process`'s ops when >= 0. A run without steps is judged over these (the
+// account, the replays): what the host did before the GPU's work fed it, what it did after
+// (checking results, freeing, exiting) is teardown, said apart. {0, 0} without GPU work.
+// `not_before` (>= 0): begin no earlier than that, nor later than the first GPU op's start
+// (the end of the CUDA context's creation: CUDA's start-up, said apart).
+struct RunBounds {
+  TimeNs begin = 0, end = 0;
+  int last_gpu = -1;   // the GPU op that ends last
+  TimeNs calls_end = 0;  // the return of the last host call (teardown: from `end` to here)
+  TimeNs length() const { return end - begin; }
+};
+RunBounds RunBoundsOf(const Trace& trace, int process = -1, TimeNs not_before = -1);
+// The same of a replay, whose trace may not hold its scenario: `ops` ran `scenario`.
+RunBounds RunBoundsOf(const Scenario& scenario, const std::vector<OpRecord>& ops, int process = -1, TimeNs not_before = -1);
 // The share of the time from the first kernel on any GPU to the last in which GPU `device`
 // runs no kernel (a pipeline's bubble); 0 without kernels.
 double DeviceIdleShare(const Trace& trace, int device);

@@ -11,6 +11,7 @@
 
 #include "engine/analysis/explain_thresholds.h"
 #include "engine/analysis/library_writes.h"
+#include "engine/analysis/program_facts.h"
 #include "engine/analysis/program_sites.h"
 #include "engine/trace/trace_query.h"
 
@@ -345,37 +346,10 @@ class FixBuilder {
   std::map<int, TimeNs> exposure_;  // per waiting call, over the walked steps
 };
 
-// A run without steps: the host's time before its first GPU op, on the thread that launched it.
-// Under 1 ms it says nothing a student needs.
-std::optional<StartupCost> BeforeGpuWork(const Trace& t, int process) {
-  int first = -1;
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    const OpRecord& r = t.ops[i];
-    if (!r.gpu || r.end <= r.start || !IsGpuWork(t.scenario.ops[i]) || ProcessOfThread(t.scenario, t.scenario.ops[i].thread) != process) continue;
-    if (first < 0 || r.start < t.ops[first].start) first = static_cast<int>(i);
-  }
-  if (first < 0) return std::nullopt;
-  int thread = t.scenario.ops[first].thread;
-  TimeNs gpu_start = t.ops[first].start, begin = gpu_start, in_calls = 0, context = 0;
-  for (size_t i = 0; i < t.ops.size(); ++i) {
-    const OpRecord& r = t.ops[i];
-    if (t.scenario.ops[i].thread != thread || r.submit >= gpu_start || t.scenario.ops[i].kind == OpKind::kHostWork) continue;
-    begin = std::min(begin, r.submit);
-    TimeNs inside = std::min(r.ret, gpu_start) - r.submit;
-    if (r.graph_replay || inside <= 0) continue;
-    (r.created_context ? context : in_calls) += inside;
-  }
-  StartupCost c{StartupCost::kBeforeGpuWork, gpu_start - begin, 0};
-  c.in_calls = in_calls;
-  c.loads = context;  // shown apart, as kContext
-  if (c.time < 1'000'000) return std::nullopt;
-  return c;
-}
-
 void AddStartupCosts(const Trace& t, Verdict& v) {
   const StepSplit& s = v.steps;
   bool inferred = false;
-  if (int call = ContextCreationCall(t, &inferred); call >= 0) {
+  if (int call = ContextCreationCall(t, &inferred, v.process); call >= 0) {
     v.startup.push_back({StartupCost::kContext, HostCallTime(t.ops[call]), 1, call, inferred});
   }
   StartupCost loads{StartupCost::kModuleLoads};
@@ -384,7 +358,8 @@ void AddStartupCosts(const Trace& t, Verdict& v) {
       loads.time += HostCallTime(t.ops[i]), ++loads.count;
   if (loads.count) v.startup.push_back(loads);
   if (!s.found()) {
-    if (std::optional<StartupCost> before = BeforeGpuWork(t, v.process)) v.startup.push_back(*before);
+    RunBounds run = RunBoundsOf(t, v.process, StartupEnd(t, v.process));
+    if (run.calls_end - run.end >= kOneOffShown) v.startup.push_back({StartupCost::kAfterGpuWork, run.calls_end - run.end, 0});
     return;
   }
   v.startup.push_back({StartupCost::kBeforeFirstStep, s.steps.front().begin - s.run_begin, 0});

@@ -73,18 +73,16 @@ struct VerdictFix {
 const char* OtherCaseName(VerdictFix::OtherCase c);  // "graph_gap", "loader" ("" for none)
 
 struct StartupCost {
-  // kBeforeGpuWork: a run without steps, from the first call of the thread that launched its
-  // first GPU op to that op's start (what the run's GPU time leaves out: a program preparing
-  // its input on the host, CUDA's start-up).
-  enum Kind { kContext, kModuleLoads, kBeforeFirstStep, kWarmupSteps, kAfterLastStep, kBeforeGpuWork } kind = kContext;
+  // A run without steps has no start-up but CUDA's own (its context, its modules): the host's
+  // time before its first GPU op is in its account (step_account.cpp), not here; its time after
+  // the GPU's last op is teardown (kAfterGpuWork).
+  enum Kind { kContext, kModuleLoads, kBeforeFirstStep, kWarmupSteps, kAfterLastStep, kAfterGpuWork } kind = kContext;
   TimeNs time = 0;
   int count = 0;
   int op = -1;  // kContext: the call it was created in
   bool inferred = false;  // kContext: not recorded; the first call that took 10 ms or more before any GPU work
   TimeNs loads = 0;  // kWarmupSteps: the module loads' host time inside those steps
   TimeNs simulated_save = 0;  // kWarmupSteps: replayed with a warm-up step before the loop (0: not simulated)
-  TimeNs in_calls = 0;  // kBeforeGpuWork: inside CUDA calls, context creation apart (the rest, less
-                        // the context's creation, is the host's own work outside CUDA)
 };
 
 // A kernel (by name) on the steps' critical path, and how much of the path it took a step.

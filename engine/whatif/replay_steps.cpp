@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "engine/analysis/program_facts.h"
 #include "engine/trace/trace_query.h"
 #include "engine/util/median.h"
 
@@ -33,14 +34,29 @@ void AddEdgeErrors(const Trace& measured, const Replay& replay, const Trace& rep
   out.median_edge = MedianTime(errors);
 }
 
+// The replay's time at which the recording's start-up (StartupEnd) ended: a replayed call's own
+// time is host work after its submission, so it is found from the next call on the thread that
+// created the context, as far before that call as it was in the recording.
+TimeNs ReplayedStartupEnd(const Trace& measured, const Replay& replay, const Trace& replayed) {
+  bool inferred = false;
+  int context = ContextCreationCall(measured, &inferred);
+  if (context < 0) return -1;
+  const int thread = measured.scenario.ops[context].thread;
+  for (size_t j = context + 1; j < measured.ops.size(); ++j) {
+    if (measured.scenario.ops[j].thread != thread || replay.op_of[j] < 0 || measured.ops[j].graph_replay) continue;
+    return replayed.ops[replay.op_of[j]].submit - (measured.ops[j].submit - measured.ops[context].ret);
+  }
+  return -1;
+}
+
 }  // namespace
 
 ReplayReport CompareReplay(const Trace& measured, const StepSplit& steps, const Replay& replay, const Trace& replayed) {
   ReplayReport out;
   out.steps = steps;
   if (!steps.found()) {
-    out.measured = GpuMakespan(measured);
-    out.replayed = GpuMakespan(replayed);
+    out.measured = RunBoundsOf(measured, -1, StartupEnd(measured)).length();  // the account's scope without steps
+    out.replayed = RunBoundsOf(replay.scenario, replayed.ops, -1, ReplayedStartupEnd(measured, replay, replayed)).length();
   } else {
     std::vector<int> anchors = StepAnchors(measured, steps);
     StepSpacing m = Spacing(measured, measured, anchors, [](int i) { return i; });
@@ -67,7 +83,7 @@ void MarkReplayedSteps(const std::vector<int>& anchors, const Replay& replay, Tr
 
 TimeNs ReplayedStep(const Trace& measured, const StepSplit& steps, const std::vector<int>& anchors, const Replay& replay,
                     const Trace& replayed) {
-  if (!steps.found()) return GpuMakespan(replayed);
+  if (!steps.found()) return RunBoundsOf(replay.scenario, replayed.ops, -1, ReplayedStartupEnd(measured, replay, replayed)).length();
   return SteadyStep(steps, Spacing(measured, replayed, anchors, [&](int i) { return replay.op_of[i]; }));
 }
 
