@@ -1,7 +1,9 @@
 // A program's cost warnings weighed by the steady step (engine/explain/cost_warnings.h): an
-// "async" copy from pageable memory is a warning only where such copies take 5 % of a step.
+// "async" copy from pageable memory is a warning only where such copies take 5 % of a step, and
+// the verdict does not already rank them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "engine/explain/cost_warnings.h"
@@ -34,6 +36,18 @@ TEST(CostWarnings, APageableCopyIsAWarningOnlyWhereItCostsTheStep) {
   run.run_end = run.run_begin + (run.run_end - run.run_begin) / 10;
   WeighCostWarnings(t, shorter, fresh.findings);
   EXPECT_EQ(PageableSeverity(fresh.findings), Severity::kWarning);
+}
+
+// streamOrderedAllocation's "async" copies from pageable memory bound its step: the verdict ranks
+// them first, with their remedy, so the finding below is a note, not a second warning of one fact.
+TEST(CostWarnings, ACostTheVerdictRanksIsNotWarnedAgain) {
+  Trace t = LoadTraceFile(std::string(STREAMLAB_SOURCE_DIR) + "/tests/corpus/traces/streamOrderedAllocation.json.xz");
+  EXPECT_EQ(PageableSeverity(Analyze(t).findings), Severity::kWarning);
+  Explanation e = ExplainProgram(t, {0});
+  ASSERT_TRUE(e.verdict.found());
+  const std::vector<VerdictFix>& fixes = e.verdict.lead().fixes;
+  EXPECT_TRUE(std::any_of(fixes.begin(), fixes.end(), [](const VerdictFix& f) { return f.kind == FixKind::kPageableCopy; }));
+  EXPECT_EQ(PageableSeverity(e.analysis.findings), Severity::kNote);
 }
 
 }  // namespace

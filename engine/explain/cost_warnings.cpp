@@ -1,6 +1,8 @@
 // Cost warnings weighed by the steady step (cost_warnings.h).
 #include "engine/explain/cost_warnings.h"
 
+#include <algorithm>
+
 #include "engine/analysis/explain_thresholds.h"
 
 namespace streamlab {
@@ -31,6 +33,17 @@ void WeighCostWarnings(const Trace& trace, const ProgramAccount& account, std::v
     for (Finding& f : findings)
       if (f.kind == FindingKind::kPageableAsyncCopy && f.severity == Severity::kWarning && f.op >= 0 &&
           ProcessOfThread(trace.scenario, trace.scenario.ops[f.op].thread) == a.process)
+        f.severity = Severity::kNote;
+  }
+}
+
+void NoteCostsTheVerdictRanks(const Trace& trace, const ProgramVerdict& verdict, std::vector<Finding>& findings) {
+  for (const Verdict& v : verdict.processes) {
+    bool ranked = std::any_of(v.fixes.begin(), v.fixes.end(), [](const VerdictFix& x) { return x.kind == FixKind::kPageableCopy; });
+    if (!ranked) continue;
+    for (Finding& f : findings)
+      if (f.kind == FindingKind::kPageableAsyncCopy && f.severity == Severity::kWarning && f.op >= 0 &&
+          ProcessOfThread(trace.scenario, trace.scenario.ops[f.op].thread) == v.process)
         f.severity = Severity::kNote;
   }
 }

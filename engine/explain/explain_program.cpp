@@ -16,6 +16,7 @@ Explanation ExplainProgram(const Trace& trace, const ExplainOptions& options) {
   e.account = AccountOf(context);
   WeighCostWarnings(trace, e.account, e.analysis.findings);
   e.verdict = VerdictOf(trace, e.analysis, e.account);
+  NoteCostsTheVerdictRanks(trace, e.verdict, e.analysis.findings);
   if (options.simulate_fixes > 0 && e.verdict.found()) SimulateFixes(trace, e.verdict.lead(), options.simulate_fixes);
   return e;
 }
