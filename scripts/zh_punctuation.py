@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Chinese text takes Chinese punctuation: the comma, colon, semicolon, question and exclamation
 marks and parentheses next to a Chinese character become their full-width forms (，：；？！（）),
-and so does a mark between a filled-in value and a Latin word that Chinese follows ("{serial},GPU
-等待"); the blanks around them go. Between two Latin characters (file.py:12, 1,000, a,b) and inside
+and so does a mark between a filled-in value or a Latin word and Latin words that Chinese follows
+("{serial},GPU 等待", "e1;s2 等待"); the blanks around them go. Between two Latin characters (file.py:12, 1,000, a,b) and inside
 {placeholders} nothing changes. Reads every "zh" section of assets/ui.json, assets/analyzer.json
 and assets/labs/*.json.
 
@@ -62,6 +62,25 @@ def latin_word_then_cjk(text, i):
     return i < len(text) and is_cjk(text[i])
 
 
+def latin_words_then_cjk(text, i):
+    """From i: Latin words, numbers and blanks ("GPU 1", "s2", "dense_us"), the first of them not a
+    number, then Chinese. A mark between two Latin words is Chinese punctuation when Chinese
+    follows the second ("e1;s2 等待", "serial:GPU 1 的"); a line number or a figure after it is not
+    ("train.py:12 行", "1,000 个")."""
+    while i < len(text) and text[i] == " ":
+        i += 1
+    start = i
+    while i < len(text) and text[i].isascii() and (text[i].isalnum() or text[i] in "_.-"):
+        i += 1
+    if i == start or text[start:i].replace(".", "").isdigit():
+        return False
+    while i < len(text) and text[i].isascii() and (text[i].isalnum() or text[i] in "_.- "):
+        if text[i] == "-" and text[i - 1] == " ":  # an option: a command line ("-t cuda,nvtx -o f")
+            return False
+        i += 1
+    return i < len(text) and is_cjk(text[i])
+
+
 def fix(text):
     """Until nothing changes: a mark made full-width can decide its neighbour's."""
     while True:
@@ -89,7 +108,9 @@ def fix_once(text):
         before, after = neighbour(text, i, -1), neighbour(text, i, 1)
         if c == ":" and after == "/":  # a URL
             continue
-        if is_cjk(before) or is_cjk(after) or (before == "}" and latin_word_then_cjk(text, i + 1)):
+        latin_before = before == "}" or (before.isascii() and (before.isalnum() or before in "_)"))
+        if is_cjk(before) or is_cjk(after) or (before == "}" and latin_word_then_cjk(text, i + 1)) or (
+                latin_before and c in ",:;" and latin_words_then_cjk(text, i + 1)):
             chars[i] = FULL[c]
     out = "".join(chars)
     # No blanks around full-width punctuation.
