@@ -538,9 +538,9 @@ std::string GuiApp::TraceBanner(bool imported) const {
 void GuiApp::DrawRunControls() {
   const Lab& lab = FindLab(lab_id_);
   ImGui::SetNextItemWidth(180);
-  if (ImGui::BeginCombo(ui_("variant"), variant_.c_str())) {
+  if (ImGui::BeginCombo(ui_("variant"), ui_.Variant(variant_).c_str())) {
     for (const std::string& v : lab.variants)
-      if (ImGui::Selectable(v.c_str(), v == variant_)) {
+      if (ImGui::Selectable((ui_.Variant(v) + "##" + v).c_str(), v == variant_)) {
         variant_ = v;
         ResetPrediction();
       }
@@ -550,17 +550,18 @@ void GuiApp::DrawRunControls() {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(140);
     float& value = params_[p.name];
-    // The name as exercises and `--param` spell it; the unit beside the value, unless the name
-    // already says it ("blocks", not "blocks (blocks)").
-    const std::string unit = p.unit == "us" ? "\xC2\xB5s" : p.unit;
+    // The name as exercises and `--param` spell it (translated where the language has it); the
+    // unit beside the value, unless the name already says it ("blocks", not "blocks (blocks)").
+    const std::string unit = p.unit == "us" ? "\xC2\xB5s" : ui_.Unit(p.unit);
     const std::string shown = p.unit.empty() || p.unit == p.name ? "" : " " + (unit == "%" ? "%%" : unit);
+    const std::string label = ui_.Param(p.name) + "##" + p.name;
     bool changed = false;
     if (p.max - p.min <= 64) {
       int v = static_cast<int>(value);
-      changed = FillSliderInt(p.name.c_str(), &v, static_cast<int>(p.min), static_cast<int>(p.max), ("%d" + shown).c_str());
+      changed = FillSliderInt(label.c_str(), &v, static_cast<int>(p.min), static_cast<int>(p.max), ("%d" + shown).c_str());
       if (changed) value = static_cast<float>(v);
     } else {
-      changed = FillSliderFloat(p.name.c_str(), &value, static_cast<float>(p.min), static_cast<float>(p.max),
+      changed = FillSliderFloat(label.c_str(), &value, static_cast<float>(p.min), static_cast<float>(p.max),
                                    ("%.0f" + shown).c_str(), ImGuiSliderFlags_Logarithmic);
     }
     if (changed && predict_first_) ResetPrediction();  // the question depends on the parameters

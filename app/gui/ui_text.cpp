@@ -28,6 +28,21 @@ const char* UiText::operator()(const std::string& key) const {
   return it == strings_.end() ? key.c_str() : it->second.c_str();
 }
 
+std::string UiText::Variant(const std::string& id) const {
+  auto it = strings_.find("variant." + id);
+  return it == strings_.end() ? id : it->second + "\xEF\xBC\x88" + id + "\xEF\xBC\x89";  // full-width ( )
+}
+
+std::string UiText::Param(const std::string& name) const {
+  auto it = strings_.find("param." + name);
+  return it == strings_.end() ? name : it->second;
+}
+
+std::string UiText::Unit(const std::string& unit) const {
+  auto it = strings_.find("unit." + unit);
+  return it == strings_.end() ? unit : it->second;
+}
+
 std::string UiText::Fill(const std::string& key, const std::map<std::string, std::string>& vars) const {
   return FillTemplate((*this)(key), vars);
 }

@@ -15,6 +15,12 @@ class UiText {
   // The string for `key` (the key itself if missing, so a gap is visible, not a crash).
   const char* operator()(const std::string& key) const;
   std::string Fill(const std::string& key, const std::map<std::string, std::string>& vars) const;
+  // A lab's variant, parameter and unit as this language shows them: translated where the
+  // language has them ("variant.legacy"), the variant with its id beside ("旧版默认流（legacy）",
+  // the spelling `--variant` and the exercises use); the id itself otherwise.
+  std::string Variant(const std::string& id) const;
+  std::string Param(const std::string& name) const;
+  std::string Unit(const std::string& unit) const;
 
  private:
   std::string lang_;

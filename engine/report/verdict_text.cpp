@@ -117,7 +117,7 @@ std::string StartupLine(const FindingTexts& texts, const Trace& t, const Verdict
       case StartupCost::kAfterLastStep: key = "verdict.startup.after"; break;
       case StartupCost::kAfterGpuWork: key = "verdict.startup.after_gpu"; break;
     }
-    list += (list.empty() ? "" : "; ") +
+    list += (list.empty() ? "" : texts.Get("verdict.items.sep")) +
             texts.Fill(key, {{"time", FormatDuration(c.time)},
                              {"n", std::to_string(c.count)},
                              {"saved", FormatDuration(std::min(c.simulated_save, c.time))},
@@ -162,7 +162,7 @@ std::string RaceLine_(const FindingTexts& texts, const Trace& t, const RaceLine&
 std::string RanksLine(const FindingTexts& texts, const ProgramVerdict& pv) {
   std::string list;
   for (const Verdict& v : pv.processes)
-    list += (list.empty() ? "" : "; ") + texts.Fill("verdict.rank.item", {{"name", v.name.empty() ? "#" + std::to_string(v.process) : v.name},
+    list += (list.empty() ? "" : texts.Get("verdict.items.sep")) + texts.Fill("verdict.rank.item", {{"name", v.name.empty() ? "#" + std::to_string(v.process) : v.name},
                                                                         {"step", FormatDuration(v.found() ? v.steps.median : v.step)},
                                                                         {"bound", CategoryName(texts, v.bound)}});
   std::string straggler;
@@ -223,7 +223,7 @@ std::string RenderAccount(const FindingTexts& texts, const Verdict& v) {
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return v.by_category[a] > v.by_category[b]; });
   std::string list;
   for (int c : order)
-    list += (list.empty() ? "" : ", ") + texts.Fill("verdict.account.item", {{"name", CategoryName(texts, static_cast<TimeCategory>(c))},
+    list += (list.empty() ? "" : texts.Get("verdict.list.sep")) + texts.Fill("verdict.account.item", {{"name", CategoryName(texts, static_cast<TimeCategory>(c))},
                                                                             {"share", Percent(v.by_category[c], v.step)}});
   std::string scope = v.found() ? texts.Fill("verdict.scope.steps", {{"n", std::to_string(v.walked)}, {"step", FormatDuration(v.step)}})
                                 : texts.Fill("verdict.scope.run", {{"span", FormatDuration(v.step)}});
@@ -333,7 +333,29 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
   return text + " " + texts.Get(ForRun(texts, v, remedy));
 }
 
+// Sentences and lists are joined with a blank, which Chinese does not put after its full-width
+// marks ("。 让内核更快" reads as a gap): the blanks right after one go. English has none of them.
+static std::string TightAfterFullWidth(std::string line) {
+  static const std::string kMarks[] = {"\xE3\x80\x82", "\xEF\xBC\x8C", "\xEF\xBC\x9B", "\xEF\xBC\x9A",
+                                       "\xEF\xBC\x81", "\xEF\xBC\x9F", "\xEF\xBC\x89"};  // 。，；：！？）
+  for (const std::string& mark : kMarks)
+    for (size_t at = line.find(mark + " "); at != std::string::npos; at = line.find(mark + " ", at))
+      line.erase(at + mark.size(), 1);
+  return line;
+}
+
+static std::vector<std::string> RenderVerdictLines(const FindingTexts& texts, const Trace& t, const ProgramVerdict& pv);
+
 std::vector<std::string> RenderVerdict(const FindingTexts& texts, const Trace& t, const ProgramVerdict& pv) {
+  std::vector<std::string> lines = RenderVerdictLines(texts, t, pv);
+  for (std::string& line : lines) {
+    size_t indent = line.find_first_not_of(' ');  // the indent of a line stays
+    if (indent != std::string::npos) line = line.substr(0, indent) + TightAfterFullWidth(line.substr(indent));
+  }
+  return lines;
+}
+
+static std::vector<std::string> RenderVerdictLines(const FindingTexts& texts, const Trace& t, const ProgramVerdict& pv) {
   std::vector<std::string> lines;
   if (!pv.found() && pv.races.empty()) return lines;
   bool python = pv.found() ? pv.lead().python : IsPythonProgram(t);
@@ -370,7 +392,7 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.per_run", "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start",
                                "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run",
                                "verdict.would_save_other.graph_gap", "verdict.would_save_other.loader", "verdict.kernel",
-                               "verdict.kernel.sep", "verdict.exposes", "verdict.exposed", "verdict.race", "verdict.remedy.py.race",
+                               "verdict.kernel.sep", "verdict.list.sep", "verdict.items.sep", "verdict.exposes", "verdict.exposed", "verdict.race", "verdict.remedy.py.race",
                                "verdict.remedy.cpp.race", "verdict.race.at", "verdict.remedy.py.race_reuse", "verdict.ranks", "verdict.rank.item", "verdict.straggler",
                                "verdict.straggler.none", "verdict.bound.gpu_compute.small_grid", "verdict.bound.host_work.data_loading",
                                "verdict.bound.gpu_queued.hardware_queue", "verdict.remedy.py.blocking_call_launch",

@@ -74,10 +74,10 @@ void GuiApp::DrawCompare() {
   const Lab& lab = FindLab(lab_id_);
   if (!presenting_) {
     ImGui::SetNextItemWidth(200);
-    std::string shown = compare_with_.empty() ? ui_("compare.pick") : compare_with_;
+    std::string shown = compare_with_.empty() ? ui_("compare.pick") : ui_.Variant(compare_with_);
     if (ImGui::BeginCombo(ui_("compare.with"), shown.c_str())) {
       for (const std::string& v : lab.variants)
-        if (v != variant_ && ImGui::Selectable(v.c_str(), v == compare_with_)) compare_with_ = v;
+        if (v != variant_ && ImGui::Selectable((ui_.Variant(v) + "##" + v).c_str(), v == compare_with_)) compare_with_ = v;
       for (auto [backend, label] : {std::pair{Backend::kCuda, "compare.sim_vs_gpu"}, std::pair{Backend::kTorch, "compare.cuda_vs_torch"}}) {
         std::string name(BackendName(backend));
         if (ImGui::Selectable(ui_(label), compare_with_ == name)) compare_with_ = name;
