@@ -178,6 +178,23 @@ TEST(Account, TheGapsInsideAStreamCaptureBuildTheGraph) {
   EXPECT_LT(KindShare(a, TimeKind::kLaunch), 0.3) << KindShare(a, TimeKind::kGraphBuild);
 }
 
+// A loop of one-value reads (Faster R-CNN's `float(score)` per detection): the host's short
+// dispatch on the way to each sync is the read's cost, not launching.
+TEST(Account, TheDispatchGapBeforeASyncIsTheSyncsNotALaunch) {
+  testing::Log log;
+  for (int k = 0; k < 8; ++k) {
+    log.Kernel(77, "[4096]", 20000);
+    for (int read = 0; read < 20; ++read) log.Pause(20000).SyncStream(77);
+  }
+  Trace t = log.Convert();
+  ProgramAccount account = AccountOf(t);
+  ExpectTiled(account, "reads");
+  ASSERT_EQ(account.processes.size(), 1u);
+  const ProcessAccount& a = account.processes[0];
+  EXPECT_GT(KindShare(a, TimeKind::kSync), 0.6);
+  EXPECT_LT(KindShare(a, TimeKind::kLaunch), 0.2) << KindShare(a, TimeKind::kSync);
+}
+
 // A graph whose last node copies into pageable memory: cudaGraphLaunch returns only after the
 // graph has run (25 us here, its kernel 15 us of it). The launch waited for the graph's work:
 // that work is on the path, not 25 us of launching.
