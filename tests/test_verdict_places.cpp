@@ -161,5 +161,31 @@ TEST(VerdictPlaces, CopiesOnThePathAreAtTheLineThatMadeThem) {
   EXPECT_EQ(v.fixes.front().site.line, 33);
 }
 
+// A loop of one-value reads whose stacks the recorder's budget read at one sync in ten: the
+// others are placed where those were, said as inferred from that share, in one fix.
+TEST(VerdictPlaces, SyncsWithoutAStackArePlacedWhereTheSampledOnesWere) {
+  Log log;
+  for (int step = 0; step < 8; ++step) {
+    log.Kernel(77, "[4096]", 300'000, "k_step");
+    for (int read = 0; read < 40; ++read) log.Pause(8'000).SyncStream(77);
+  }
+  Trace t = log.Convert();
+  int syncs = 0;
+  for (size_t i = 0; i < t.ops.size(); ++i)
+    if (t.scenario.ops[i].kind == OpKind::kSyncStream && syncs++ % 10 == 0)
+      t.ranges.push_back({0, "reads.py:41 in <module>", t.ops[i].submit, t.ops[i].ret});
+  Verdict v = LeadVerdict(t);
+  ASSERT_TRUE(v.steps.found());
+  int syncs_fixes = 0;
+  for (const VerdictFix& f : v.fixes) syncs_fixes += f.kind == FixKind::kHostSync;
+  EXPECT_EQ(syncs_fixes, 1);
+  const VerdictFix* at41 = FixAtLine(v, 41);
+  ASSERT_NE(at41, nullptr);
+  EXPECT_EQ(at41->kind, FixKind::kHostSync);
+  EXPECT_NEAR(at41->site_sampled, 0.1, 0.03);
+  std::string text = RenderFix(FindingTexts::Load("en"), t, v, *at41);
+  EXPECT_NE(text.find("inferred: where the recorder read the stack of"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace streamlab

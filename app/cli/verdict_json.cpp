@@ -35,6 +35,7 @@ Json FixJson(const VerdictFix& f, const Trace& trace, const Verdict& v, const Fi
            {"in_library", f.in_library},
            {"text", RenderFix(texts, trace, v, f)}};
   if (!f.site.empty()) fix["site"] = site_json(f.site);
+  if (!f.site.empty() && f.site_sampled > 0) fix["site"]["sampled_share"] = f.site_sampled;  // inferred from a sample
   if (f.rank >= 0) fix["rank"] = f.rank;
   if (f.exposes > 0) fix["exposes_ns"] = f.exposes;
   if (f.exposed_by >= 0) {

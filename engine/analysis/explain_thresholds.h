@@ -29,6 +29,9 @@ inline constexpr double kSmallGridShare = 0.5;
 // A run without steps says its teardown (the host's time after the GPU's last op) from this
 // long: shorter, it says nothing a student needs.
 inline constexpr TimeNs kOneOffShown = Ms(1);
+// A fix's calls left without a stack by the recorder's time budget are placed where the same
+// calls with one were, once at least this many of those were read (a sample, said as such).
+inline constexpr size_t kSampledPlaceCalls = 20;
 // A fix worth naming costs at least this share of a step.
 inline constexpr double kFixShareMin = 0.01;
 // A line that holds at least this share of its place's time in one fix is a fix of its own (two

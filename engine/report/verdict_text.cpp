@@ -270,8 +270,10 @@ std::string BothWays(const FindingTexts& texts, const Verdict& v, const VerdictF
 
 std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdict& v, const VerdictFix& f) {
   std::string place;
-  if (!f.site.empty()) place = texts.Fill(f.came_back ? "verdict.place_back" : "verdict.place", {{"place", texts.RenderPlace(f.site)}});
-  else if (v.python && (f.kind == FixKind::kHostWork || f.kind == FixKind::kDataLoading || f.kind == FixKind::kHostSync ||
+  if (!f.site.empty()) {
+    place = texts.Fill(f.came_back ? "verdict.place_back" : "verdict.place", {{"place", texts.RenderPlace(f.site)}});
+    if (f.site_sampled > 0) place += texts.Fill("verdict.place_sampled", {{"share", FormatPercent(f.site_sampled)}});
+  } else if (v.python && (f.kind == FixKind::kHostWork || f.kind == FixKind::kDataLoading || f.kind == FixKind::kHostSync ||
                         f.kind == FixKind::kPageableCopy || f.kind == FixKind::kBlockingCall || f.kind == FixKind::kMallocMidRun))
     place = texts.Get("verdict.place_unknown");
   std::string kind = ToString(f.kind);
@@ -392,7 +394,7 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.per_run", "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start",
                                "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run",
                                "verdict.would_save_other.graph_gap", "verdict.would_save_other.loader", "verdict.kernel",
-                               "verdict.kernel.sep", "verdict.list.sep", "verdict.items.sep", "verdict.exposes", "verdict.exposed", "verdict.race", "verdict.remedy.py.race",
+                               "verdict.kernel.sep", "verdict.place_sampled", "verdict.list.sep", "verdict.items.sep", "verdict.exposes", "verdict.exposed", "verdict.race", "verdict.remedy.py.race",
                                "verdict.remedy.cpp.race", "verdict.race.at", "verdict.remedy.py.race_reuse", "verdict.ranks", "verdict.rank.item", "verdict.straggler",
                                "verdict.straggler.none", "verdict.bound.gpu_compute.small_grid", "verdict.bound.host_work.data_loading",
                                "verdict.bound.gpu_queued.hardware_queue", "verdict.remedy.py.blocking_call_launch",

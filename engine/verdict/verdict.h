@@ -52,6 +52,9 @@ struct VerdictFix {
   uint64_t bytes = 0;    // kCopies: bytes per step
   int rank = -1;         // kOtherDevice: the rank waited for
   bool came_back = false;      // host work: `site` is where the host came back to CUDA after it
+  // `site` is where the same call was made at the calls whose stack the recorder read (within
+  // its time budget): this share of the fix's calls; the others had none. 0: each call's own.
+  double site_sampled = 0;
   bool at_step_start = false;  // host work: most of it held a step's start (where a loop gets its next batch)
   bool in_library = false;     // the cause lies inside a library the program calls (site.via says which)
   // Host time: the call that waited for the GPU before most of it (a sync, a blocking copy):
