@@ -290,6 +290,9 @@ TEST(Verdict, CopiesThatFillBothEnginesSayBothDirectionsBoundTheStep) {
   std::string both = pipeline(32ull << 20), one = pipeline(1ull << 20);
   EXPECT_NE(both.find("both directions bound it"), std::string::npos) << both;
   EXPECT_EQ(one.find("both directions bound it"), std::string::npos) << one;
+  // Data sent in and results brought back are two causes: a fix each, each naming its direction.
+  EXPECT_NE(both.find("in device-to-host copies on the critical path"), std::string::npos) << both;
+  EXPECT_NE(both.find("in host-to-device copies on the critical path"), std::string::npos) << both;
 }
 
 }  // namespace

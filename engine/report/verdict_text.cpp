@@ -290,6 +290,8 @@ std::string RenderFix(const FindingTexts& texts, const Trace& trace, const Verdi
                                                         {"launches", Count(f.count)},
                                                         {"rank", rank},
                                                         {"kind", KindName(texts, f.time_kind)},
+                                                        {"copies", CategoryOf(f.time_kind) == TimeCategory::kGpuCopy ? KindName(texts, f.time_kind)
+                                                                                                                     : texts.Get("verdict.copies.any")},
                                                         {"connections", std::to_string(v.connections)},
                                                         {"bytes", Size(static_cast<double>(f.bytes))},
                                                         // bytes per ns is GB/s
@@ -394,7 +396,7 @@ const std::vector<std::string>& VerdictTextKeys() {
                                "verdict.per_run", "verdict.remedy.py.host_work_step_start", "verdict.remedy.cpp.host_work_step_start",
                                "verdict.would_save", "verdict.would_save_none", "verdict.saved.step", "verdict.saved.run",
                                "verdict.would_save_other.graph_gap", "verdict.would_save_other.loader", "verdict.kernel",
-                               "verdict.kernel.sep", "verdict.place_sampled", "verdict.list.sep", "verdict.items.sep", "verdict.exposes", "verdict.exposed", "verdict.race", "verdict.remedy.py.race",
+                               "verdict.kernel.sep", "verdict.place_sampled", "verdict.copies.any", "verdict.list.sep", "verdict.items.sep", "verdict.exposes", "verdict.exposed", "verdict.race", "verdict.remedy.py.race",
                                "verdict.remedy.cpp.race", "verdict.race.at", "verdict.remedy.py.race_reuse", "verdict.ranks", "verdict.rank.item", "verdict.straggler",
                                "verdict.straggler.none", "verdict.bound.gpu_compute.small_grid", "verdict.bound.host_work.data_loading",
                                "verdict.bound.gpu_queued.hardware_queue", "verdict.remedy.py.blocking_call_launch",

@@ -91,8 +91,10 @@ class FixBuilder {
         // kernels' input, which a copy ahead of them on a side stream (a prefetch) would hide.
         // Either is at the place its copy was made, where the trace tells it (the recorder reads
         // the stack at every copy call): stft_export_pinned's 197 MB a step at line 33.
+        // Other copies by direction: data sent in and results brought back are two causes with
+        // two remedies (heldout6's pinned pipeline: 268 MB each way, both on its path).
         bool feeds = seg.kind == TimeKind::kH2D && kernel_streams_.count(t_.scenario.ops[seg.op].stream);
-        VerdictFix& f = Group(feeds ? FixKind::kCopyWait : FixKind::kCopies, feeds ? DisplayName(t_.scenario, seg.op) : "", seg,
+        VerdictFix& f = Group(feeds ? FixKind::kCopyWait : FixKind::kCopies, feeds ? DisplayName(t_.scenario, seg.op) : ToString(seg.kind), seg,
                               SiteOfCall(seg.op));
         if (seen_copies_.insert(seg.op).second) f.bytes += t_.scenario.ops[seg.op].bytes;
         return;
