@@ -38,8 +38,7 @@ void AddEdgeErrors(const Trace& measured, const Replay& replay, const Trace& rep
 // time is host work after its submission, so it is found from the next call on the thread that
 // created the context, as far before that call as it was in the recording.
 TimeNs ReplayedStartupEnd(const Trace& measured, const Replay& replay, const Trace& replayed) {
-  bool inferred = false;
-  int context = ContextCreationCall(measured, &inferred);
+  int context = ContextCreationCall(measured, nullptr);
   if (context < 0) return -1;
   const int thread = measured.scenario.ops[context].thread;
   for (size_t j = context + 1; j < measured.ops.size(); ++j) {
